@@ -1,0 +1,30 @@
+# Everything a fresh clone needs: `make demo` and `make test` create .venv themselves.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench browser-deps clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/arena demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check portfolio
+	$(BIN)/mypy
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest tests --ignore=tests/benchmarks -q
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest tests/benchmarks -q -s -m benchmark
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,106 @@
+"""The contract between the arena and a bettor: what an agent sees and what it answers.
+
+Agents never see the database: the arena hands them an ``AgentView`` built from the round's
+snapshot and the agent's ledger, and stores the ``Decision`` they return.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Protocol, runtime_checkable
+
+from markets.types import MarketSnapshot
+from portfolio.actions import Action
+from portfolio.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class PositionView:
+    """One open position as the agent sees it, valued at the latest mark."""
+
+    position_id: str
+    market_id: str
+    outcome: str
+    shares: Decimal
+    cost_basis: Decimal
+    mark_price: Decimal | None
+    value: Decimal
+    stale: bool = False
+    market_open: bool = True  # False: closed for trading but not yet resolved
+
+
+@dataclass(frozen=True, slots=True)
+class PortfolioView:
+    cash: Decimal
+    max_bet: Decimal
+    positions: tuple[PositionView, ...] = ()
+
+    @property
+    def total_value(self) -> Decimal:
+        return self.cash + sum((p.value for p in self.positions), Decimal(0))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentView:
+    """Everything an agent may use for one decision; the same snapshot for every agent of a round."""
+
+    agent_id: str
+    cohort_id: str
+    round_index: int
+    now: datetime
+    rules: Rules
+    portfolio: PortfolioView
+    snapshot: MarketSnapshot
+    # Whether market prices are shown to this agent this round (cohort price-visibility setting).
+    prices_visible: bool = True
+    # For ensemble agents only: other agents' stated probabilities in this round,
+    # agent name -> market id -> outcome -> probability.
+    peer_probabilities: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Cost of producing a decision, summed over every attempt."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    latency_s: float = 0.0
+    attempts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """An agent's answer. No actions means hold; ``error`` set means the agent failed and holds.
+
+    ``probabilities`` maps market id -> outcome -> stated probability (for a binary market,
+    ``{"YES": p}`` is enough). Raw prompt and response are kept for audit.
+    """
+
+    actions: tuple[Action, ...] = ()
+    probabilities: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    error_kind: str | None = None
+    raw_prompt: str | None = None
+    raw_response: str | None = None
+    prompt_hash: str | None = None
+    prompt_version: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.error is not None
+
+
+@runtime_checkable
+class Bettor(Protocol):
+    """Anything that can decide. ``uses_peers`` bettors run after the others in a round."""
+
+    name: str
+    uses_peers: bool
+
+    async def decide(self, view: AgentView) -> Decision: ...

@@ -1,0 +1,1 @@
+"""The composition root: config, clock, storage, cohorts, rounds, jobs, scoring, reports, CLI."""

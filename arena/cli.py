@@ -1,0 +1,28 @@
+"""The ``arena`` command line: mounts the command groups of ``arena.commands``."""
+
+from __future__ import annotations
+
+import typer
+
+from arena.commands import cohort, data, markets
+
+app = typer.Typer(
+    name="arena",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode="rich",
+    help="Bettor Arena: paper-trading cohorts of LLM bettors on real prediction markets.",
+)
+app.add_typer(data.app, name="data", help="Replay datasets: import, inspect.")
+app.add_typer(markets.app, name="markets", help="Live markets: sync, record, pending resolutions.")
+app.add_typer(cohort.app, name="cohort", help="Cohorts: launch, list, show, pause, resume, cancel.")
+
+
+@app.command()
+def demo() -> None:
+    """Run a replay cohort of baseline bettors on the bundled dataset and print the leaderboard."""
+    typer.echo("demo: not wired yet")
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,5 @@
+"""`arena data ...` commands."""
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="data commands")

@@ -1,0 +1,5 @@
+"""`arena markets ...` commands."""
+
+import typer
+
+app = typer.Typer(no_args_is_help=True, help="markets commands")

@@ -1,0 +1,168 @@
+"""Market domain types shared by every venue and by replay datasets.
+
+Prices are exact ``Decimal`` probabilities in [0, 1] as reported; whether a price is usable
+for a fill (strictly inside (0, 1)) is the portfolio's decision, not the source's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from typing import Protocol
+
+YES = "YES"
+NO = "NO"
+BINARY_OUTCOMES: tuple[str, ...] = (YES, NO)
+
+
+class Venue(StrEnum):
+    POLYMARKET = "polymarket"
+    MANIFOLD = "manifold"
+
+
+@dataclass(frozen=True, slots=True)
+class Market:
+    """A market as listed by its venue. ``market_id`` is the arena-wide key ``venue:venue_id``."""
+
+    venue: Venue
+    venue_id: str
+    question: str
+    outcomes: tuple[str, ...] = BINARY_OUTCOMES
+    description: str = ""
+    open_time: datetime | None = None
+    close_time: datetime | None = None
+    resolution_time: datetime | None = None
+    category: str | None = None
+    volume: Decimal | None = None
+    liquidity: Decimal | None = None
+    url: str | None = None
+    # Venue-specific ids needed to fetch prices, e.g. Polymarket CLOB token id per outcome.
+    token_ids: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def market_id(self) -> str:
+        return market_key(self.venue, self.venue_id)
+
+    @property
+    def is_binary(self) -> bool:
+        return self.outcomes == BINARY_OUTCOMES
+
+
+def market_key(venue: Venue | str, venue_id: str) -> str:
+    """The arena-wide market id: venue and venue id, so ids of two venues never collide."""
+    return f"{Venue(venue).value}:{venue_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class PriceSnapshot:
+    """Per-outcome prices of one market observed at one time, with provenance."""
+
+    market_id: str
+    prices: Mapping[str, Decimal]
+    observed_at: datetime
+    source: str
+    bids: Mapping[str, Decimal] = field(default_factory=dict)
+    asks: Mapping[str, Decimal] = field(default_factory=dict)
+    raw_ref: str | None = None
+
+
+class ResolutionKind(StrEnum):
+    YES = "YES"
+    NO = "NO"
+    VOID = "VOID"
+    FIFTY_FIFTY = "5050"
+    OUTCOME = "OUTCOME"  # multi-outcome market: one named winner
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """How a market ended. ``payouts`` is dollars per share per outcome; empty for VOID."""
+
+    market_id: str
+    kind: ResolutionKind
+    payouts: Mapping[str, Decimal]
+    resolved_at: datetime
+    source: str = ""
+
+    @classmethod
+    def binary(cls, market_id: str, kind: ResolutionKind, resolved_at: datetime, source: str = "") -> Resolution:
+        """Payouts for a YES/NO market resolved YES, NO, VOID or 50-50."""
+        table: dict[ResolutionKind, dict[str, Decimal]] = {
+            ResolutionKind.YES: {YES: Decimal(1), NO: Decimal(0)},
+            ResolutionKind.NO: {YES: Decimal(0), NO: Decimal(1)},
+            ResolutionKind.FIFTY_FIFTY: {YES: Decimal("0.5"), NO: Decimal("0.5")},
+            ResolutionKind.VOID: {},
+        }
+        if kind not in table:
+            raise ValueError(f"binary resolution cannot be {kind}")
+        return cls(market_id, kind, table[kind], resolved_at, source)
+
+    @classmethod
+    def winner(
+        cls, market_id: str, outcomes: Sequence[str], winner: str, resolved_at: datetime, source: str = ""
+    ) -> Resolution:
+        """Payouts for a multi-outcome market won by ``winner``."""
+        if winner not in outcomes:
+            raise ValueError(f"winner {winner!r} is not an outcome of {market_id}: {list(outcomes)}")
+        payouts = {o: Decimal(1 if o == winner else 0) for o in outcomes}
+        return cls(market_id, ResolutionKind.OUTCOME, payouts, resolved_at, source)
+
+    @property
+    def is_void(self) -> bool:
+        return self.kind is ResolutionKind.VOID
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotEntry:
+    market: Market
+    price: PriceSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class MarketSnapshot:
+    """What every agent of a round sees: the open markets and their latest prices as of ``as_of``."""
+
+    as_of: datetime
+    entries: tuple[SnapshotEntry, ...]
+
+    def by_id(self) -> dict[str, SnapshotEntry]:
+        return {e.market.market_id: e for e in self.entries}
+
+    def content_hash(self) -> str:
+        """A stable hash of the snapshot, stored with each round so rounds can be audited."""
+        payload = [
+            {
+                "id": e.market.market_id,
+                "outcomes": list(e.market.outcomes),
+                "prices": {k: str(v) for k, v in sorted(e.price.prices.items())},
+                "observed_at": e.price.observed_at.isoformat(),
+            }
+            for e in sorted(self.entries, key=lambda e: e.market.market_id)
+        ]
+        blob = json.dumps({"as_of": self.as_of.isoformat(), "markets": payload}, sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class MarketSource(Protocol):
+    """Answers as of a time; nothing stamped after ``as_of`` may ever come out."""
+
+    def open_markets(self, as_of: datetime) -> list[Market]:
+        """Markets open for betting at ``as_of``."""
+        ...
+
+    def latest_prices(self, market_ids: Sequence[str], as_of: datetime) -> dict[str, PriceSnapshot]:
+        """Latest price snapshot at or before ``as_of`` per market; markets with none are absent."""
+        ...
+
+    def resolutions(self, as_of: datetime) -> list[Resolution]:
+        """Resolutions known at ``as_of``."""
+        ...
+
+    def snapshot(self, as_of: datetime) -> MarketSnapshot:
+        """Open markets that have a price as of ``as_of``, with those prices."""
+        ...

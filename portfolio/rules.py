@@ -1,0 +1,31 @@
+"""Cohort rules for betting: bankroll and bet-size limits (DESIGN.md, "Rules of the arena")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Limits every decision of a cohort is checked against.
+
+    ``max_bet_fraction`` applies to the cash at the *start* of a decision, so all legs of one
+    decision share the same maximum (and the same implied-confidence denominator).
+    """
+
+    bankroll: Decimal = Decimal("10000")
+    min_bet: Decimal = Decimal("50")
+    max_bet_fraction: Decimal = Decimal("0.25")
+
+    def __post_init__(self) -> None:
+        if self.bankroll <= 0:
+            raise ValueError(f"rules.bankroll must be positive, got {self.bankroll}")
+        if self.min_bet <= 0:
+            raise ValueError(f"rules.min_bet must be positive, got {self.min_bet}")
+        if not (0 < self.max_bet_fraction <= 1):
+            raise ValueError(f"rules.max_bet_fraction must lie in (0, 1], got {self.max_bet_fraction}")
+
+    def max_bet(self, cash_at_start: Decimal) -> Decimal:
+        """The largest single bet allowed when a decision starts with ``cash_at_start``."""
+        return cash_at_start * self.max_bet_fraction
