@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, data, markets
+from arena.commands import cohort, data, leaderboard, markets, report, resolutions, run
 
 app = typer.Typer(
     name="arena",
@@ -16,12 +16,10 @@ app = typer.Typer(
 app.add_typer(data.app, name="data", help="Replay datasets: import, inspect.")
 app.add_typer(markets.app, name="markets", help="Live markets: sync, record, pending resolutions.")
 app.add_typer(cohort.app, name="cohort", help="Cohorts: launch, list, show, pause, resume, cancel.")
-
-
-@app.command()
-def demo() -> None:
-    """Run a replay cohort of baseline bettors on the bundled dataset and print the leaderboard."""
-    typer.echo("demo: not wired yet")
+resolutions.register(markets.app)
+run.register(app)
+leaderboard.register(app)
+report.register(app)
 
 
 if __name__ == "__main__":

@@ -119,8 +119,15 @@ class Resolution:
 
 @dataclass(frozen=True, slots=True)
 class SnapshotEntry:
+    """One market in a round's snapshot.
+
+    ``history`` holds recent (observed_at, price of the first outcome) points at or before the
+    snapshot time, oldest first, so stateless agents can use momentum without remembering rounds.
+    """
+
     market: Market
     price: PriceSnapshot
+    history: tuple[tuple[datetime, Decimal], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
