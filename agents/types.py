@@ -59,6 +59,9 @@ class AgentView:
     # For ensemble agents only: other agents' stated probabilities in this round,
     # agent name -> market id -> outcome -> probability.
     peer_probabilities: Mapping[str, Mapping[str, Mapping[str, float]]] = field(default_factory=dict)
+    # Decision time (``now``) of the cohort's previous round; None for the first round. Lets
+    # stateless bettors (scripted replays) know exactly which time window this round covers.
+    previous_round_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -118,6 +118,16 @@ class Resolution:
 
 
 @dataclass(frozen=True, slots=True)
+class Undecided:
+    """A market that stopped trading or is being resolved, but whose outcome is not final yet
+    (e.g. a Polymarket UMA answer proposed or disputed). Nothing settles until it is; the reason
+    is logged and shown to operators, who may resolve it by hand."""
+
+    market_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class SnapshotEntry:
     """One market in a round's snapshot.
 

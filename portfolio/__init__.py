@@ -3,3 +3,37 @@
 Nothing here performs IO or imports another package of this repository, so every number the
 arena reports can be recomputed from a fill log with this package alone.
 """
+
+from portfolio.actions import Action, Bet, Sell
+from portfolio.fills import Fill, FillKind
+from portfolio.ledger import DecisionRejected, Ledger
+from portfolio.positions import FillRejected, Mark, Position, PositionStatus
+from portfolio.quotes import FeeFn, MidQuotes, Quotes, Side, zero_fee
+from portfolio.rules import Rules
+from portfolio.validation import LegError, check_actions
+from portfolio.valuation import PositionValue, Prices, Valuation
+
+__all__ = [
+    "Action",
+    "Bet",
+    "DecisionRejected",
+    "FeeFn",
+    "Fill",
+    "FillKind",
+    "FillRejected",
+    "Ledger",
+    "LegError",
+    "Mark",
+    "MidQuotes",
+    "Position",
+    "PositionStatus",
+    "PositionValue",
+    "Prices",
+    "Quotes",
+    "Rules",
+    "Sell",
+    "Side",
+    "Valuation",
+    "check_actions",
+    "zero_fee",
+]

@@ -1,0 +1,5 @@
+"""Deterministic reference bettors: what an LLM has to beat to have shown any skill.
+
+One rule each, stated in the class docstring and the README table: ``hold``, ``market``,
+``random``, ``favorite``, ``contrarian`` and ``kelly``.
+"""

@@ -1,0 +1,153 @@
+"""The LLM bettor: prompt, call, strict parse, and one corrective retry.
+
+``decide`` never raises for anything the provider or the model does: a failed call or an
+answer that stays invalid becomes a Decision with ``error``/``error_kind`` set, no actions,
+and the raw text kept. An invalid answer is never repaired into a decision; the model is
+shown what was wrong and asked again (``invalid_retries`` times), which is the only way an
+answer can change.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+import httpx
+
+from agents.llm.client import ChatClient, Meter
+from agents.llm.context import OutputContext
+from agents.llm.errors import ChatError, ErrorKind
+from agents.llm.output import DECISION_SCHEMA, InvalidOutput, ParsedOutput, parse_decision
+from agents.llm.prompt import RenderedPrompt, load_templates, render_prompt
+from agents.llm.secret import Secret
+from agents.llm.settings import LLMSettings
+from agents.llm.wire import Completion
+from agents.types import AgentView, Decision, Usage
+
+log = logging.getLogger(__name__)
+
+Message = Mapping[str, str]
+_ECHO_CHARS = 8_000  # how much of a rejected answer is sent back to the model with the reasons
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """Why one answer was unusable, and what to tell the model before asking again."""
+
+    kind: ErrorKind
+    message: str
+    answer: str
+
+    def follow_up(self) -> list[Message]:
+        if self.kind is ErrorKind.EMPTY_CONTENT:
+            return [{"role": "user", "content": "Your answer was empty. Reply with the JSON object only."}]
+        if self.kind is ErrorKind.LENGTH:
+            request = (
+                "Your answer was cut off at the token limit before it was complete. "
+                "Reply again, more briefly, with the JSON object only."
+            )
+        else:
+            request = (
+                f"Your answer was rejected: {self.message}. Nothing was executed. Reply again with one "
+                "corrected JSON object only, following the answer format exactly."
+            )
+        echoed = self.answer if len(self.answer) <= _ECHO_CHARS else self.answer[:_ECHO_CHARS] + " …[cut]"
+        return [{"role": "assistant", "content": echoed}, {"role": "user", "content": request}]
+
+
+class LLMBettor:
+    """A bettor backed by any OpenAI-compatible chat-completions endpoint.
+
+    The key is held in a ``Secret`` (never in settings, repr or any Decision field); the
+    ``httpx.AsyncClient`` is injected so the arena owns connection pooling and shutdown.
+    """
+
+    uses_peers = False
+
+    def __init__(
+        self, name: str, settings: LLMSettings, client: httpx.AsyncClient, api_key: str | None
+    ) -> None:
+        self.name = name
+        self.settings = settings
+        self._chat = ChatClient(name, settings, client, Secret(api_key))
+        load_templates(settings.prompt_version)  # a broken template fails at start-up, not in a round
+
+    def __repr__(self) -> str:
+        return f"LLMBettor(name={self.name!r}, model={self.settings.model!r})"
+
+    async def decide(self, view: AgentView) -> Decision:
+        started = time.perf_counter()
+        prompt = render_prompt(view, self.settings)
+        context = OutputContext.for_view(view, prompt.markets)
+        messages: list[Message] = [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user},
+        ]
+        meter = Meter()
+        result, raw = await self._converse(messages, context, meter)
+        usage = Usage(
+            prompt_tokens=meter.prompt_tokens,
+            completion_tokens=meter.completion_tokens,
+            cost_usd=meter.cost_usd,
+            latency_s=time.perf_counter() - started,
+            attempts=meter.requests,
+        )
+        return _decision(result, raw, prompt, messages, usage)
+
+    async def _converse(
+        self, messages: list[Message], context: OutputContext, meter: Meter
+    ) -> tuple[ParsedOutput | _Failure, str | None]:
+        """Ask, judge, and ask again with the reasons while invalid retries remain."""
+        retries = self.settings.invalid_retries
+        for attempt in range(retries + 1):
+            try:
+                completion = await self._chat.complete(messages, DECISION_SCHEMA, meter)
+            except ChatError as error:
+                log.warning("agent %s: %s: %s", self.name, error.kind.value, error.message)
+                return _Failure(error.kind, error.message, ""), error.body
+            result = self._judge(completion, context)
+            if isinstance(result, ParsedOutput):
+                return result, completion.content
+            log.warning(
+                "agent %s: answer %d/%d unusable: %s", self.name, attempt + 1, retries + 1, result.message
+            )
+            if attempt < retries:
+                messages.extend(result.follow_up())
+        return result, completion.content
+
+    def _judge(self, completion: Completion, context: OutputContext) -> ParsedOutput | _Failure:
+        content = completion.content
+        if not content.strip():
+            reason = f"the model returned no content (finish_reason={completion.finish_reason})"
+            return _Failure(ErrorKind.EMPTY_CONTENT, reason, content)
+        if completion.finish_reason == "length":
+            reason = f"the answer was cut off at max_tokens={self.settings.max_tokens} (finish_reason=length)"
+            return _Failure(ErrorKind.LENGTH, reason, content)
+        try:
+            return parse_decision(content, context)
+        except InvalidOutput as invalid:
+            return _Failure(ErrorKind.INVALID_OUTPUT, str(invalid), content)
+
+
+def _decision(
+    result: ParsedOutput | _Failure,
+    raw: str | None,
+    prompt: RenderedPrompt,
+    messages: list[Message],
+    usage: Usage,
+) -> Decision:
+    transcript = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+    audit = Decision(
+        usage=usage,
+        raw_prompt=transcript,
+        raw_response=raw,
+        prompt_hash=prompt.sha256,
+        prompt_version=prompt.version,
+    )
+    if isinstance(result, ParsedOutput):
+        return replace(
+            audit, actions=result.actions, probabilities=result.probabilities, reasoning=result.reasoning
+        )
+    return replace(audit, error=result.message, error_kind=result.kind.value)

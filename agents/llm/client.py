@@ -1,0 +1,120 @@
+"""One chat-completions call over an injected ``httpx.AsyncClient``, with transport retries.
+
+Only 429 and 5xx (and dropped connections) are retried: they are the provider's trouble and
+usually pass. 401/402/400 are configuration problems that a retry cannot fix, and a timeout
+has already spent ``timeout_s``. Every attempt's tokens and cost go into the meter, so a
+decision's cost includes the calls that failed (the peer arena undercounted exactly these).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import anyio
+import httpx
+
+from agents.llm.errors import ChatError, ErrorKind, Spend
+from agents.llm.secret import Secret
+from agents.llm.settings import LLMSettings
+from agents.llm.wire import Completion, parse_response, request_body
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Meter:
+    """Running totals over every HTTP request of one decision."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    requests: int = 0
+
+    def add(self, spend: Spend) -> None:
+        self.prompt_tokens += spend.prompt_tokens
+        self.completion_tokens += spend.completion_tokens
+        self.cost_usd += spend.cost_usd
+
+
+class ChatClient:
+    """Sends messages to ``{base_url}/chat/completions``; returns a Completion or raises ChatError.
+
+    Everything that comes back (bodies, exception text) is scrubbed of the key before it is
+    logged, raised or returned.
+    """
+
+    def __init__(
+        self, agent_name: str, settings: LLMSettings, http: httpx.AsyncClient, secret: Secret
+    ) -> None:
+        self._agent = agent_name
+        self._settings = settings
+        self._http = http
+        self._secret = secret
+        self._url = f"{settings.base_url}/chat/completions"
+
+    async def complete(
+        self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any], meter: Meter
+    ) -> Completion:
+        body = request_body(self._settings, messages, schema)
+        retries = self._settings.transport_retries
+        for attempt in range(retries + 1):
+            try:
+                completion = await self._send_once(body, meter)
+            except ChatError as error:
+                if not error.kind.retriable or attempt == retries:
+                    raise
+                wait = self._wait_before_retry(error, attempt)
+                if wait is None:
+                    raise
+                log.warning(
+                    "agent %s: %s (%s); retry %d/%d in %.1f s",
+                    self._agent,
+                    error.kind.value,
+                    error.message,
+                    attempt + 1,
+                    retries,
+                    wait,
+                )
+                await anyio.sleep(wait)
+            else:
+                return completion
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _wait_before_retry(self, error: ChatError, attempt: int) -> float | None:
+        """Retry-After when the server gave one, else exponential backoff; None if over max_wait_s."""
+        if error.retry_after_s is not None:
+            wait = error.retry_after_s
+        else:
+            wait = self._settings.backoff_s * (2**attempt)
+        if wait > self._settings.max_wait_s:
+            if error.retry_after_s is not None:
+                error.message += f" (Retry-After {wait:g} s exceeds max_wait_s {self._settings.max_wait_s:g})"
+                return None
+            wait = self._settings.max_wait_s
+        return wait
+
+    async def _send_once(self, body: Mapping[str, Any], meter: Meter) -> Completion:
+        meter.requests += 1
+        headers = {**self._settings.extra_headers, **self._secret.auth_headers()}
+        timeout = self._settings.timeout_s
+        try:
+            with anyio.fail_after(timeout):
+                response = await self._http.post(self._url, json=body, headers=headers, timeout=timeout)
+        except (TimeoutError, httpx.TimeoutException):
+            raise ChatError(ErrorKind.TIMEOUT, f"no answer within timeout_s={timeout:g}") from None
+        except httpx.TransportError as exc:
+            detail = self._secret.scrub(f"{type(exc).__name__}: {exc}")
+            raise ChatError(ErrorKind.SERVER, f"connection failed: {detail}") from None
+        text = self._secret.scrub(response.text)
+        try:
+            completion = parse_response(response.status_code, response.headers, text, self._settings)
+        except ChatError as error:
+            meter.add(error.spend)
+            error.message = self._secret.scrub(error.message)
+            raise
+        meter.add(completion.spend)
+        return completion

@@ -1,0 +1,220 @@
+"""Rendering an ``AgentView`` into the versioned prompt templates.
+
+Market text (questions, descriptions, outcome names, even ids) is written by strangers, so it
+only ever enters the prompt as JSON strings inside ``<markets>``/``<positions>`` blocks, with
+the characters that could close those blocks or a code fence (``<``, ``>``, backtick) and
+invisible characters (bidi overrides, zero-width and tag characters) written as ``\\uXXXX``
+escapes. A question cannot end the data block and start talking to the model.
+
+When the universe is larger than ``max_markets``, the prompt lists the markets with the highest
+volume (ties: earliest close, then id) and says so; the rule is documented in the README.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+from string import Template
+from typing import Any
+
+from agents.llm.settings import TEMPLATES_DIR, LLMSettings
+from agents.sizing import outcome_price
+from agents.types import AgentView, PositionView
+from markets.types import SnapshotEntry
+
+_SECONDS_PER_DAY = 86_400
+_FENCE_TABLE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "`": "\\u0060"})
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPrompt:
+    system: str
+    user: str
+    version: str
+    sha256: str
+    markets: tuple[SnapshotEntry, ...]  # the markets listed, in prompt order
+
+
+@functools.cache
+def load_templates(version: str) -> tuple[Template, Template]:
+    """The (system, user) templates of a prompt version; read once per process."""
+    folder = TEMPLATES_DIR / version
+    return (
+        Template((folder / "system.txt").read_text(encoding="utf-8")),
+        Template((folder / "user.txt").read_text(encoding="utf-8")),
+    )
+
+
+def render_prompt(view: AgentView, settings: LLMSettings) -> RenderedPrompt:
+    system_template, user_template = load_templates(settings.prompt_version)
+    shown = select_markets(view.snapshot.entries, settings.max_markets)
+    system = system_template.substitute()
+    user = user_template.substitute(_user_fields(view, settings, shown))
+    digest = hashlib.sha256(json.dumps([system, user], ensure_ascii=False).encode()).hexdigest()
+    return RenderedPrompt(system, user, settings.prompt_version, digest, shown)
+
+
+def select_markets(entries: Iterable[SnapshotEntry], limit: int) -> tuple[SnapshotEntry, ...]:
+    """The ``limit`` markets with the highest volume (unknown volume last), then earliest close, then id."""
+
+    def rank(entry: SnapshotEntry) -> tuple[bool, Decimal, bool, float, str]:
+        market = entry.market
+        close = market.close_time
+        return (
+            market.volume is None,
+            -(market.volume or Decimal(0)),
+            close is None,
+            close.timestamp() if close else 0.0,
+            market.market_id,
+        )
+
+    return tuple(sorted(entries, key=rank)[:limit])
+
+
+def quote_data(record: dict[str, Any]) -> str:
+    """One JSON line of untrusted data with fence-breaking and invisible characters escaped."""
+    line = json.dumps(record, ensure_ascii=False).translate(_FENCE_TABLE)
+    if line.isprintable():  # the common case: nothing invisible to escape
+        return line
+    return "".join(_escape_invisible(char) for char in line)
+
+
+def _escape_invisible(char: str) -> str:
+    if unicodedata.category(char) in _INVISIBLE_CATEGORIES:
+        return json.dumps(char)[1:-1]  # \uXXXX (a surrogate pair above the BMP)
+    return char
+
+
+def _user_fields(view: AgentView, settings: LLMSettings, shown: tuple[SnapshotEntry, ...]) -> dict[str, str]:
+    portfolio, rules = view.portfolio, view.rules
+    total = len(view.snapshot.entries)
+    entries = view.snapshot.by_id()
+    return {
+        "now": _utc(view.now),
+        "round_index": str(view.round_index),
+        "knowledge_note": _knowledge_note(settings),
+        "cash": _money(portfolio.cash),
+        "max_bet": _money(rules.max_bet(portfolio.cash)),  # rounded down: never above the real limit
+        "max_bet_percent": f"{(rules.max_bet_fraction * 100).normalize():f}",
+        "min_bet": _money(rules.min_bet, ROUND_CEILING),
+        "position_count": str(len(portfolio.positions)),
+        "value_note": (
+            f"; positions value {_money(portfolio.total_value - portfolio.cash)}; "
+            f"total value {_money(portfolio.total_value)}"
+            if view.prices_visible
+            else "; their marks are hidden this round"
+        ),
+        "position_note": _position_note(view),
+        "positions": "\n".join(_position_line(p, entries, view.prices_visible) for p in portfolio.positions),
+        "market_note": _market_note(len(shown), total),
+        "price_note": _price_note(view.prices_visible),
+        "markets": "\n".join(_market_line(view, e, settings.max_description_chars) for e in shown),
+    }
+
+
+def _knowledge_note(settings: LLMSettings) -> str:
+    if settings.knowledge_cutoff is None:
+        return ""
+    return (
+        f"Your training data ends around {settings.knowledge_cutoff.isoformat()}: you know nothing "
+        "about later events except what the markets below say."
+    )
+
+
+def _position_note(view: AgentView) -> str:
+    if not view.portfolio.positions:
+        return "You hold no positions."
+    return (
+        "Each line is one position as JSON. can_sell is false for a position whose market is closed "
+        "for trading (awaiting resolution) or absent from this round; stale means its mark is an older price."
+    )
+
+
+def _position_line(position: PositionView, entries: dict[str, SnapshotEntry], prices_visible: bool) -> str:
+    entry = entries.get(position.market_id)
+    record: dict[str, Any] = {
+        "position_id": position.position_id,
+        "market_id": position.market_id,
+        "question": entry.market.question if entry else None,
+        "outcome": position.outcome,
+        "shares": _number(position.shares),
+        "cost_basis": _number(position.cost_basis),
+        "market_status": "open" if position.market_open else "closed, awaiting resolution",
+        "can_sell": entry is not None and position.market_open,
+    }
+    if prices_visible:
+        record["mark_price"] = _number(position.mark_price) if position.mark_price is not None else None
+        record["value"] = _number(position.value)
+        record["stale"] = position.stale
+    return quote_data(record)
+
+
+def _market_note(shown: int, total: int) -> str:
+    if total == 0:
+        return "There are no open markets this round."
+    if shown < total:
+        return (
+            f"Showing {shown} of {total} open markets: the {shown} with the highest trading volume "
+            "(ties: earliest close, then id). You may bet only on markets listed here or on markets you hold."
+        )
+    return f"All {total} open markets are listed. You may bet only on these markets or on markets you hold."
+
+
+def _price_note(visible: bool) -> str:
+    if visible:
+        return (
+            "Outcome prices are the current price of one share (the market's probability). "
+            "A null price means there is no valid price: that outcome cannot be bet on."
+        )
+    return (
+        "Prices are hidden this round: outcomes are listed without prices. "
+        "Bets still fill at the current market price."
+    )
+
+
+def _market_line(view: AgentView, entry: SnapshotEntry, description_chars: int) -> str:
+    market = entry.market
+    outcomes: dict[str, float | None] | list[str] = list(market.outcomes)
+    if view.prices_visible:
+        outcomes = {
+            o: _number(p) if (p := outcome_price(entry, o)) is not None else None for o in market.outcomes
+        }
+    close = market.close_time
+    return quote_data(
+        {
+            "id": market.market_id,
+            "question": market.question,
+            "description": _clip(market.description, description_chars),
+            "outcomes": outcomes,
+            "volume": round(market.volume) if market.volume is not None else None,
+            "closes": _utc(close) if close else None,
+            "days_to_close": round((close - view.now).total_seconds() / _SECONDS_PER_DAY, 1)
+            if close
+            else None,
+        }
+    )
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + " …[truncated]"
+
+
+def _utc(when: datetime) -> str:
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%MZ")
+
+
+def _money(amount: Decimal, rounding: str = ROUND_FLOOR) -> str:
+    """Dollars to the cent, rounded inwards so a limit the model reads is one it can use."""
+    return f"${amount.quantize(Decimal('0.01'), rounding=rounding):,}"
+
+
+def _number(value: Decimal) -> float:
+    """Prompt display only: a JSON number reads better than a quoted decimal string."""
+    return float(value)

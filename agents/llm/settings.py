@@ -1,0 +1,97 @@
+"""Per-agent settings of an LLM bettor, as written in a cohort config.
+
+The settings are stored with the cohort (``agent.settings_json``), so they must never hold a
+secret: ``api_key_env`` names the environment variable the arena reads the key from, and an
+``Authorization`` header in ``extra_headers`` is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+TEMPLATES_DIR = Path(__file__).parent / "templates"
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key"})
+
+ResponseFormat = Literal["json_schema", "json_object", "none"]
+
+
+class LLMSettings(BaseModel):
+    """How one LLM agent talks to its OpenAI-compatible endpoint and what its prompt holds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str = Field(min_length=1, description="Exact model id, e.g. 'openai/gpt-4o-mini'.")
+    base_url: str = OPENROUTER_BASE_URL
+    api_key_env: str | None = "OPENROUTER_API_KEY"
+    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: int | None = Field(default=4096, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0)
+    transport_retries: int = Field(default=2, ge=0, le=10)
+    backoff_s: float = Field(default=1.0, ge=0)
+    max_wait_s: float = Field(default=60.0, ge=0)
+    invalid_retries: int = Field(default=1, ge=0, le=5)
+    knowledge_cutoff: date | None = None
+    reasoning: dict[str, Any] | None = None
+    prompt_version: str = "v1"
+    response_format: ResponseFormat = "json_schema"
+    usd_per_mtok_input: Decimal | None = Field(default=None, ge=0)
+    usd_per_mtok_output: Decimal | None = Field(default=None, ge=0)
+    max_markets: int = Field(default=50, gt=0, le=1000)
+    max_description_chars: int = Field(default=1200, ge=0)
+    extra_headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {value!r}")
+        return value.rstrip("/")
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name_only(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.fullmatch(value):
+            raise ValueError(
+                "api_key_env must be the NAME of an environment variable (e.g. OPENROUTER_API_KEY), "
+                "never the key itself"
+            )
+        return value
+
+    @field_validator("prompt_version")
+    @classmethod
+    def _templates_exist(cls, value: str) -> str:
+        folder = TEMPLATES_DIR / value
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", value) or not (folder / "system.txt").is_file():
+            known = sorted(p.name for p in TEMPLATES_DIR.iterdir() if p.is_dir())
+            raise ValueError(f"prompt_version {value!r} has no templates; known versions: {known}")
+        return value
+
+    @field_validator("extra_headers")
+    @classmethod
+    def _no_secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
+        secret = sorted(name for name in value if name.lower() in _SECRET_HEADERS)
+        if secret:
+            raise ValueError(
+                f"extra_headers must not carry credentials ({', '.join(secret)}); "
+                "the key comes from the variable named by api_key_env"
+            )
+        return value
+
+    def cost_from_tokens(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
+        """Cost from the price table, for providers that report tokens but no cost (0 if unpriced)."""
+        per_million = Decimal(1_000_000)
+        cost = Decimal(0)
+        if self.usd_per_mtok_input is not None:
+            cost += self.usd_per_mtok_input * prompt_tokens / per_million
+        if self.usd_per_mtok_output is not None:
+            cost += self.usd_per_mtok_output * completion_tokens / per_million
+        return cost

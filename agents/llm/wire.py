@@ -1,0 +1,178 @@
+"""The OpenAI chat-completions wire format, as pure functions (no IO).
+
+Kept apart from the HTTP loop so that every shape a provider sends back (OpenRouter's
+``usage.cost``, an ``{"error": ...}`` body inside an HTTP 200, content as a list of parts,
+a missing ``usage`` block) can be tested on recorded payloads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from agents.llm.errors import ChatError, ErrorKind, Spend
+from agents.llm.settings import LLMSettings
+
+_MESSAGE_CHARS = 300  # how much of an error body goes into a one-line error message
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """One successful HTTP exchange: the model's text and what it cost."""
+
+    content: str
+    finish_reason: str | None
+    spend: Spend
+
+
+def request_body(
+    settings: LLMSettings, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The JSON body of one chat-completions request; unset options are left out, not nulled."""
+    body: dict[str, Any] = {"model": settings.model, "messages": list(messages)}
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        body["max_tokens"] = settings.max_tokens
+    if settings.reasoning is not None:
+        body["reasoning"] = settings.reasoning
+    if settings.response_format == "json_schema":
+        body["response_format"] = {
+            "type": "json_schema",
+            "json_schema": {"name": "decision", "strict": False, "schema": dict(schema)},
+        }
+    elif settings.response_format == "json_object":
+        body["response_format"] = {"type": "json_object"}
+    return body
+
+
+def kind_for_status(status: int) -> ErrorKind:
+    if status in (401, 403):
+        return ErrorKind.AUTH
+    if status == 402:
+        return ErrorKind.PAYMENT
+    if status == 408:
+        return ErrorKind.TIMEOUT
+    if status == 429:
+        return ErrorKind.RATE_LIMIT
+    if 500 <= status <= 599:
+        return ErrorKind.SERVER
+    return ErrorKind.BAD_REQUEST
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> float | None:
+    """``Retry-After`` as delta-seconds; an HTTP-date (or garbage) is ignored in favour of backoff."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value.strip())
+    except ValueError:
+        return None
+    return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+def parse_response(status: int, headers: Mapping[str, str], text: str, settings: LLMSettings) -> Completion:
+    """A Completion from one HTTP response, or ChatError naming what was wrong with it."""
+    payload = _json_or_none(text)
+    if status != 200:
+        detail = _error_detail(payload) or _clip(text) or "(empty body)"
+        raise ChatError(
+            kind_for_status(status),
+            f"HTTP {status}: {detail}",
+            text,
+            retry_after_s=retry_after_seconds(headers),
+        )
+    if not isinstance(payload, dict):
+        raise ChatError(ErrorKind.SERVER, f"HTTP 200 with a non-JSON body: {_clip(text)!r}", text)
+    spend = _spend(payload.get("usage"), settings)
+    if "error" in payload:
+        code = payload["error"].get("code") if isinstance(payload["error"], dict) else None
+        kind = (
+            kind_for_status(code)
+            if isinstance(code, int) and not isinstance(code, bool)
+            else ErrorKind.SERVER
+        )
+        raise ChatError(kind, f"HTTP 200 with an error body: {_error_detail(payload)}", text, spend=spend)
+    choice = _first_choice(payload)
+    if choice is None:
+        raise ChatError(ErrorKind.EMPTY_CONTENT, "the response has no choices[0].message", text, spend=spend)
+    message, finish_reason = choice
+    if finish_reason == "error":
+        raise ChatError(
+            ErrorKind.SERVER, "the provider ended the completion with finish_reason=error", text, spend=spend
+        )
+    return Completion(_content_text(message.get("content")), finish_reason, spend)
+
+
+def _first_choice(payload: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None] | None:
+    choices = payload.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message")
+    finish_reason = choices[0].get("finish_reason")
+    if not isinstance(message, dict):
+        return None
+    return message, finish_reason if isinstance(finish_reason, str) else None
+
+
+def _content_text(content: Any) -> str:
+    """``message.content`` as text: a string, null, or a list of ``{"type": "text"}`` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def _spend(usage: Any, settings: LLMSettings) -> Spend:
+    """Tokens as reported; cost as reported (OpenRouter ``usage.cost``), else from the price table."""
+    if not isinstance(usage, dict):
+        return Spend()
+    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
+    reported = _money(usage.get("cost"))
+    cost = reported if reported is not None else settings.cost_from_tokens(prompt, completion)
+    return Spend(prompt, completion, cost)
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _money(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        return None
+    return amount if amount.is_finite() and amount >= 0 else None
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _error_detail(payload: Any) -> str | None:
+    """The ``error.message`` (and code) of an OpenAI-style error body."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("error"), dict):
+        return None
+    error = payload["error"]
+    message = error.get("message")
+    code = error.get("code")
+    text = _clip(str(message)) if message is not None else "(no message)"
+    return f"{text} (code {code})" if code is not None else text
+
+
+def _clip(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= _MESSAGE_CHARS else flat[:_MESSAGE_CHARS] + "…"

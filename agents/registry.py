@@ -1,0 +1,220 @@
+"""The single place that maps an agent ``kind`` to its settings model and its Bettor.
+
+Cohort configs name agents by kind and give free-form settings; everything about a kind —
+which keys it takes, what it needs from the environment, how it is built — is decided here, so
+a config can be checked completely before a cohort starts, and a typo is an error, not a default.
+API keys are read from ``environ`` only when an LLM bettor is built and handed to it alone.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from agents.baselines.favorite import FavoriteBettor, FractionSettings
+from agents.baselines.momentum_kelly import KellySettings, MomentumKellyBettor
+from agents.baselines.passive import HoldBettor, MarketBettor, NoSettings
+from agents.baselines.random_bets import RandomBettor, RandomSettings
+from agents.crowd import CrowdBettor, CrowdSettings
+from agents.plugins import (
+    Factory,
+    PluginError,
+    call_arguments,
+    instantiate,
+    load_by_entry_point,
+    load_by_path,
+)
+from agents.scripted import ScriptedBettor, ScriptedSettings, ScriptError, load_script
+from agents.types import Bettor
+
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+class AgentConfigError(ValueError):
+    """An agent's kind or settings cannot be used; the message names the key and what was expected."""
+
+
+class PluginSettings(BaseModel):
+    """A user's bot: exactly one of ``path`` ("pkg.module:Class") or ``entry_point`` (a name in
+    the ``bettor_arena.bettors`` group); ``settings`` are passed to it as keyword arguments."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    path: str | None = Field(None, min_length=1)
+    entry_point: str | None = Field(None, min_length=1)
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> PluginSettings:
+        if (self.path is None) == (self.entry_point is None):
+            raise ValueError("give exactly one of 'path' (\"pkg.module:Class\") or 'entry_point'")
+        return self
+
+    def load(self) -> tuple[Factory, str]:
+        """The plug-in factory and a label naming where it came from."""
+        if self.path is not None:
+            return load_by_path(self.path), f"plugin {self.path!r}"
+        assert self.entry_point is not None  # guaranteed by _one_source
+        return load_by_entry_point(self.entry_point), f"plugin entry point {self.entry_point!r}"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildContext:
+    """What a kind may need besides its settings when it is built."""
+
+    name: str
+    seed: int
+    environ: Mapping[str, str]
+    http_client: httpx.AsyncClient | None
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """How one kind is checked and built. ``check`` runs extra checks beyond the settings model."""
+
+    settings_model: Callable[[], type[BaseModel]]
+    build: Callable[[Any, BuildContext], Bettor]
+    check: Callable[[Any, Mapping[str, str]], None] | None = None
+
+
+def _llm_settings_model() -> type[BaseModel]:
+    from agents.llm.settings import LLMSettings  # lazy: the LLM package is optional for other kinds
+
+    return LLMSettings
+
+
+def _llm_api_key(settings: Any, environ: Mapping[str, str]) -> str | None:
+    """The key from the variable named by ``api_key_env``; None is allowed only for a local server."""
+    env_name = settings.api_key_env
+    key = environ.get(env_name) if env_name else None
+    if not key and urlparse(settings.base_url).hostname not in LOCAL_HOSTS:
+        wanted = f"environment variable {env_name!r} is not set" if env_name else "'api_key_env' is empty"
+        raise AgentConfigError(
+            f"llm settings: api_key_env: {wanted}; set it to the API key for {settings.base_url} "
+            "(only a local server on localhost/127.0.0.1 needs no key)"
+        )
+    return key or None
+
+
+def _check_llm(settings: Any, environ: Mapping[str, str]) -> None:
+    _llm_api_key(settings, environ)
+
+
+def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
+    from agents.llm.bettor import LLMBettor
+
+    if ctx.http_client is None:
+        raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs an http_client")
+    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.http_client, _llm_api_key(settings, ctx.environ))
+    return bettor
+
+
+def _check_plugin(settings: PluginSettings, environ: Mapping[str, str]) -> None:
+    factory, where = settings.load()
+    call_arguments(factory, where, name="check", settings=settings.settings, seed=0)
+
+
+def _build_plugin(settings: PluginSettings, ctx: BuildContext) -> Bettor:
+    factory, where = settings.load()
+    return instantiate(factory, where, name=ctx.name, settings=settings.settings, seed=ctx.seed)
+
+
+def _check_scripted(settings: ScriptedSettings, environ: Mapping[str, str]) -> None:
+    load_script(settings.path)
+
+
+KINDS: dict[str, Kind] = {
+    "hold": Kind(lambda: NoSettings, lambda s, ctx: HoldBettor(ctx.name)),
+    "market": Kind(lambda: NoSettings, lambda s, ctx: MarketBettor(ctx.name)),
+    "random": Kind(lambda: RandomSettings, lambda s, ctx: RandomBettor(ctx.name, s, seed=ctx.seed)),
+    "favorite": Kind(lambda: FractionSettings, lambda s, ctx: FavoriteBettor(ctx.name, s)),
+    "contrarian": Kind(lambda: FractionSettings, lambda s, ctx: FavoriteBettor(ctx.name, s, against=True)),
+    "kelly": Kind(lambda: KellySettings, lambda s, ctx: MomentumKellyBettor(ctx.name, s)),
+    "crowd": Kind(lambda: CrowdSettings, lambda s, ctx: CrowdBettor(ctx.name, s)),
+    "llm": Kind(_llm_settings_model, _build_llm, _check_llm),
+    "plugin": Kind(lambda: PluginSettings, _build_plugin, _check_plugin),
+    "scripted": Kind(
+        lambda: ScriptedSettings, lambda s, ctx: ScriptedBettor.from_settings(ctx.name, s), _check_scripted
+    ),
+}
+
+
+def _kind(kind: str) -> Kind:
+    if kind not in KINDS:
+        raise AgentConfigError(f"unknown agent kind {kind!r}; known kinds: {', '.join(KINDS)}")
+    return KINDS[kind]
+
+
+def _settings(kind: str, settings: Mapping[str, Any]) -> Any:
+    """The kind's settings model filled from ``settings``, or one line per problem."""
+    try:
+        model = _kind(kind).settings_model()
+    except ImportError as exc:
+        raise AgentConfigError(f"{kind} agents are unavailable: {exc}") from exc
+    try:
+        return model.model_validate(dict(settings))
+    except ValidationError as exc:
+        problems = "; ".join(_describe(error, model) for error in exc.errors())
+        raise AgentConfigError(f"{kind} settings: {problems}") from None
+
+
+def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> str:
+    """One problem as "key: what was expected". Strings are never echoed: they may be secrets."""
+    key = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        known = sorted(model.model_fields)
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return f"{key}: unknown setting (known: {', '.join(known) or 'none'}){hint}"
+    if error["type"] == "missing":
+        return f"{key}: required setting is missing"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    value = error.get("input")
+    shown = f" (got {value!r})" if isinstance(value, int | float | Decimal) or value is None else ""
+    return f"{key or 'settings'}: {message}{shown}"
+
+
+def validate_agent(kind: str, settings: Mapping[str, Any], *, environ: Mapping[str, str]) -> None:
+    """Check a kind and its settings completely (files load, plug-ins import, keys exist) without
+    building anything; raises ``AgentConfigError`` naming the key and what was expected."""
+    check = _kind(kind).check
+    parsed = _settings(kind, settings)
+    if check is not None:
+        with _kind_errors():
+            check(parsed, environ)
+
+
+def build_bettor(
+    name: str,
+    kind: str,
+    settings: Mapping[str, Any],
+    *,
+    seed: int,
+    environ: Mapping[str, str],
+    http_client: httpx.AsyncClient | None,
+) -> Bettor:
+    """The Bettor for one configured agent. ``seed`` is the cohort seed (for seeded kinds);
+    ``environ`` is read only for an LLM's API key, which goes to the LLMBettor and nowhere else."""
+    parsed = _settings(kind, settings)
+    ctx = BuildContext(name=name, seed=seed, environ=environ, http_client=http_client)
+    with _kind_errors():
+        return _kind(kind).build(parsed, ctx)
+
+
+@contextmanager
+def _kind_errors() -> Iterator[None]:
+    """Turn the kinds' own errors (plug-in, script, missing LLM package) into AgentConfigError."""
+    try:
+        yield
+    except (PluginError, ScriptError) as exc:
+        raise AgentConfigError(str(exc)) from exc
+    except ImportError as exc:
+        raise AgentConfigError(f"agent kind unavailable: {exc}") from exc

@@ -1,0 +1,85 @@
+"""``arena serve`` (the live scheduler) and ``arena status`` (its jobs and their health)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import threading
+from datetime import datetime
+from types import FrameType
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena.clock import SystemClock
+from arena.db.engine import make_engine
+from arena.db.migrate import ensure_schema
+from arena.scheduling import lease
+from arena.scheduling.service import serve as serve_forever
+from arena.scheduling.status import job_statuses, leader
+from arena.settings import Settings
+
+console = Console()
+
+
+def serve(
+    poll: float = typer.Option(5.0, help="Seconds between lease checks (leader election)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every job run."),
+) -> None:
+    """Run the live scheduler: market sync, due rounds, marks, settlement, completion. Ctrl-C stops."""
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.getLogger("arena").setLevel(logging.INFO)
+    settings = Settings()
+    ensure_schema(settings.db_url)
+    engine = make_engine(settings.db_url)
+    owner = lease.new_owner(f"{socket.gethostname()}:{os.getpid()}")
+    stop = threading.Event()
+
+    def _stop(signum: int, _frame: FrameType | None) -> None:
+        console.print(f"[yellow]{signal.Signals(signum).name}: stopping after running jobs finish…[/]")
+        stop.set()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    console.print(f"[bold]arena serve[/] as [cyan]{owner}[/] — Ctrl-C to stop")
+    serve_forever(engine, SystemClock(), owner, stop, poll=poll)
+
+
+def status() -> None:
+    """Show the scheduler's leader and, per job, last and next run, outcome and recent failures."""
+    settings = Settings()
+    ensure_schema(settings.db_url)
+    engine = make_engine(settings.db_url)
+    now = SystemClock().now()
+    held = leader(engine)
+    if held is None or held.expires_at < now:
+        console.print("Scheduler: [yellow]not running[/] (start it with [bold]arena serve[/])")
+    else:
+        console.print(f"Scheduler: [green]running[/] as {held.owner} (lease until {_fmt(held.expires_at)})")
+    table = Table(title="Jobs")
+    for column in ("job", "every", "last run", "outcome", "next run", "failures 24h", "message"):
+        table.add_column(column)
+    failing = False
+    for job in job_statuses(engine, now):
+        outcome = {None: "[dim]—[/]", True: "[green]ok[/]", False: "[red]failed[/]"}[job.last_ok]
+        failing |= job.last_ok is False
+        table.add_row(
+            job.name, str(job.every), _fmt(job.last_started), outcome, _fmt(job.next_run),
+            str(job.failures_24h), job.last_message[:80],
+        )
+    console.print(table)
+    if failing:
+        raise typer.Exit(1)
+
+
+def _fmt(when: datetime | None) -> str:
+    return "—" if when is None else when.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``serve`` and ``status`` to the top-level app."""
+    app.command()(serve)
+    app.command()(status)

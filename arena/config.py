@@ -1,0 +1,289 @@
+"""Cohort configuration: one TOML file describes a whole cohort (mode, schedule, rules, universe, agents).
+
+The file is validated strictly (unknown keys are errors, because a misspelt setting that silently
+does nothing would change an experiment without anyone noticing). The *effective* config, with
+every default filled in, is what gets frozen into the cohort row together with its sha256, so a
+cohort can always be re-run or audited exactly as it was launched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from markets.types import Venue
+from portfolio.rules import Rules
+
+DEFAULT_DATASET = "data/forecastbench"
+
+
+class ConfigError(ValueError):
+    """A cohort config that cannot be used; the message names the file, the key and what was expected."""
+
+
+def _parse_duration(value: object) -> timedelta:
+    """Accept ``"7d"``, ``"12h"`` or ``"30m"``: whole units only, so schedules stay calendar-aligned."""
+    if isinstance(value, timedelta):
+        return value
+    match = re.fullmatch(r"\s*(\d+)\s*([dhm])\s*", str(value))
+    if not match or int(match.group(1)) == 0:
+        raise ValueError(f"expected a positive duration like '7d', '12h' or '30m', got {value!r}")
+    amount, unit = int(match.group(1)), match.group(2)
+    return {"d": timedelta(days=amount), "h": timedelta(hours=amount), "m": timedelta(minutes=amount)}[unit]
+
+
+def format_duration(delta: timedelta) -> str:
+    """The inverse of the duration parser, used when the effective config is frozen."""
+    minutes = int(delta.total_seconds() // 60)
+    if minutes % 1440 == 0:
+        return f"{minutes // 1440}d"
+    if minutes % 60 == 0:
+        return f"{minutes // 60}h"
+    return f"{minutes}m"
+
+
+def _parse_utc(value: object) -> datetime:
+    """TOML datetimes and ISO strings; naive values are rejected because their zone is a guess."""
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return datetime(value.year, value.month, value.day, tzinfo=UTC)
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if not isinstance(value, datetime):
+        raise ValueError(f"expected a UTC date-time like 2025-01-06T00:00:00Z, got {value!r}")
+    if value.tzinfo is None:
+        raise ValueError(f"date-time {value.isoformat()} has no time zone; add 'Z' for UTC")
+    return value.astimezone(UTC)
+
+
+Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerializer(format_duration)]
+UtcDateTime = Annotated[
+    datetime, BeforeValidator(_parse_utc), PlainSerializer(lambda d: d.isoformat().replace("+00:00", "Z"))
+]
+Money = Annotated[Decimal, Field(gt=0), PlainSerializer(str)]
+Probability = Annotated[Decimal, Field(ge=0, le=1), PlainSerializer(str)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ScheduleConfig(_Strict):
+    """When decision rounds happen: every ``every`` from the cohort start, ``rounds`` times."""
+
+    every: Duration = timedelta(days=7)
+    # None: keep deciding until the replay data ends (live cohorts must give a number).
+    rounds: int | None = Field(default=None, ge=1)
+
+
+class RulesConfig(_Strict):
+    bankroll: Money = Decimal("10000")
+    min_bet: Money = Decimal("50")
+    max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = Decimal("0.25")
+
+    def to_rules(self) -> Rules:
+        return Rules(bankroll=self.bankroll, min_bet=self.min_bet, max_bet_fraction=self.max_bet_fraction)
+
+
+class UniverseConfig(_Strict):
+    """Which markets a round offers: filters first, then ``order_by``, then the first ``max_markets``."""
+
+    max_markets: int = Field(default=50, ge=1)
+    venues: tuple[Venue, ...] = (Venue.POLYMARKET, Venue.MANIFOLD)
+    min_volume: Annotated[Decimal, Field(ge=0), PlainSerializer(str)] | None = None
+    min_days_to_close: float | None = Field(default=None, ge=0)
+    max_days_to_close: float | None = Field(default=None, gt=0)
+    min_price: Probability = Decimal("0.02")
+    max_price: Probability = Decimal("0.98")
+    order_by: Literal["volume", "close_time", "market_id"] = "volume"
+
+    @model_validator(mode="after")
+    def _ranges_are_ordered(self) -> UniverseConfig:
+        if self.min_price >= self.max_price:
+            raise ValueError(f"min_price ({self.min_price}) must be below max_price ({self.max_price})")
+        lo, hi = self.min_days_to_close, self.max_days_to_close
+        if lo is not None and hi is not None and lo >= hi:
+            raise ValueError(f"min_days_to_close ({lo}) must be below max_days_to_close ({hi})")
+        return self
+
+
+class TakerFee(_Strict):
+    """Polymarket-style taker fee: ``shares × rate × (p·(1−p))^exponent`` dollars, per fill."""
+
+    rate: Annotated[Decimal, Field(ge=0, le=1), PlainSerializer(str)] = Decimal(0)
+    exponent: int = Field(default=1, ge=0, le=4)
+
+
+def _default_fees() -> dict[Venue, TakerFee]:
+    return {Venue.POLYMARKET: TakerFee(rate=Decimal("0.04")), Venue.MANIFOLD: TakerFee()}
+
+
+class FillsConfig(_Strict):
+    """``mid``: fill at the snapshot's price. ``realistic``: buy at the ask, sell at the bid, plus
+    the venue's taker fee, and refuse to trade a market whose snapshot has no book."""
+
+    model: Literal["mid", "realistic"] = "mid"
+    taker_fees: dict[Venue, TakerFee] = Field(default_factory=_default_fees)
+
+
+class PriceVisibility(_Strict):
+    """Whether agents see market prices: ``always``, ``never``, or only from ``after_days`` days after
+    the cohort start (to measure forecasts made without anchoring on the market)."""
+
+    mode: Literal["always", "never", "after_days"] = "always"
+    after_days: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_shorthand(cls, value: object) -> object:
+        if isinstance(value, str):
+            return {"mode": value}
+        if isinstance(value, Mapping) and set(value) == {"after_days"}:
+            return {"mode": "after_days", "after_days": value["after_days"]}
+        return value
+
+    @model_validator(mode="after")
+    def _days_given_only_with_after_days(self) -> PriceVisibility:
+        if (self.mode == "after_days") != (self.after_days is not None):
+            raise ValueError("use 'always', 'never' or { after_days = N }")
+        return self
+
+    def visible_at(self, start: datetime, now: datetime) -> bool:
+        if self.mode == "after_days":
+            return now >= start + timedelta(days=self.after_days or 0)
+        return self.mode == "always"
+
+
+class MarksConfig(_Strict):
+    every: Duration = timedelta(days=1)
+    # Open positions in markets unresolved this long after their close are reported as stale.
+    stale_after_days: int = Field(default=30, ge=1)
+
+
+class AgentConfig(BaseModel):
+    """One ``[[agents]]`` entry: name, kind and the kind's own settings (checked by agents.registry)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+    kind: str = Field(min_length=1)
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class CohortConfig(_Strict):
+    name: str = Field(min_length=1, max_length=120)
+    mode: Literal["replay", "live"] = "replay"
+    # Replay: the dataset folder. Live: the venue whose synced markets are offered.
+    dataset: str | None = None
+    venue: Venue | None = None
+    start: UtcDateTime | None = None
+    seed: int = 0
+    schedule: ScheduleConfig = ScheduleConfig()
+    rules: RulesConfig = RulesConfig()
+    universe: UniverseConfig = UniverseConfig()
+    fills: FillsConfig = FillsConfig()
+    price_visibility: PriceVisibility = PriceVisibility()
+    marks: MarksConfig = MarksConfig()
+    # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
+    concurrency: int = Field(default=8, ge=1, le=64)
+    call_timeout: Duration = timedelta(minutes=2)
+    round_budget: Duration = timedelta(minutes=15)
+    agents: tuple[AgentConfig, ...] = Field(min_length=1)
+
+    @field_validator("agents")
+    @classmethod
+    def _unique_names(cls, agents: tuple[AgentConfig, ...]) -> tuple[AgentConfig, ...]:
+        seen: set[str] = set()
+        for agent in agents:
+            if agent.name in seen:
+                raise ValueError(f"agent name {agent.name!r} is used twice; names must be unique")
+            seen.add(agent.name)
+        return agents
+
+    @model_validator(mode="before")
+    @classmethod
+    def _default_dataset(cls, data: object) -> object:
+        if isinstance(data, Mapping) and data.get("mode", "replay") == "replay" and "dataset" not in data:
+            return {**data, "dataset": DEFAULT_DATASET}
+        return data
+
+    @model_validator(mode="after")
+    def _mode_fields(self) -> CohortConfig:
+        if self.mode == "replay":
+            if self.venue is not None:
+                raise ValueError("'venue' is only for live cohorts; replay cohorts take 'dataset'")
+        else:
+            if self.dataset is not None:
+                raise ValueError("'dataset' is only for replay cohorts; live cohorts take 'venue'")
+            if self.venue is None:
+                raise ValueError("live cohorts need venue = 'polymarket' or 'manifold'")
+            if self.schedule.rounds is None:
+                raise ValueError("live cohorts need schedule.rounds (a replay may run until its data ends)")
+        return self
+
+    @property
+    def rules_value(self) -> Rules:
+        return self.rules.to_rules()
+
+    def effective_json(self) -> str:
+        """The frozen, canonical form stored in the cohort row (sorted keys, defaults filled)."""
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+
+    def config_hash(self) -> str:
+        return hashlib.sha256(self.effective_json().encode()).hexdigest()
+
+
+def _describe(error: Mapping[str, Any]) -> str:
+    location = ".".join(str(part) for part in error["loc"] if part not in ("function-after",)) or "(top level)"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if error["type"] == "extra_forbidden":
+        message = "unknown key (check the spelling; see README 'cohorts' for the keys)"
+    elif error["type"] == "missing":
+        message = "required key is missing"
+    return f"{location}: {message}"
+
+
+def parse_config(data: Mapping[str, Any], *, source: str = "config") -> CohortConfig:
+    """Validate a decoded config; every problem becomes one line naming its key."""
+    try:
+        return CohortConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        lines = [_describe(err) for err in exc.errors()]
+        raise ConfigError(f"{source}: " + "; ".join(lines)) from None
+
+
+def load_config(path: Path) -> CohortConfig:
+    """Read and validate a cohort TOML file."""
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    return parse_config(raw, source=str(path))
+
+
+def config_from_frozen(frozen: str | Mapping[str, Any]) -> CohortConfig:
+    """Rebuild the config frozen in a cohort row (never re-read the TOML: the file may have changed)."""
+    data = json.loads(frozen) if isinstance(frozen, str) else frozen
+    return parse_config(data, source="frozen cohort config")

@@ -1,0 +1,1 @@
+"""Storage: sqlmodel tables, engines, units of work, migrations and dialect-correct upserts."""

@@ -1,0 +1,109 @@
+"""Engines and units of work for SQLite (the local default) and PostgreSQL.
+
+SQLite is tuned for several processes sharing one file (scheduler, dashboard, CLI): WAL journal
+so readers never block the writer, ``busy_timeout`` so a writer waits for the lock instead of
+failing, foreign keys on (SQLite leaves them off by default). The pysqlite driver's implicit
+transactions are replaced by explicit ``BEGIN``: a unit of work that writes starts with
+``BEGIN IMMEDIATE`` and takes the write lock up front, because a deferred transaction that later
+tries to write can fail with "database is locked" without waiting.
+
+Repository functions take a ``Session`` and never commit; the caller's ``session_scope`` commits
+once, so an agent's round (claim, decision, fills) lands whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from decimal import Decimal
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlmodel import Session
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+_BEGIN_OPTION = "arena_sqlite_begin"
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Parse a database URL; plain ``postgresql://``/``postgres://`` use the psycopg 3 driver."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError as exc:
+        raise ValueError("database URL is not a valid URL (expected e.g. sqlite:///path/arena.db)") from exc
+    if parsed.drivername in ("postgresql", "postgres"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql"):
+        raise ValueError(f"database URL {redact_url(parsed)}: expected a sqlite:// or postgresql:// URL")
+    if backend == "sqlite" and parsed.database in (None, "", ":memory:"):
+        raise ValueError("database URL: an in-memory SQLite database is not shared; give a file path")
+    return parsed
+
+
+def redact_url(url: str | URL) -> str:
+    """The URL with its password masked, safe for logs and error messages."""
+    return make_url(url).render_as_string(hide_password=True)
+
+
+def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
+    """An engine for ``url`` (SQLite file or PostgreSQL); the SQLite folder is created if missing."""
+    parsed = normalize_url(url)
+    serializer = partial(json.dumps, allow_nan=False, default=_refuse_json_value)
+    if parsed.get_backend_name() == "postgresql":
+        return create_engine(parsed, echo=echo, pool_pre_ping=True, json_serializer=serializer)
+    Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(parsed, echo=echo, json_serializer=serializer)
+    event.listen(engine, "connect", _configure_sqlite_connection)
+    event.listen(engine, "begin", _begin_sqlite_transaction)
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """``engine`` whose transactions take SQLite's write lock at ``BEGIN`` (no-op on PostgreSQL)."""
+    return engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+
+
+@contextmanager
+def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
+    """One unit of work: commits once when the block ends, rolls back if it raises.
+
+    ``write=True`` takes SQLite's write lock at the start (``BEGIN IMMEDIATE``); pass
+    ``write=False`` for read-only work such as dashboards so they never queue behind writers.
+    """
+    with Session(writer(engine) if write else engine, expire_on_commit=False) as session, session.begin():
+        yield session
+
+
+def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None  # no implicit BEGIN/COMMIT from pysqlite: see _begin
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        (mode,) = cursor.execute("PRAGMA journal_mode = WAL").fetchone()
+        if str(mode).lower() != "wal":
+            raise RuntimeError(
+                f"SQLite refused WAL journal mode (got {mode!r}); is the file on a network drive?"
+            )
+        cursor.execute("PRAGMA synchronous = NORMAL")  # durable enough with WAL, much faster commits
+    finally:
+        cursor.close()
+
+
+def _begin_sqlite_transaction(connection: Connection) -> None:
+    mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
+    connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _refuse_json_value(value: object) -> object:
+    if isinstance(value, Decimal):
+        raise TypeError(
+            f"Decimal {value} in a JSON column: store it as a string (arena.db.types.decimals_to_json)"
+        )
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -1,0 +1,409 @@
+"""The arena's tables: the stored log of cohorts, markets, rounds, decisions, fills and marks.
+
+Conventions every table follows:
+
+- Money and shares are ``Decimal`` exact to 1e-6, prices exact to 1e-10 (``arena.db.types``);
+  a value with more places is refused, so quantize in the domain before storing.
+- Datetimes are aware UTC. Each event row has its event time from the injected ``Clock``
+  (simulated in replay: ``observed_at``, ``filled_at``, ``marked_at``...) and ``recorded_at``,
+  stamped by the database itself (``CURRENT_TIMESTAMP``, UTC) when the row is written.
+- JSON columns hold plain JSON; Decimals inside them are strings (``decimals_to_json``).
+  Assign a new dict/list to change one: in-place edits are not tracked.
+- Idempotency lives in unique constraints from day one (one decision per round and agent, one
+  fill per decision leg, one settlement per position...), and cross-table consistency in
+  composite foreign keys (a decision's round and agent belong to the same cohort).
+
+Status values are plain strings owned by the code that writes them; the few fixed vocabularies
+(``cohort.mode``, ``fill.kind``, ``position.status``, ``resolution.kind``) are checked.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    ForeignKey,
+    ForeignKeyConstraint,
+    Index,
+    MetaData,
+    Text,
+    UniqueConstraint,
+    text,
+)
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+from arena.db.types import JSONDoc, Money, Price, Shares, UTCDateTime
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_N_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class ArenaTable(SQLModel, registry=registry(metadata=metadata)):
+    """Base of the arena's tables: a metadata of its own, with deterministic constraint names."""
+
+
+def _ref(target: str, **field: Any) -> Any:
+    """A foreign key checked at commit, so rows of one unit of work may be added in any order
+    (without relationship() links the ORM does not order a flush's inserts by foreign keys)."""
+    return Field(sa_column_args=[ForeignKey(target, deferrable=True, initially="DEFERRED")], **field)
+
+
+def _fkc(columns: list[str], targets: list[str]) -> ForeignKeyConstraint:
+    """A composite foreign key, deferred like ``_ref``."""
+    return ForeignKeyConstraint(columns, targets, deferrable=True, initially="DEFERRED")
+
+
+def _at(*, nullable: bool = False) -> Any:
+    """An aware-UTC event time, set by the writer from its Clock (never defaulted here)."""
+    return Field(default=None, sa_type=UTCDateTime(), nullable=nullable)
+
+
+def _recorded_at() -> Any:
+    """When the row was written, stamped by the database so no Python wall clock is read."""
+    return Field(
+        default=None,
+        sa_type=UTCDateTime(),
+        nullable=False,
+        sa_column_kwargs={"server_default": text("CURRENT_TIMESTAMP")},
+    )
+
+
+def _json(default: Any, *, nullable: bool = False) -> Any:
+    if default is None:
+        return Field(default=None, sa_type=JSONDoc(), nullable=True)
+    return Field(default_factory=default, sa_type=JSONDoc(), nullable=nullable)
+
+
+class CohortRow(ArenaTable, table=True):
+    """A competition: agents, rules and schedule frozen in ``config_json`` (hash in ``config_hash``).
+
+    ``id`` is chosen by the launcher (a deterministic key makes launching idempotent).
+    Status: pending | running | paused | completed | cancelled | failed.
+    """
+
+    __tablename__ = "cohort"
+    __table_args__ = (CheckConstraint("mode IN ('live', 'replay')", name="mode"),)
+
+    id: str = Field(primary_key=True)
+    name: str
+    mode: str
+    status: str
+    seed: int = 0
+    config_json: dict[str, Any] = _json(dict)
+    config_hash: str
+    arena_version: str | None = None
+    git_commit: str | None = None
+    excluded_markets: int = 0  # markets left out (no valid price, bad data), reported with results
+    created_at: datetime = _at()
+    started_at: datetime | None = _at(nullable=True)
+    finished_at: datetime | None = _at(nullable=True)
+    recorded_at: datetime = _recorded_at()
+
+
+class AgentRow(ArenaTable, table=True):
+    """One bettor in one cohort; frozen with the cohort (kind: llm | baseline | plugin | ...)."""
+
+    __tablename__ = "agent"
+    __table_args__ = (
+        UniqueConstraint("cohort_id", "name"),
+        UniqueConstraint("id", "cohort_id"),  # target of composite FKs that pin rows to the cohort
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    cohort_id: str = _ref("cohort.id")
+    name: str
+    kind: str
+    model_id: str | None = None
+    settings_json: dict[str, Any] = _json(dict)
+    created_at: datetime = _at()
+    recorded_at: datetime = _recorded_at()
+
+
+class MarketRow(ArenaTable, table=True):
+    """A venue's market, upserted by sync on ``id`` = ``venue:venue_id`` (``markets.types.market_key``)."""
+
+    __tablename__ = "market"
+    __table_args__ = (UniqueConstraint("venue", "venue_id"),)
+
+    id: str = Field(primary_key=True)
+    venue: str
+    venue_id: str
+    question: str = Field(sa_type=Text)
+    description: str = Field(default="", sa_type=Text)
+    outcomes_json: list[str] = _json(list)
+    open_time: datetime | None = _at(nullable=True)
+    close_time: datetime | None = _at(nullable=True)
+    resolution_time: datetime | None = _at(nullable=True)
+    category: str | None = None
+    volume: Decimal | None = Field(default=None, sa_type=Money())
+    liquidity: Decimal | None = Field(default=None, sa_type=Money())
+    url: str | None = None
+    token_ids_json: dict[str, str] = _json(dict)
+    raw_json: Any = _json(None)
+    first_seen_at: datetime = _at()
+    updated_at: datetime = _at()
+    recorded_at: datetime = _recorded_at()
+
+
+class MarketSnapshotRow(ArenaTable, table=True):
+    """Per-outcome prices of a market seen at ``observed_at`` from ``source`` (provenance kept)."""
+
+    __tablename__ = "market_snapshot"
+    __table_args__ = (
+        UniqueConstraint("market_id", "source", "observed_at"),
+        Index(None, "market_id", "observed_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    market_id: str = _ref("market.id")
+    source: str
+    observed_at: datetime = _at()
+    prices_json: dict[str, str] = _json(dict)
+    bids_json: dict[str, str] = _json(dict)
+    asks_json: dict[str, str] = _json(dict)
+    raw_json: Any = _json(None)
+    recorded_at: datetime = _recorded_at()
+
+
+class ResolutionRow(ArenaTable, table=True):
+    """How a market ended (payouts per share per outcome); at most one per market.
+
+    ``resolved_at`` is when the venue resolved it, ``detected_at`` when the arena learned it
+    (clock time), ``override_note`` says who/why when set by hand.
+    """
+
+    __tablename__ = "resolution"
+    __table_args__ = (CheckConstraint("kind IN ('YES', 'NO', 'VOID', '5050', 'OUTCOME')", name="kind"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    market_id: str = _ref("market.id", unique=True)
+    kind: str
+    payouts_json: dict[str, str] = _json(dict)
+    resolved_at: datetime = _at()
+    detected_at: datetime = _at()
+    source: str = ""
+    override_note: str | None = Field(default=None, sa_type=Text)
+    raw_json: Any = _json(None)
+    recorded_at: datetime = _recorded_at()
+
+
+class RoundRow(ArenaTable, table=True):
+    """Round ``round_index`` of a cohort, run on the snapshot as of ``scheduled_at`` (hash kept)."""
+
+    __tablename__ = "round"
+    __table_args__ = (
+        UniqueConstraint("cohort_id", "round_index"),
+        UniqueConstraint("id", "cohort_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    cohort_id: str = _ref("cohort.id")
+    round_index: int
+    scheduled_at: datetime = _at()
+    status: str
+    snapshot_hash: str | None = None
+    market_count: int | None = None
+    started_at: datetime | None = _at(nullable=True)
+    finished_at: datetime | None = _at(nullable=True)
+    recorded_at: datetime = _recorded_at()
+
+
+class RoundMarketRow(ArenaTable, table=True):
+    """One market of a round's snapshot, with the prices every agent saw (rebuilds the hash)."""
+
+    __tablename__ = "round_market"
+    __table_args__ = (UniqueConstraint("round_id", "market_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    round_id: int = _ref("round.id")
+    market_id: str = _ref("market.id")
+    source: str
+    observed_at: datetime = _at()
+    prices_json: dict[str, str] = _json(dict)
+    recorded_at: datetime = _recorded_at()
+
+
+class DecisionRow(ArenaTable, table=True):
+    """An agent's answer in a round, claimed before any I/O under ``claim_token`` (a fencing token).
+
+    Raw prompt and response are kept beside the parsed actions/probabilities. Status is owned by
+    the round runner (e.g. claimed | done | error).
+    """
+
+    __tablename__ = "decision"
+    __table_args__ = (
+        UniqueConstraint("round_id", "agent_id"),
+        UniqueConstraint("id", "agent_id"),
+        _fkc(["round_id", "cohort_id"], ["round.id", "round.cohort_id"]),
+        _fkc(["agent_id", "cohort_id"], ["agent.id", "agent.cohort_id"]),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    round_id: int
+    agent_id: int
+    cohort_id: str
+    claim_token: str
+    status: str
+    claimed_at: datetime = _at()
+    decided_at: datetime | None = _at(nullable=True)
+    raw_prompt: str | None = Field(default=None, sa_type=Text)
+    raw_response: str | None = Field(default=None, sa_type=Text)
+    actions_json: list[dict[str, Any]] = _json(list)
+    probabilities_json: dict[str, Any] = _json(dict)
+    reasoning: str = Field(default="", sa_type=Text)
+    error: str | None = Field(default=None, sa_type=Text)
+    error_kind: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Decimal = Field(default=Decimal(0), sa_type=Price())
+    latency_s: float = 0.0
+    attempts: int = 0
+    prompt_hash: str | None = None
+    prompt_version: str | None = None
+    cash_at_start: Decimal | None = Field(default=None, sa_type=Money())
+    max_bet: Decimal | None = Field(default=None, sa_type=Money())
+    recorded_at: datetime = _recorded_at()
+
+
+class PositionRow(ArenaTable, table=True):
+    """A holding of one outcome, keyed by the ledger's ``position_id`` within its agent.
+
+    Reopening after a full sell makes a new row: only one *open* row per (agent, market, outcome).
+    """
+
+    __tablename__ = "position"
+    __table_args__ = (
+        CheckConstraint("status IN ('open', 'closed', 'settled')", name="status"),
+        CheckConstraint("shares >= 0", name="shares_not_negative"),
+        UniqueConstraint("agent_id", "position_id", "market_id", "outcome"),  # fills must agree with it
+        Index(
+            "uq_position_open_agent_market_outcome",
+            "agent_id",
+            "market_id",
+            "outcome",
+            unique=True,
+            sqlite_where=text("status = 'open'"),
+            postgresql_where=text("status = 'open'"),
+        ),
+    )
+
+    agent_id: int = _ref("agent.id", primary_key=True)
+    position_id: str = Field(primary_key=True)
+    market_id: str = _ref("market.id")
+    outcome: str
+    status: str = "open"
+    shares: Decimal = Field(sa_type=Shares())
+    cost_basis: Decimal = Field(sa_type=Money())
+    realized_pnl: Decimal = Field(default=Decimal(0), sa_type=Money())
+    last_price: Decimal | None = Field(default=None, sa_type=Price())
+    last_marked_at: datetime | None = _at(nullable=True)
+    stale: bool = False
+    opened_at: datetime = _at()
+    closed_at: datetime | None = _at(nullable=True)
+    updated_at: datetime = _at()
+    recorded_at: datetime = _recorded_at()
+
+
+class FillRow(ArenaTable, table=True):
+    """One executed leg: a buy or sell of a decision, or the settlement of a position.
+
+    ``amount`` is the cash moved (spent on a buy, received on a sell or settlement), ``shares``
+    the shares moved, both non-negative. Settlements have no decision and no price when voided
+    (the refund is the remaining cost basis); at most one settlement per position.
+    """
+
+    __tablename__ = "fill"
+    __table_args__ = (
+        UniqueConstraint("decision_id", "leg_index"),
+        CheckConstraint("kind IN ('buy', 'sell', 'settle')", name="kind"),
+        CheckConstraint(
+            "(kind = 'settle' AND decision_id IS NULL AND leg_index IS NULL)"
+            " OR (kind <> 'settle' AND decision_id IS NOT NULL AND leg_index IS NOT NULL"
+            " AND price IS NOT NULL)",
+            name="kind_fields",
+        ),
+        CheckConstraint("amount >= 0 AND shares >= 0 AND fee >= 0", name="not_negative"),
+        _fkc(["decision_id", "agent_id"], ["decision.id", "decision.agent_id"]),
+        _fkc(
+            ["agent_id", "position_id", "market_id", "outcome"],
+            ["position.agent_id", "position.position_id", "position.market_id", "position.outcome"],
+        ),
+        Index(
+            "uq_fill_settle_agent_position",
+            "agent_id",
+            "position_id",
+            unique=True,
+            sqlite_where=text("kind = 'settle'"),
+            postgresql_where=text("kind = 'settle'"),
+        ),
+        Index(None, "agent_id", "filled_at"),
+        Index(None, "market_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    decision_id: int | None = None
+    leg_index: int | None = None
+    agent_id: int = _ref("agent.id")
+    market_id: str = _ref("market.id")
+    outcome: str
+    position_id: str
+    kind: str
+    amount: Decimal = Field(sa_type=Money())
+    price: Decimal | None = Field(default=None, sa_type=Price())
+    shares: Decimal = Field(sa_type=Shares())
+    fee: Decimal = Field(default=Decimal(0), sa_type=Money())
+    realized_pnl: Decimal | None = Field(default=None, sa_type=Money())
+    max_bet: Decimal | None = Field(default=None, sa_type=Money())
+    filled_at: datetime = _at()
+    recorded_at: datetime = _recorded_at()
+
+
+class PortfolioSnapshotRow(ArenaTable, table=True):
+    """An agent's portfolio marked at ``marked_at``, with P/L split into realized and unrealized."""
+
+    __tablename__ = "portfolio_snapshot"
+    __table_args__ = (
+        UniqueConstraint("agent_id", "marked_at"),
+        _fkc(["agent_id", "cohort_id"], ["agent.id", "agent.cohort_id"]),
+        Index(None, "cohort_id", "marked_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int
+    cohort_id: str
+    marked_at: datetime = _at()
+    cash: Decimal = Field(sa_type=Money())
+    positions_value: Decimal = Field(sa_type=Money())
+    total_value: Decimal = Field(sa_type=Money())
+    realized_pnl: Decimal = Field(sa_type=Money())
+    unrealized_pnl: Decimal = Field(sa_type=Money())
+    open_positions: int = 0
+    stale_count: int = 0  # positions valued at a carried-forward (stale) or cost price
+    recorded_at: datetime = _recorded_at()
+
+
+class JobRunRow(ArenaTable, table=True):
+    """One run of a scheduled job (sync, round, mark, settle...), for the operator's audit trail."""
+
+    __tablename__ = "job_run"
+    __table_args__ = (Index(None, "job", "started_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    job: str
+    scope: str | None = None  # e.g. the cohort id the run was for
+    started_at: datetime = _at()
+    finished_at: datetime | None = _at(nullable=True)
+    ok: bool | None = None
+    message: str = Field(default="", sa_type=Text)
+    details_json: dict[str, Any] | None = _json(None)
+    recorded_at: datetime = _recorded_at()

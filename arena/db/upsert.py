@@ -1,0 +1,92 @@
+"""Idempotent writes keyed on a unique constraint, correct on SQLite and PostgreSQL alike.
+
+A check-then-insert races with a second process (two syncs insert the same market twice);
+``INSERT ... ON CONFLICT`` lets the database decide atomically. Both helpers run inside the
+caller's session and never commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Table, func
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session
+
+from arena.db.models import ArenaTable
+
+Row = Mapping[str, Any] | ArenaTable
+
+
+def insert_ignore(
+    session: Session, model: type[ArenaTable], rows: Iterable[Row], *, on: Sequence[str]
+) -> int:
+    """Insert rows whose key ``on`` (the columns of a unique constraint) is new; skip the rest.
+
+    Returns how many rows were inserted. Rows are dicts of column values or unsaved table objects.
+    """
+    table = _table(model)
+    params = [_params(table, row) for row in rows]
+    if not params:
+        return 0
+    stmt = _insert(session, table).on_conflict_do_nothing(index_elements=list(on))
+    return _count(session, stmt, params, table)
+
+
+def upsert(
+    session: Session,
+    model: type[ArenaTable],
+    rows: Iterable[Row],
+    *,
+    on: Sequence[str],
+    update: Sequence[str] | None = None,
+) -> int:
+    """Insert rows, or update columns ``update`` (default: every given column not in ``on``) of the
+    row already holding the same key ``on``. ``recorded_at`` is restamped on update.
+
+    Rows repeating a key within one call are collapsed (the last wins), since one statement may
+    not update a row twice. Returns how many rows were inserted or updated.
+    """
+    table = _table(model)
+    params = list({tuple(p.get(c) for c in on): p for p in (_params(table, row) for row in rows)}.values())
+    if not params:
+        return 0
+    stmt = _insert(session, table)
+    columns = update if update is not None else [c for c in params[0] if c not in on]
+    assignments: dict[str, Any] = {c: stmt.excluded[c] for c in columns}
+    if "recorded_at" in table.c and "recorded_at" not in assignments:
+        assignments["recorded_at"] = func.current_timestamp()
+    return _count(
+        session, stmt.on_conflict_do_update(index_elements=list(on), set_=assignments), params, table
+    )
+
+
+def _table(model: type[ArenaTable]) -> Table:
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table
+
+
+def _insert(session: Session, table: Table) -> Any:
+    """The dialect's INSERT, which knows ON CONFLICT (same syntax on SQLite 3.24+ and PostgreSQL)."""
+    dialect = session.get_bind().dialect.name
+    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
+
+
+def _params(table: Table, row: Row) -> dict[str, Any]:
+    """Column values of ``row``; unset keys and database-stamped columns are left to their defaults."""
+    if isinstance(row, Mapping):
+        return dict(row)
+    values = {column.name: getattr(row, column.key) for column in table.columns}
+    return {
+        name: value
+        for name, value in values.items()
+        if value is not None or not (table.c[name].primary_key or table.c[name].server_default is not None)
+    }
+
+
+def _count(session: Session, stmt: Any, params: list[dict[str, Any]], table: Table) -> int:
+    """Run ``stmt`` for every row; RETURNING yields only rows written, skipped conflicts return none."""
+    result = session.exec(stmt.returning(*table.primary_key.columns), params=params)
+    return len(result.all())

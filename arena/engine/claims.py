@@ -1,0 +1,116 @@
+"""Claims: who may execute an agent's decision in a round, so a decision never executes twice.
+
+Before any agent is asked anything, the runner inserts one ``decision`` row per (round, agent)
+holding its own random ``claim_token`` (the unique constraint on (round_id, agent_id) lets only
+one insert win). A claim whose lease has expired, because its owner died, can be taken over by
+compare-and-swap on the old token. The final write of a decision succeeds only while the token
+is still ours (``finish`` below), so a slow owner that lost its lease cannot execute anything.
+
+Leases are measured on a wall clock, not the simulated clock of a replay: they are about whether
+a *process* is still alive, which simulated time knows nothing about.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from arena.db.models import DecisionRow
+from arena.db.upsert import insert_ignore
+
+CLAIMED = "claimed"
+DONE = "done"  # the decision was valid and executed (holding is a valid decision)
+REJECTED = "rejected"  # the actions broke the rules; nothing executed, the agent holds
+ERROR = "error"  # the agent failed (exception, timeout, unparseable output); the agent holds
+FINAL_STATUSES = frozenset({DONE, REJECTED, ERROR})
+
+
+class ClaimLost(RuntimeError):
+    """Our claim token is no longer on the decision: another runner took it over."""
+
+
+def new_token() -> str:
+    return secrets.token_hex(16)
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    decision_id: int
+    agent_id: int
+    token: str
+
+
+@dataclass
+class ClaimResult:
+    """Per agent of a round: claimed by us, already finished, or held by a live owner."""
+
+    claimed: dict[int, Claim] = field(default_factory=dict)
+    finished: dict[int, str] = field(default_factory=dict)  # agent id -> final status
+    busy: set[int] = field(default_factory=set)
+
+
+def claim_round(
+    session: Session,
+    *,
+    round_id: int,
+    cohort_id: str,
+    agent_ids: Sequence[int],
+    token: str,
+    now: datetime,
+    lease: timedelta,
+) -> ClaimResult:
+    """Claim every unfinished decision of the round for ``token``; the caller commits."""
+    rows = [
+        {"round_id": round_id, "agent_id": a, "cohort_id": cohort_id, "claim_token": token, "status": CLAIMED, "claimed_at": now}
+        for a in agent_ids
+    ]
+    insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"])
+    existing = session.exec(
+        select(DecisionRow.id, DecisionRow.agent_id, DecisionRow.claim_token, DecisionRow.status, DecisionRow.claimed_at)
+        .where(DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids))
+    ).all()
+    result = ClaimResult()
+    for decision_id, agent_id, owner, status, claimed_at in existing:
+        assert decision_id is not None
+        if status in FINAL_STATUSES:
+            result.finished[agent_id] = status
+        elif owner == token or (claimed_at + lease <= now and _take_over(session, decision_id, owner, token, now)):
+            result.claimed[agent_id] = Claim(decision_id, agent_id, token)
+        else:
+            result.busy.add(agent_id)
+    return result
+
+
+def _take_over(session: Session, decision_id: int, old: str, token: str, now: datetime) -> bool:
+    """Compare-and-swap the token of an expired claim; False if someone else moved first."""
+    stmt = (
+        update(DecisionRow)
+        .where(col(DecisionRow.id) == decision_id, col(DecisionRow.claim_token) == old, col(DecisionRow.status) == CLAIMED)
+        .values(claim_token=token, claimed_at=now)
+    )
+    return session.exec(stmt).rowcount == 1  # type: ignore[call-overload,attr-defined,no-any-return]
+
+
+def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
+    """Write the decision's outcome if the claim is still ours; raises ``ClaimLost`` otherwise.
+
+    This is the first statement of the agent's commit transaction: on PostgreSQL it also locks the
+    decision row, so a concurrent takeover waits and then finds the status no longer 'claimed'.
+    """
+    stmt = (
+        update(DecisionRow)
+        .where(
+            col(DecisionRow.id) == claim.decision_id,
+            col(DecisionRow.claim_token) == claim.token,
+            col(DecisionRow.status) == CLAIMED,
+        )
+        .values(**values)
+    )
+    if session.exec(stmt).rowcount != 1:  # type: ignore[call-overload,attr-defined]
+        raise ClaimLost(f"decision {claim.decision_id}: the claim was taken over by another runner")

@@ -1,0 +1,216 @@
+"""Ledgers in the database: the fill log is the truth, the ``position`` table a derived cache.
+
+A ledger is always rebuilt by replaying an agent's fills in the order they were committed
+(``Ledger.from_fills``); position rows are written beside the fills in the same transaction so
+readers (dashboard, reports) need not replay, and ``reconcile`` proves the cache and the stored
+portfolio snapshots agree with the replay exactly.
+
+Writers fence against each other with the agent's fill count: the in-memory ledger knows how
+many fills it was built from, and a commit that finds a different count in the database (another
+process moved the ledger meanwhile) is refused, so no fill is ever computed from a stale ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow, PositionRow
+from arena.db.upsert import upsert
+from portfolio import Fill, FillKind, Ledger, Mark, Position, Rules
+
+
+class LedgerConflict(RuntimeError):
+    """The agent's fill log changed under an in-memory ledger; reload it and try again."""
+
+
+@dataclass
+class AgentBook:
+    """An agent's in-memory ledger plus the fill count it was built from (the fencing value)."""
+
+    agent_id: int
+    ledger: Ledger
+    fill_count: int
+
+
+def fill_to_row(fill: Fill, *, agent_id: int, decision_id: int | None) -> dict[str, object]:
+    """The ``fill`` row of a ledger fill (settlements carry no decision and no leg index)."""
+    settle = fill.kind is FillKind.SETTLE
+    return {
+        "decision_id": None if settle else decision_id,
+        "leg_index": None if settle else fill.leg_index,
+        "agent_id": agent_id,
+        "market_id": fill.market_id,
+        "outcome": fill.outcome,
+        "position_id": fill.position_id,
+        "kind": fill.kind.value,
+        "amount": fill.amount,
+        "price": fill.price,
+        "shares": fill.shares,
+        "fee": fill.fee,
+        "realized_pnl": fill.realized_pnl,
+        "max_bet": fill.max_bet,
+        "filled_at": fill.at,
+    }
+
+
+def row_to_fill(row: FillRow) -> Fill:
+    return Fill(
+        decision_id=None if row.decision_id is None else str(row.decision_id),
+        leg_index=row.leg_index or 0,
+        agent_id=str(row.agent_id),
+        market_id=row.market_id,
+        outcome=row.outcome,
+        position_id=row.position_id,
+        kind=FillKind(row.kind),
+        amount=row.amount,
+        price=row.price,
+        shares=row.shares,
+        fee=row.fee,
+        realized_pnl=row.realized_pnl or Decimal(0),
+        max_bet=row.max_bet,
+        at=row.filled_at,
+    )
+
+
+def load_books(session: Session, rules: Rules, agent_ids: Sequence[int]) -> dict[int, AgentBook]:
+    """Rebuild every agent's ledger from its fills (commit order) and its cached marks."""
+    fills: dict[int, list[Fill]] = {a: [] for a in agent_ids}
+    rows = session.exec(select(FillRow).where(col(FillRow.agent_id).in_(agent_ids)).order_by(col(FillRow.id)))
+    for row in rows:
+        fills[row.agent_id].append(row_to_fill(row))
+    marks: dict[int, dict[str, Mark]] = {a: {} for a in agent_ids}
+    open_rows = session.exec(
+        select(PositionRow).where(col(PositionRow.agent_id).in_(agent_ids), PositionRow.status == "open")
+    )
+    for pos in open_rows:
+        if pos.last_price is not None and pos.last_marked_at is not None:
+            marks[pos.agent_id][pos.position_id] = Mark(pos.last_price, pos.last_marked_at, pos.stale)
+    return {
+        a: AgentBook(a, Ledger.from_fills(rules, fills[a], agent_id=str(a), marks=marks[a]), len(fills[a]))
+        for a in agent_ids
+    }
+
+
+def lock_and_check(session: Session, book: AgentBook) -> None:
+    """Lock the agent row (PostgreSQL; SQLite's writer lock already serialises) and verify that
+    the database holds exactly the fills this ledger was built from."""
+    session.exec(select(AgentRow.id).where(AgentRow.id == book.agent_id).with_for_update()).one()
+    stored = session.exec(select(func.count()).select_from(FillRow).where(FillRow.agent_id == book.agent_id)).one()
+    if stored != book.fill_count:
+        raise LedgerConflict(
+            f"agent {book.agent_id}: the database holds {stored} fills, the ledger was built from {book.fill_count}"
+        )
+
+
+def write_fills(
+    session: Session, book: AgentBook, fills: Sequence[Fill], *, decision_id: int | None, at: datetime
+) -> None:
+    """Insert ``fills`` (already applied to ``book.ledger``) and refresh the positions they touched.
+
+    The caller has run ``lock_and_check`` in the same transaction; ``book.fill_count`` advances
+    only once the transaction commits (see ``committed``).
+    """
+    if not fills:
+        return
+    rows = [fill_to_row(f, agent_id=book.agent_id, decision_id=decision_id) for f in fills]
+    session.exec(FillRow.__table__.insert(), params=rows)  # type: ignore[attr-defined,call-overload]
+    touched = {f.position_id for f in fills}
+    write_positions(session, book.agent_id, [book.ledger.positions[p] for p in sorted(touched)], at=at)
+
+
+def committed(book: AgentBook, fills: Sequence[Fill]) -> None:
+    """Record that ``fills`` are now in the database."""
+    book.fill_count += len(fills)
+
+
+def write_positions(session: Session, agent_id: int, positions: Iterable[Position], *, at: datetime) -> None:
+    """Upsert the cache rows of ``positions``; rows leaving the open state go first so the partial
+    unique index (one open row per market outcome) never sees two open rows."""
+    ordered = sorted(positions, key=lambda p: (p.is_open, p.position_id))
+    upsert(session, PositionRow, [position_row(agent_id, p, at=at) for p in ordered], on=["agent_id", "position_id"])
+
+
+def position_row(agent_id: int, p: Position, *, at: datetime) -> dict[str, object]:
+    return {
+        "agent_id": agent_id,
+        "position_id": p.position_id,
+        "market_id": p.market_id,
+        "outcome": p.outcome,
+        "status": p.status.value,
+        "shares": p.shares,
+        "cost_basis": p.cost_basis,
+        "realized_pnl": p.realized_pnl,
+        "last_price": None if p.mark is None else p.mark.price,
+        "last_marked_at": None if p.mark is None else p.mark.at,
+        "stale": bool(p.mark is None or p.mark.stale) if p.is_open else False,
+        "opened_at": p.opened_at,
+        "closed_at": p.closed_at,
+        "updated_at": at,
+    }
+
+
+def reconcile(session: Session, rules: Rules, agent_ids: Sequence[int]) -> list[str]:
+    """Every disagreement between the caches and a replay of the fill log; empty means consistent.
+
+    Checks each position row against the replayed position (status, shares, cost basis, realised
+    P/L, exactly) and each stored portfolio snapshot's cash and realised P/L against the replay
+    of the fills up to its time.
+    """
+    problems: list[str] = []
+    books = load_books(session, rules, agent_ids)
+    for agent_id in agent_ids:
+        problems += _compare_positions(session, agent_id, books[agent_id].ledger)
+        problems += _compare_snapshots(session, rules, agent_id)
+    return problems
+
+
+def _compare_positions(session: Session, agent_id: int, ledger: Ledger) -> list[str]:
+    rows = {r.position_id: r for r in session.exec(select(PositionRow).where(PositionRow.agent_id == agent_id))}
+    problems = [f"agent {agent_id}: position {pid} is in the fill log but not cached" for pid in ledger.positions if pid not in rows]
+    for pid, row in rows.items():
+        replayed = ledger.positions.get(pid)
+        if replayed is None:
+            problems.append(f"agent {agent_id}: cached position {pid} has no fills")
+            continue
+        cached = (row.status, row.shares, row.cost_basis, row.realized_pnl)
+        truth = (replayed.status.value, replayed.shares, replayed.cost_basis, replayed.realized_pnl)
+        if cached != truth:
+            problems.append(f"agent {agent_id}: position {pid} cached {cached} but the fill log gives {truth}")
+    return problems
+
+
+def _compare_snapshots(session: Session, rules: Rules, agent_id: int) -> list[str]:
+    fills = [row_to_fill(r) for r in session.exec(select(FillRow).where(FillRow.agent_id == agent_id).order_by(col(FillRow.id)))]
+    snapshots = session.exec(
+        select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.agent_id == agent_id).order_by(col(PortfolioSnapshotRow.marked_at))
+    ).all()
+    return [
+        problem
+        for snap in snapshots
+        if (problem := _snapshot_problem(agent_id, snap, _cash_and_realized(rules, fills, snap.marked_at)))
+    ]
+
+
+def _cash_and_realized(rules: Rules, fills: Sequence[Fill], at: datetime) -> tuple[Decimal, Decimal]:
+    upto = [f for f in fills if f.at <= at]
+    cash = rules.bankroll + sum((f.cash_delta for f in upto), Decimal(0))
+    return cash, sum((f.realized_pnl for f in upto), Decimal(0))
+
+
+def _snapshot_problem(agent_id: int, snap: PortfolioSnapshotRow, truth: tuple[Decimal, Decimal]) -> str | None:
+    if (snap.cash, snap.realized_pnl) == truth:
+        return None
+    return (
+        f"agent {agent_id}: snapshot at {snap.marked_at.isoformat()} has cash {snap.cash}, realised {snap.realized_pnl}; "
+        f"the fill log gives {truth[0]}, {truth[1]}"
+    )
+
+
+def open_position_counts(books: Mapping[int, AgentBook]) -> int:
+    return sum(len(b.ledger.open_positions()) for b in books.values())

@@ -1,0 +1,80 @@
+"""Marking to market: every open position valued from the latest real prices as of t.
+
+Positions in markets that closed but are not resolved yet are still marked (from their last
+price); a position with no fresh price keeps its last mark flagged stale, and one never priced
+is valued at cost, also stale (``portfolio.valuation``). Each mark writes one
+``portfolio_snapshot`` per agent, with realised and unrealised P/L kept apart.
+
+Marks are idempotent per time bucket (the cohort's mark cadence, counted from its start): a
+second run in the same bucket, or after a crash, writes nothing new.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, select
+
+from arena.db.models import PortfolioSnapshotRow
+from arena.db.upsert import insert_ignore
+from arena.engine.ledger_store import lock_and_check, write_positions
+from arena.engine.runtime import CohortRuntime
+from arena.engine.views import held_markets, latest_prices
+from portfolio import Valuation
+
+MAX_PRICE_AGE = timedelta(days=7)
+
+
+def bucket_start(start: datetime, every: timedelta, at: datetime) -> datetime:
+    """The start of the mark bucket holding ``at`` on the grid ``start + k × every``."""
+    return start + every * ((at - start) // every)
+
+
+def mark_rows(rt: CohortRuntime, at: datetime, agent_ids: Sequence[int] | None = None) -> list[dict[str, object]]:
+    """Re-mark the in-memory ledgers at ``at`` and return their portfolio_snapshot rows."""
+    slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
+    held = held_markets([s.book.ledger for s in slots])
+    prices = latest_prices(rt.source, held, at, MAX_PRICE_AGE) if held else {}
+    return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(prices, at)) for s in slots]
+
+
+def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, object]:
+    return {
+        "agent_id": agent_id,
+        "cohort_id": cohort_id,
+        "marked_at": v.at,
+        "cash": v.cash,
+        "positions_value": v.positions_value,
+        "total_value": v.total_value,
+        "realized_pnl": v.realized_pnl,
+        "unrealized_pnl": v.unrealized_pnl,
+        "open_positions": len(v.positions),
+        "stale_count": v.stale_count,
+    }
+
+
+def persist_marks(session: Session, rt: CohortRuntime, rows: Sequence[dict[str, object]], *, at: datetime) -> None:
+    """Store snapshot rows and the current marks of open positions, fenced like any ledger write."""
+    agent_ids = sorted({int(str(r["agent_id"])) for r in rows})
+    for agent_id in agent_ids:
+        lock_and_check(session, rt.slot(agent_id).book)
+    if rows:
+        insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+    for agent_id in agent_ids:
+        write_positions(session, agent_id, rt.slot(agent_id).book.ledger.open_positions(), at=at)
+
+
+def unmarked_agents(session: Session, rt: CohortRuntime, at: datetime) -> list[int]:
+    """Agents without a snapshot in the bucket holding ``at`` (the live job marks only these)."""
+    start = bucket_start(rt.start, rt.config.marks.every, at)
+    done = set(
+        session.exec(
+            select(PortfolioSnapshotRow.agent_id).where(
+                PortfolioSnapshotRow.cohort_id == rt.cohort_id,
+                col(PortfolioSnapshotRow.marked_at) >= start,
+                col(PortfolioSnapshotRow.marked_at) < start + rt.config.marks.every,
+            )
+        ).all()
+    )
+    return [s.id for s in rt.agents if s.id not in done]

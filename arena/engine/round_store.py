@@ -1,0 +1,66 @@
+"""Storing a round and its snapshot: the markets offered and the exact prices every agent saw."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlmodel import Session, select
+
+from arena.db.models import MarketRow, RoundMarketRow, RoundRow
+from arena.db.types import decimals_to_json
+from arena.db.upsert import insert_ignore
+from arena.market_record import market_row
+from markets.types import Market, MarketSnapshot
+
+
+class SnapshotChanged(RuntimeError):
+    """A re-run of a round saw a different snapshot than the first run: agents would not share it."""
+
+
+def ensure_markets(session: Session, markets: list[Market], at: datetime) -> None:
+    """Store markets the cohort touches (fills and positions reference them); existing rows, e.g.
+    kept fresh by the live sync, are left alone."""
+    if markets:
+        insert_ignore(session, MarketRow, [market_row(m, {}, at) for m in markets], on=["id"])
+
+
+def open_round(session: Session, cohort_id: str, index: int, at: datetime, snapshot: MarketSnapshot) -> int:
+    """Create round ``index`` with its snapshot (or find it, checking it saw the same snapshot)."""
+    digest = snapshot.content_hash()
+    ensure_markets(session, [e.market for e in snapshot.entries], at)
+    insert_ignore(
+        session,
+        RoundRow,
+        [
+            {
+                "cohort_id": cohort_id,
+                "round_index": index,
+                "scheduled_at": at,
+                "status": "running",
+                "snapshot_hash": digest,
+                "market_count": len(snapshot.entries),
+                "started_at": at,
+            }
+        ],
+        on=["cohort_id", "round_index"],
+    )
+    row = session.exec(select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)).one()
+    assert row.id is not None
+    if row.snapshot_hash != digest or row.scheduled_at != at:
+        raise SnapshotChanged(
+            f"cohort {cohort_id} round {index}: stored snapshot {row.snapshot_hash} at {row.scheduled_at.isoformat()} "
+            f"but this run sees {digest} at {at.isoformat()}; refusing to give agents different markets"
+        )
+    rows = [
+        {
+            "round_id": row.id,
+            "market_id": e.market.market_id,
+            "source": e.price.source,
+            "observed_at": e.price.observed_at,
+            "prices_json": decimals_to_json(e.price.prices),
+        }
+        for e in snapshot.entries
+    ]
+    if rows:
+        insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"])
+    return row.id

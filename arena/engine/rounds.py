@@ -1,0 +1,238 @@
+"""One decision round of a cohort, as data flows (DESIGN.md "One round, as data flows").
+
+1. The universe snapshot as of the round time is taken, filtered, hashed and stored; a re-run of
+   the round must find the same hash (the same markets at the same prices) or it stops.
+2. Every unfinished decision is claimed (``claims``) before any agent is asked anything.
+3. Agents are asked concurrently on the same snapshot; ensemble agents (``uses_peers``) go in a
+   second phase with the stated probabilities of the first.
+4. Each answer is validated and executed atomically on the agent's ledger at the snapshot's
+   quotes, and committed in ONE transaction with its fills and position updates, which also
+   proves the claim is still ours (``_commit``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, select
+
+from agents.types import AgentView, Decision
+from arena.db.engine import session_scope
+from arena.db.models import AgentRow, DecisionRow, RoundRow
+from arena.engine.asking import Call, ask_all
+from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, Claim, ClaimLost, claim_round, finish, new_token
+from arena.engine.decisions import decision_values, execute
+from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.round_store import open_round
+from arena.engine.runtime import AgentSlot, CohortRuntime
+from arena.engine.universe import hide_prices, select_universe
+from arena.engine.views import agent_view, latest_prices, portfolio_view
+from arena.engine.quotes import build_quotes
+from markets.types import MarketSnapshot
+
+log = logging.getLogger("arena.engine.rounds")
+
+MAX_PRICE_AGE = timedelta(days=7)
+
+
+@dataclass(frozen=True)
+class RoundReport:
+    """How a round ended. ``status``: done | failed (every agent errored) | busy (some decisions are
+    held by another live runner) | running (interrupted before every agent finished)."""
+
+    round_index: int
+    at: datetime
+    status: str
+    market_count: int
+    statuses: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+
+def round_time(start: datetime, every: timedelta, index: int) -> datetime:
+    return start + every * index
+
+
+async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
+    """Run round ``index`` at ``at``, or finish it if an earlier run was interrupted."""
+    finished = read_report(rt, index, only_final=True)
+    if finished is not None:
+        return finished
+    full = rt.source.snapshot(at)
+    universe = select_universe(full, rt.config.universe, rt.excluded)
+    token = new_token()
+    with session_scope(rt.engine) as session:
+        round_id = open_round(session, rt.cohort_id, index, at, universe)
+        claims = claim_round(
+            session,
+            round_id=round_id,
+            cohort_id=rt.cohort_id,
+            agent_ids=[a.id for a in rt.agents],
+            token=token,
+            now=rt.lease_clock.now(),
+            lease=rt.claim_lease,
+        )
+    if claims.claimed:
+        plan = _Plan(rt, index, at, round_id, full, universe)
+        deadline = asyncio.get_running_loop().time() + rt.config.round_budget.total_seconds()
+        first = [s for s in rt.agents if s.id in claims.claimed and not s.uses_peers]
+        await plan.phase(first, claims.claimed, deadline, peers=None)
+        second = [s for s in rt.agents if s.id in claims.claimed and s.uses_peers]
+        if second:
+            await plan.phase(second, claims.claimed, deadline, peers=_peer_probabilities(rt, round_id))
+    return close_round(rt, round_id, index, at)
+
+
+@dataclass
+class _Plan:
+    """What every agent of the round shares: the snapshot, its visibility, open markets."""
+
+    rt: CohortRuntime
+    index: int
+    at: datetime
+    round_id: int
+    full: MarketSnapshot
+    universe: MarketSnapshot
+
+    def __post_init__(self) -> None:
+        cfg = self.rt.config
+        self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
+        self.shown = self.universe if self.visible else hide_prices(self.universe)
+        self.open_ids = {m.market_id for m in self.rt.source.open_markets(self.at)}
+        self.tradable = {e.market.market_id: e for e in self.full.entries}
+        self.previous = self.at - cfg.schedule.every if self.index > 0 else None
+
+    def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
+        ledger = slot.book.ledger
+        held = {p.market_id for p in ledger.open_positions()}
+        ledger.mark(latest_prices(self.rt.source, held, self.at, MAX_PRICE_AGE), self.at)
+        portfolio = portfolio_view(ledger, self.at, open_markets=self.open_ids, prices_visible=self.visible)
+        return agent_view(
+            name=slot.name,
+            cohort_id=self.rt.cohort_id,
+            round_index=self.index,
+            at=self.at,
+            rules=self.rt.rules,
+            portfolio=portfolio,
+            snapshot=self.shown,
+            prices_visible=self.visible,
+            previous_round_at=self.previous,
+            peers=peers,
+        )
+
+    def quotes_for(self, slot: AgentSlot):  # type: ignore[no-untyped-def]
+        """Quotes for the round's universe plus the open markets the agent holds (so it can sell)."""
+        entries = {e.market.market_id: e for e in self.universe.entries}
+        for position in slot.book.ledger.open_positions():
+            if position.market_id in self.tradable:
+                entries.setdefault(position.market_id, self.tradable[position.market_id])
+        pairs = [(e.market, e.price) for e in entries.values()]
+        return build_quotes(self.rt.config.fills, pairs, venue_of={e.market.market_id: e.market.venue for e in entries.values()})
+
+    async def phase(
+        self,
+        slots: list[AgentSlot],
+        claims: dict[int, Claim],
+        deadline: float,
+        peers: dict[str, dict[str, dict[str, float]]] | None,
+    ) -> None:
+        cfg = self.rt.config
+        calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots]
+        remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
+        answers = await ask_all(calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining)
+        for slot in slots:
+            self.commit(slot, claims[slot.id], answers[slot.name])
+
+    def commit(self, slot: AgentSlot, claim: Claim, decision: Decision) -> None:
+        """Execute and store one agent's decision in one transaction (claim check included)."""
+        book = slot.book
+        cash, max_bet = book.ledger.cash, book.ledger.max_bet()
+        outcome = execute(book.ledger, decision, self.quotes_for(slot), self.at, decision_id=str(claim.decision_id))
+        values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=self.at)
+        try:
+            with session_scope(self.rt.engine) as session:
+                finish(session, claim, values)
+                lock_and_check(session, book)
+                write_fills(session, book, outcome.fills, decision_id=claim.decision_id, at=self.at)
+            committed(book, outcome.fills)
+        except ClaimLost as exc:
+            log.warning("round %s, agent %s: %s; nothing executed by this runner", self.index, slot.name, exc)
+            self.rt.reload([slot.id])
+        except LedgerConflict as exc:
+            self.rt.reload([slot.id])
+            self._record_conflict(claim, decision, str(exc), cash, max_bet)
+        except BaseException:
+            self.rt.reload([slot.id])
+            raise
+
+    def _record_conflict(self, claim: Claim, decision: Decision, message: str, cash, max_bet) -> None:  # type: ignore[no-untyped-def]
+        """Another process moved this agent's ledger mid-round: the decision was made on a stale
+        portfolio, so it is recorded as an error and not executed."""
+        from arena.engine.decisions import Outcome
+
+        failed = Outcome(ERROR, (), f"not executed: {message}", "ledger_conflict")
+        with session_scope(self.rt.engine) as session:
+            finish(session, claim, decision_values(decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.at))
+
+
+def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:
+    """Stated probabilities of the round's finished first-phase agents, read back from the
+    database so an interrupted round resumed later gives the ensemble the very same inputs."""
+    first = {s.id for s in rt.agents if not s.uses_peers}
+    with Session(rt.engine) as session:
+        rows = session.exec(
+            select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
+            .join(DecisionRow, DecisionRow.agent_id == AgentRow.id)  # type: ignore[arg-type]
+            .where(DecisionRow.round_id == round_id, DecisionRow.status == DONE)
+        ).all()
+    return {name: probs for agent_id, name, probs in rows if agent_id in first and probs}
+
+
+def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> RoundReport:
+    """Mark the round done (or failed: every agent errored) once every decision is final."""
+    with session_scope(rt.engine) as session:
+        statuses = _statuses(session, rt, round_id)
+        final = [s for s, _ in statuses.values() if s in FINAL_STATUSES]
+        if len(final) == len(rt.agents):
+            status = "failed" if all(s == ERROR for s in final) else "done"
+            row = session.get(RoundRow, round_id)
+            assert row is not None
+            if row.status not in ("done", "failed"):
+                row.status, row.finished_at = status, at
+                session.add(row)
+    report = read_report(rt, index, only_final=False)
+    assert report is not None
+    if report.failed:
+        log.error("round %s of cohort %s failed: every agent errored (%s)", index, rt.cohort_id, report.errors)
+    return report
+
+
+def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
+    with Session(rt.engine) as session:
+        row = session.exec(select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)).first()
+        if row is None or row.id is None or (only_final and row.status not in ("done", "failed")):
+            return None
+        statuses = _statuses(session, rt, row.id)
+    busy = any(s not in FINAL_STATUSES for s, _ in statuses.values()) or len(statuses) < len(rt.agents)
+    return RoundReport(
+        round_index=index,
+        at=row.scheduled_at,
+        status=row.status if row.status in ("done", "failed") else ("busy" if busy else row.status),
+        market_count=row.market_count or 0,
+        statuses={name: s for name, (s, _) in statuses.items()},
+        errors={name: e for name, (s, e) in statuses.items() if e},
+    )
+
+
+def _statuses(session: Session, rt: CohortRuntime, round_id: int) -> dict[str, tuple[str, str | None]]:
+    names = {s.id: s.name for s in rt.agents}
+    rows = session.exec(
+        select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(DecisionRow.round_id == round_id)
+    ).all()
+    return {names[a]: (status, error) for a, status, error in rows if a in names}

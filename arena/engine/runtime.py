@@ -1,0 +1,126 @@
+"""A cohort ready to run: its frozen config, its agents' bettors and in-memory ledgers, its source.
+
+Everything is rebuilt from the database (config from the cohort row, ledgers from the fill log),
+never from the TOML file, so a cohort resumed after a crash or run by a second process behaves
+exactly like the first: same agents, same models, same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+import httpx
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from agents.registry import build_bettor
+from agents.types import Bettor
+from arena.clock import Clock, SystemClock
+from arena.config import CohortConfig, config_from_frozen
+from arena.db.engine import session_scope
+from arena.db.models import AgentRow, CohortRow
+from arena.engine.ledger_store import AgentBook, load_books
+from arena.engine.leakage import excluded_markets
+from markets.types import MarketSource
+from portfolio import Rules
+
+
+class CohortNotFound(LookupError):
+    pass
+
+
+@dataclass
+class AgentSlot:
+    """One agent of the cohort: its row id, name, bettor and ledger."""
+
+    id: int
+    name: str
+    kind: str
+    bettor: Bettor
+    book: AgentBook
+
+    @property
+    def uses_peers(self) -> bool:
+        return bool(getattr(self.bettor, "uses_peers", False))
+
+
+@dataclass
+class CohortRuntime:
+    engine: Engine
+    cohort_id: str
+    config: CohortConfig
+    source: MarketSource
+    agents: list[AgentSlot]
+    excluded: frozenset[str] = frozenset()
+    # Wall clock for claim leases (process liveness), whatever clock drives the cohort.
+    lease_clock: Clock = field(default_factory=SystemClock)
+    lease: timedelta | None = None
+
+    @property
+    def rules(self) -> Rules:
+        return self.config.rules.to_rules()
+
+    @property
+    def start(self) -> datetime:
+        assert self.config.start is not None, "a launched cohort always has its start frozen"
+        return self.config.start
+
+    @property
+    def claim_lease(self) -> timedelta:
+        """How long a claim protects a decision: the whole round budget plus one call, by default."""
+        return self.lease or (self.config.round_budget + self.config.call_timeout)
+
+    def slot(self, agent_id: int) -> AgentSlot:
+        return next(s for s in self.agents if s.id == agent_id)
+
+    def reload(self, agent_ids: list[int] | None = None) -> None:
+        """Rebuild ledgers from the database (after a failed commit, or another writer's change)."""
+        ids = agent_ids or [s.id for s in self.agents]
+        with Session(self.engine) as session:
+            books = load_books(session, self.rules, ids)
+        for agent_id, book in books.items():
+            self.slot(agent_id).book = book
+
+
+def load_runtime(
+    engine: Engine,
+    cohort_id: str,
+    *,
+    source: MarketSource,
+    environ: Mapping[str, str],
+    http_client: httpx.AsyncClient | None = None,
+    lease_clock: Clock | None = None,
+) -> CohortRuntime:
+    """The cohort ``cohort_id`` with bettors built from its frozen agent settings."""
+    with session_scope(engine, write=False) as session:
+        cohort = session.get(CohortRow, cohort_id)
+        if cohort is None:
+            raise CohortNotFound(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+        config = config_from_frozen(cohort.config_json)
+        rows = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))).all()
+        books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
+    agents = [
+        AgentSlot(
+            id=row.id,
+            name=row.name,
+            kind=row.kind,
+            bettor=build_bettor(
+                row.name, row.kind, row.settings_json, seed=cohort.seed, environ=environ, http_client=http_client
+            ),
+            book=books[row.id],
+        )
+        for row in rows
+        if row.id is not None
+    ]
+    return CohortRuntime(
+        engine=engine,
+        cohort_id=cohort_id,
+        config=config,
+        source=source,
+        agents=agents,
+        excluded=excluded_markets(config, source),
+        lease_clock=lease_clock or SystemClock(),
+    )
+

@@ -1,0 +1,90 @@
+"""Settlement: a resolution pays out every open position of the market, per cohort, atomically.
+
+One transaction per (market, cohort) settles every agent holding the market, so a cohort never
+shows one agent paid and another not. ``Ledger.settle`` is a no-op for a market already
+settled, and the database allows one settlement fill per position, so re-running the job (or
+two jobs at once) cannot pay twice. A resolution the ledger cannot apply (e.g. a winner that is
+not one of the outcomes held) is deferred, logged, and listed by ``arena markets pending``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from arena.db.engine import session_scope
+from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.runtime import AgentSlot, CohortRuntime
+from arena.market_record import resolution_row, write_resolutions
+from markets.types import Resolution
+from portfolio import Fill
+
+log = logging.getLogger("arena.engine.settlement")
+
+
+@dataclass
+class SettlementReport:
+    settled: dict[str, int] = field(default_factory=dict)  # market id -> positions settled
+    deferred: dict[str, str] = field(default_factory=dict)  # market id -> why
+
+
+def settle(rt: CohortRuntime, resolutions: Iterable[Resolution], at: datetime) -> SettlementReport:
+    """Apply each resolution to the cohort's agents that hold the market."""
+    report = SettlementReport()
+    for resolution in resolutions:
+        holders = [s for s in rt.agents if _holds(s, resolution.market_id)]
+        if holders:
+            _settle_market(rt, resolution, holders, at, report)
+    return report
+
+
+def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: datetime) -> None:
+    """Store resolutions of markets the cohort has offered (scoring needs them even where nobody
+    bet); a row already present, e.g. an operator override, is never replaced."""
+    if resolutions:
+        with session_scope(rt.engine) as session:
+            write_resolutions(session, [resolution_row(r, at, None) for r in resolutions])
+
+
+def _holds(slot: AgentSlot, market_id: str) -> bool:
+    return any(p.market_id == market_id for p in slot.book.ledger.open_positions())
+
+
+def _settle_market(
+    rt: CohortRuntime, resolution: Resolution, holders: list[AgentSlot], at: datetime, report: SettlementReport
+) -> None:
+    for attempt in (1, 2):
+        try:
+            fills = {s.id: _settle_one(s, resolution, at) for s in holders}
+        except ValueError as exc:
+            rt.reload([s.id for s in holders])
+            report.deferred[resolution.market_id] = str(exc)
+            log.warning("deferred settlement of %s in cohort %s: %s", resolution.market_id, rt.cohort_id, exc)
+            return
+        try:
+            with session_scope(rt.engine) as session:
+                write_resolutions(session, [resolution_row(resolution, at, None)])
+                for slot in holders:
+                    lock_and_check(session, slot.book)
+                    write_fills(session, slot.book, fills[slot.id], decision_id=None, at=at)
+        except LedgerConflict:
+            rt.reload([s.id for s in holders])
+            holders = [s for s in holders if _holds(s, resolution.market_id)]
+            if not holders:
+                return  # another runner settled it meanwhile
+            if attempt == 2:
+                raise
+            continue
+        except BaseException:
+            rt.reload([s.id for s in holders])
+            raise
+        for slot in holders:
+            committed(slot.book, fills[slot.id])
+        report.settled[resolution.market_id] = sum(len(f) for f in fills.values())
+        return
+
+
+def _settle_one(slot: AgentSlot, resolution: Resolution, at: datetime) -> list[Fill]:
+    return slot.book.ledger.settle(resolution.market_id, resolution.payouts, at, void=resolution.is_void)

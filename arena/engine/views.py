@@ -1,0 +1,73 @@
+"""What an agent is shown: the round's snapshot and its own portfolio, and nothing else.
+
+When the cohort hides prices, both the snapshot and the portfolio are stripped of them: held
+positions are shown at cost (flagged stale) rather than at a mark that would reveal the price.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from datetime import datetime, timedelta
+
+from agents.types import AgentView, PortfolioView, PositionView
+from markets.types import MarketSnapshot, MarketSource
+from portfolio import Ledger, Rules
+
+
+def latest_prices(
+    source: MarketSource, market_ids: Collection[str], at: datetime, max_age: timedelta
+) -> dict[str, dict[str, object]]:
+    """Per-outcome prices of ``market_ids`` no older than ``max_age`` (older ones are left out, so
+    the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
+    found = source.latest_prices(sorted(market_ids), at)
+    return {m: dict(p.prices) for m, p in found.items() if at - p.observed_at <= max_age}
+
+
+def portfolio_view(ledger: Ledger, at: datetime, *, open_markets: Collection[str], prices_visible: bool) -> PortfolioView:
+    valuation = ledger.valuation(at)
+    positions = tuple(
+        PositionView(
+            position_id=p.position_id,
+            market_id=p.market_id,
+            outcome=p.outcome,
+            shares=p.shares,
+            cost_basis=p.cost_basis,
+            mark_price=p.price if prices_visible else None,
+            value=p.value if prices_visible else p.cost_basis,
+            stale=p.stale or not prices_visible,
+            market_open=p.market_id in open_markets,
+        )
+        for p in valuation.positions
+    )
+    return PortfolioView(cash=ledger.cash, max_bet=ledger.max_bet(), positions=positions)
+
+
+def agent_view(
+    *,
+    name: str,
+    cohort_id: str,
+    round_index: int,
+    at: datetime,
+    rules: Rules,
+    portfolio: PortfolioView,
+    snapshot: MarketSnapshot,
+    prices_visible: bool,
+    previous_round_at: datetime | None,
+    peers: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+) -> AgentView:
+    return AgentView(
+        agent_id=name,
+        cohort_id=cohort_id,
+        round_index=round_index,
+        now=at,
+        rules=rules,
+        portfolio=portfolio,
+        snapshot=snapshot,
+        prices_visible=prices_visible,
+        peer_probabilities=peers or {},
+        previous_round_at=previous_round_at,
+    )
+
+
+def held_markets(ledgers: Sequence[Ledger]) -> set[str]:
+    return {p.market_id for ledger in ledgers for p in ledger.open_positions()}

@@ -1,0 +1,293 @@
+"""Stored markets, price snapshots and resolutions: domain objects to rows and back, idempotent writes.
+
+Shared by the live sync (writes), the database-backed market source (reads) and the replay
+export. Writes never commit (the caller's unit of work does) and are keyed on the tables'
+unique constraints, so a re-run or a second process cannot duplicate a market, a snapshot or a
+resolution. Decimals travel through JSON columns as exact strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Any
+
+from sqlalchemy import Subquery, and_, func
+from sqlmodel import Session, col, select
+
+from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
+from arena.db.types import MONEY_SCALE, decimals_from_json, decimals_to_json
+from arena.db.upsert import insert_ignore, upsert
+from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
+
+_MONEY_QUANTUM = Decimal(1).scaleb(-MONEY_SCALE)
+# Market columns a sync refreshes; ``first_seen_at`` is set once, on insert.
+MARKET_UPDATE_COLUMNS = (
+    "question",
+    "description",
+    "outcomes_json",
+    "open_time",
+    "close_time",
+    "category",
+    "volume",
+    "liquidity",
+    "url",
+    "token_ids_json",
+    "raw_json",
+    "updated_at",
+)
+
+
+def market_row(market: Market, raw: Mapping[str, Any], seen_at: datetime) -> dict[str, Any]:
+    """Column values of a market as synced at ``seen_at`` (volumes rounded to the column's 1e-6)."""
+    return {
+        "id": market.market_id,
+        "venue": market.venue.value,
+        "venue_id": market.venue_id,
+        "question": market.question,
+        "description": market.description,
+        "outcomes_json": list(market.outcomes),
+        "open_time": market.open_time,
+        "close_time": market.close_time,
+        "resolution_time": market.resolution_time,
+        "category": market.category,
+        "volume": _money(market.volume),
+        "liquidity": _money(market.liquidity),
+        "url": market.url,
+        "token_ids_json": dict(market.token_ids),
+        "raw_json": dict(raw),
+        "first_seen_at": seen_at,
+        "updated_at": seen_at,
+    }
+
+
+def market_from_row(row: MarketRow) -> Market:
+    return Market(
+        venue=Venue(row.venue),
+        venue_id=row.venue_id,
+        question=row.question,
+        outcomes=tuple(row.outcomes_json),
+        description=row.description,
+        open_time=row.open_time,
+        close_time=row.close_time,
+        resolution_time=row.resolution_time,
+        category=row.category,
+        volume=row.volume,
+        liquidity=row.liquidity,
+        url=row.url,
+        token_ids=dict(row.token_ids_json),
+    )
+
+
+def snapshot_row(snapshot: PriceSnapshot, raw: Any) -> dict[str, Any]:
+    return {
+        "market_id": snapshot.market_id,
+        "source": snapshot.source,
+        "observed_at": snapshot.observed_at,
+        "prices_json": decimals_to_json(snapshot.prices),
+        "bids_json": decimals_to_json(snapshot.bids),
+        "asks_json": decimals_to_json(snapshot.asks),
+        "raw_json": raw,
+    }
+
+
+def snapshot_from_row(row: MarketSnapshotRow) -> PriceSnapshot:
+    where = f"market_snapshot {row.id}"
+    return PriceSnapshot(
+        market_id=row.market_id,
+        prices=decimals_from_json(row.prices_json, field=f"{where} prices_json"),
+        observed_at=row.observed_at,
+        source=row.source,
+        bids=decimals_from_json(row.bids_json, field=f"{where} bids_json"),
+        asks=decimals_from_json(row.asks_json, field=f"{where} asks_json"),
+        raw_ref=f"market_snapshot:{row.id}",
+    )
+
+
+def resolution_row(resolution: Resolution, detected_at: datetime, raw: Any) -> dict[str, Any]:
+    return {
+        "market_id": resolution.market_id,
+        "kind": resolution.kind.value,
+        "payouts_json": decimals_to_json(resolution.payouts),
+        "resolved_at": resolution.resolved_at,
+        "detected_at": detected_at,
+        "source": resolution.source,
+        "raw_json": raw,
+    }
+
+
+def resolution_from_row(row: ResolutionRow) -> Resolution:
+    """The stored resolution, effective from when the arena knew it: max(venue time, detection).
+
+    A resolution cannot act before the arena learned of it, or a replay of stored data would
+    settle markets that the live rounds, at that time, still saw open.
+    """
+    return Resolution(
+        market_id=row.market_id,
+        kind=ResolutionKind(row.kind),
+        payouts=decimals_from_json(row.payouts_json, field=f"resolution {row.id} payouts_json"),
+        resolved_at=max(row.resolved_at, row.detected_at),
+        source=row.source,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """What the database holds for one market, for change detection during a sync."""
+
+    row: dict[str, Any]
+    latest: Mapping[str, PriceSnapshot]  # by source
+    resolved: bool
+
+
+def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored]:
+    """Stored rows, latest snapshot per source and resolution flag for ``market_ids``."""
+    if not market_ids:
+        return {}
+    rows = session.exec(select(MarketRow).where(col(MarketRow.id).in_(market_ids))).all()
+    resolved = set(
+        session.exec(select(ResolutionRow.market_id).where(col(ResolutionRow.market_id).in_(market_ids))).all()
+    )
+    latest: dict[str, dict[str, PriceSnapshot]] = {}
+    for snap in latest_snapshots(session, market_ids, sources=None, as_of=None):
+        latest.setdefault(snap.market_id, {})[snap.source] = snap
+    return {
+        r.id: Stored({c: getattr(r, c) for c in MARKET_UPDATE_COLUMNS}, latest.get(r.id, {}), r.id in resolved)
+        for r in rows
+    }
+
+
+def latest_keys(
+    *, sources: Sequence[str] | None, as_of: datetime | None, since: datetime | None = None
+) -> Subquery:
+    """(market_id, source, observed_at) of the newest snapshot per market and source, at or
+    before ``as_of`` (None: the newest of all) and not older than ``since``."""
+    newest = select(
+        MarketSnapshotRow.market_id,
+        MarketSnapshotRow.source,
+        func.max(MarketSnapshotRow.observed_at).label("observed_at"),
+    )
+    if sources is not None:
+        newest = newest.where(col(MarketSnapshotRow.source).in_(sources))
+    if as_of is not None:
+        newest = newest.where(col(MarketSnapshotRow.observed_at) <= as_of)
+    if since is not None:
+        newest = newest.where(col(MarketSnapshotRow.observed_at) >= since)
+    return newest.group_by(MarketSnapshotRow.market_id, MarketSnapshotRow.source).subquery()
+
+
+def is_latest(keys: Subquery) -> Any:
+    """Join condition of ``market_snapshot`` onto ``latest_keys``."""
+    return and_(
+        MarketSnapshotRow.market_id == keys.c.market_id,
+        MarketSnapshotRow.source == keys.c.source,
+        MarketSnapshotRow.observed_at == keys.c.observed_at,
+    )
+
+
+def latest_snapshots(
+    session: Session,
+    market_ids: Sequence[str],
+    *,
+    sources: Sequence[str] | None,
+    as_of: datetime | None,
+) -> list[PriceSnapshot]:
+    """The newest snapshot per (market, source) of ``market_ids`` at or before ``as_of``."""
+    keys = latest_keys(sources=sources, as_of=as_of)
+    found: list[PriceSnapshot] = []
+    for part in chunks(market_ids):
+        query = select(MarketSnapshotRow).join(keys, is_latest(keys)).where(col(MarketSnapshotRow.market_id).in_(part))
+        found.extend(snapshot_from_row(row) for row in session.exec(query))
+    return found
+
+
+def chunks(items: Sequence[str], size: int = 900) -> list[Sequence[str]]:
+    """Slices small enough for any backend's limit on bound parameters per statement."""
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def tracked_markets(session: Session, venue: Venue) -> dict[str, str]:
+    """Unresolved markets of ``venue`` the arena already stores: market id -> venue id.
+
+    They keep being refreshed even after they drop out of the top-N, because agents may hold them.
+    """
+    query = (
+        select(MarketRow.id, MarketRow.venue_id)
+        .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
+        .where(MarketRow.venue == venue.value, col(ResolutionRow.id).is_(None))
+    )
+    return {market_id: venue_id for market_id, venue_id in session.exec(query).all()}
+
+
+def existing_markets(session: Session, market_ids: Sequence[str]) -> set[str]:
+    """Which of ``market_ids`` are stored."""
+    found: set[str] = set()
+    for part in chunks(market_ids):
+        found.update(session.exec(select(MarketRow.id).where(col(MarketRow.id).in_(part))).all())
+    return found
+
+
+def stored_raw(session: Session, market_ids: Iterable[str]) -> dict[str, Any]:
+    """The last raw venue payload of each market (e.g. to find Polymarket's Gamma id)."""
+    ids = list(market_ids)
+    if not ids:
+        return {}
+    query = select(MarketRow.id, MarketRow.raw_json).where(col(MarketRow.id).in_(ids))
+    return dict(session.exec(query).all())
+
+
+def write_markets(session: Session, rows: Sequence[dict[str, Any]]) -> int:
+    return upsert(session, MarketRow, rows, on=["id"], update=MARKET_UPDATE_COLUMNS) if rows else 0
+
+
+def write_snapshots(session: Session, rows: Sequence[dict[str, Any]]) -> int:
+    return insert_ignore(session, MarketSnapshotRow, rows, on=["market_id", "source", "observed_at"]) if rows else 0
+
+
+def write_resolutions(session: Session, rows: Sequence[dict[str, Any]]) -> int:
+    """Insert new resolutions; an existing one (e.g. a manual override) is never replaced."""
+    return insert_ignore(session, ResolutionRow, rows, on=["market_id"]) if rows else 0
+
+
+def _money(value: Decimal | None) -> Decimal | None:
+    return None if value is None else value.quantize(_MONEY_QUANTUM, rounding=ROUND_HALF_EVEN)
+
+
+def recorded_data(
+    session: Session, venues: Sequence[Venue], accounting: Sequence[str], history: Sequence[str]
+) -> tuple[list[Market], list[PriceSnapshot], list[Resolution]]:
+    """Everything sync stored for ``venues``, shaped for a replay dataset.
+
+    Prices: every accounting snapshot, plus backfilled history for binary markets (a replay may
+    give a binary market its YES price alone). An accounting price wins a tie in time. Markets
+    without any price are left out (a replay market opens at its first price).
+    """
+    names = [v.value for v in venues]
+    rows = session.exec(select(MarketRow).where(col(MarketRow.venue).in_(names))).all()
+    markets = {r.id: market_from_row(r) for r in rows}
+    snapshots = session.exec(
+        select(MarketSnapshotRow)
+        .join(MarketRow, col(MarketRow.id) == col(MarketSnapshotRow.market_id))
+        .where(col(MarketRow.venue).in_(names), col(MarketSnapshotRow.source).in_([*accounting, *history]))
+    ).all()
+    prices: dict[tuple[str, datetime], PriceSnapshot] = {}
+    for row in snapshots:
+        is_accounting = row.source in accounting
+        if not is_accounting and not markets[row.market_id].is_binary:
+            continue
+        key = (row.market_id, row.observed_at)
+        if key not in prices or is_accounting:
+            prices[key] = snapshot_from_row(row)
+    priced = {market_id for market_id, _ in prices}
+    resolutions = session.exec(
+        select(ResolutionRow)
+        .join(MarketRow, col(MarketRow.id) == col(ResolutionRow.market_id))
+        .where(col(MarketRow.venue).in_(names))
+    ).all()
+    return (
+        [m for market_id, m in markets.items() if market_id in priced],
+        list(prices.values()),
+        [resolution_from_row(r) for r in resolutions if r.market_id in priced],
+    )

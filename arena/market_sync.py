@@ -1,0 +1,243 @@
+"""``arena markets sync``: keep a live venue's stored markets, prices and resolutions current.
+
+One run, for one venue:
+1. the venue's collector lists open markets, keeps the top N by volume that pass the filters,
+   refreshes every stored unresolved market (agents may hold markets that left the top N),
+   reads accounting prices and detects resolutions;
+2. markets seen for the first time get a short price history, so momentum exists from round 1;
+3. everything is written in batches, one transaction per batch, idempotently: a market row is
+   written only when its content changed, a snapshot only when its prices changed or the last
+   one is older than ``refresh_after`` (so an immediate re-run writes nothing), a resolution
+   only once (a manual override is never replaced).
+
+A market that fails (bad payload, no price) is logged with the reason and skipped; the others
+carry on. No price is ever filled in: a market without a valid price gets no snapshot.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any, Protocol
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from arena.clock import Clock
+from arena.db.engine import session_scope
+from arena.market_record import (
+    Stored,
+    existing_markets,
+    load_stored,
+    market_row,
+    resolution_row,
+    snapshot_row,
+    stored_raw,
+    tracked_markets,
+    write_markets,
+    write_resolutions,
+    write_snapshots,
+)
+from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MIN_LIQUIDITY = {Venue.POLYMARKET: Decimal(1000), Venue.MANIFOLD: Decimal(100)}
+
+
+@dataclass(frozen=True, slots=True)
+class SyncSettings:
+    """What a sync keeps. Liquidity is in the venue's unit (USDC on Polymarket, mana on Manifold)."""
+
+    top_n: int = 500
+    min_liquidity: Decimal | None = None  # None: the venue's default above
+    max_days_to_close: float | None = 180
+    min_price: Decimal = Decimal("0.02")  # a market priced outside [min, max] is already decided
+    max_price: Decimal = Decimal("0.98")
+    fetch_books: bool = True
+    history_days: int = 7  # backfill for new markets; 0 turns it off
+    history_fidelity_minutes: int = 60
+    refresh_after: timedelta = timedelta(minutes=10)
+    discovery: str = "markets"  # Polymarket: list via /markets/keyset or /events/keyset
+    manifold_scan: int = 2000  # Manifold: how many recently traded markets to consider
+    concurrency: int = 8
+    write_batch: int = 500
+
+    def liquidity_floor(self, venue: Venue) -> Decimal:
+        return self.min_liquidity if self.min_liquidity is not None else DEFAULT_MIN_LIQUIDITY[venue]
+
+
+@dataclass
+class Observation:
+    """What one run learned about one market: its payload, prices to record, maybe its resolution."""
+
+    market: Market
+    raw: Mapping[str, Any]
+    snapshots: list[tuple[PriceSnapshot, Any]] = field(default_factory=list)  # (snapshot, its raw)
+    resolution: Resolution | None = None
+    history: list[PriceSnapshot] = field(default_factory=list)
+
+
+@dataclass
+class SyncReport:
+    venue: Venue
+    observed_at: datetime
+    listed: int = 0
+    selected: int = 0
+    refreshed: int = 0
+    markets_written: int = 0
+    snapshots_written: int = 0
+    history_written: int = 0
+    resolutions_written: int = 0
+    undecided: list[Undecided] = field(default_factory=list)
+    problems: list[tuple[str, str]] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def problem(self, subject: str, reason: str) -> None:
+        """A market (or request) that could not be synced: one clear log line, and counted."""
+        log.warning("sync %s: %s: %s", self.venue.value, subject, reason)
+        self.problems.append((subject, reason))
+
+    def pending(self, undecided: Undecided) -> None:
+        log.info("sync %s: %s not resolved yet: %s", self.venue.value, undecided.market_id, undecided.reason)
+        self.undecided.append(undecided)
+
+
+class Progress(Protocol):
+    def stage(self, name: str, total: int | None) -> None: ...
+
+    def advance(self, amount: int = 1) -> None: ...
+
+
+class NoProgress:
+    def stage(self, name: str, total: int | None) -> None:
+        return None
+
+    def advance(self, amount: int = 1) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Tracked:
+    """Stored unresolved markets of the venue (id -> venue id), and their last raw payload on demand."""
+
+    ids: Mapping[str, str]
+    raw: Callable[[Iterable[str]], dict[str, Any]]
+
+
+class Collector(Protocol):
+    venue: Venue
+
+    async def collect(
+        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+    ) -> list[Observation]: ...
+
+    async def backfill(
+        self, markets: Sequence[Market], now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress
+    ) -> dict[str, list[PriceSnapshot]]: ...
+
+
+def exclusion(market: Market, prices: Mapping[str, Decimal], now: datetime, settings: SyncSettings) -> str | None:
+    """Why a listed market is not kept (None: it is): closed, too far out, too thin, or decided."""
+    if market.close_time is not None and market.close_time <= now:
+        return "closes before now"
+    if settings.max_days_to_close is not None and market.close_time is not None:
+        if market.close_time > now + timedelta(days=settings.max_days_to_close):
+            return f"closes more than {settings.max_days_to_close:g} days out"
+    floor = settings.liquidity_floor(market.venue)
+    if market.liquidity is None or market.liquidity < floor:
+        return f"liquidity {market.liquidity} below {floor}"
+    if any(p < settings.min_price or p > settings.max_price for p in prices.values()):
+        return f"price outside [{settings.min_price}, {settings.max_price}]: already decided"
+    return None
+
+
+async def run_sync(
+    engine: Engine, collector: Collector, clock: Clock, settings: SyncSettings, progress: Progress | None = None
+) -> SyncReport:
+    """Sync one venue into the database and say what happened."""
+    started = time.perf_counter()
+    progress = progress or NoProgress()
+    now = clock.now()
+    report = SyncReport(collector.venue, now)
+    with session_scope(engine, write=False) as session:
+        ids = tracked_markets(session, collector.venue)
+    tracked = Tracked(ids, lambda wanted: _read_raw(engine, wanted))
+    observations = await collector.collect(now, tracked, settings, report, progress)
+    with session_scope(engine, write=False) as session:
+        known = existing_markets(session, [o.market.market_id for o in observations if o.market.market_id not in ids])
+    fresh = [o.market for o in observations if o.snapshots and o.market.market_id not in known | ids.keys()]
+    if fresh and settings.history_days > 0:
+        histories = await collector.backfill(fresh, now, settings, report, progress)
+        for obs in observations:
+            obs.history = histories.get(obs.market.market_id, [])
+    _write(engine, observations, now, settings, report, progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _read_raw(engine: Engine, market_ids: Iterable[str]) -> dict[str, Any]:
+    with session_scope(engine, write=False) as session:
+        return stored_raw(session, market_ids)
+
+
+def _write(
+    engine: Engine,
+    observations: list[Observation],
+    now: datetime,
+    settings: SyncSettings,
+    report: SyncReport,
+    progress: Progress,
+) -> None:
+    progress.stage("writing", len(observations))
+    for start in range(0, len(observations), settings.write_batch):
+        batch = observations[start : start + settings.write_batch]
+        try:
+            with session_scope(engine) as session:
+                stored = load_stored(session, [o.market.market_id for o in batch])
+                markets, snapshots, history, resolutions = _rows(batch, stored, now, settings)
+                report.markets_written += write_markets(session, markets)
+                report.snapshots_written += write_snapshots(session, snapshots)
+                report.history_written += write_snapshots(session, history)
+                report.resolutions_written += write_resolutions(session, resolutions)
+        except (SQLAlchemyError, ValueError) as exc:
+            first, final = batch[0].market.market_id, batch[-1].market.market_id
+            report.problem(f"batch {first}..{final}", f"not written: {exc}")
+        progress.advance(len(batch))
+
+
+def _rows(
+    batch: list[Observation], stored: Mapping[str, Stored], now: datetime, settings: SyncSettings
+) -> tuple[list[dict[str, Any]], ...]:
+    markets, snapshots, history, resolutions = [], [], [], []
+    for obs in batch:
+        previous = stored.get(obs.market.market_id)
+        row = market_row(obs.market, obs.raw, now)
+        if previous is None or any(row[c] != previous.row[c] for c in previous.row if c != "updated_at"):
+            markets.append(row)
+        latest = previous.latest if previous else {}
+        snapshots += [snapshot_row(s, raw) for s, raw in obs.snapshots if _worth_writing(s, latest, settings)]
+        history += [snapshot_row(s, None) for s in obs.history]
+        if obs.resolution is not None and not (previous and previous.resolved):
+            resolutions.append(resolution_row(obs.resolution, now, dict(obs.raw)))
+    return markets, snapshots, history, resolutions
+
+
+def _worth_writing(snapshot: PriceSnapshot, latest: Mapping[str, PriceSnapshot], settings: SyncSettings) -> bool:
+    """New information: the first of its source, changed prices, or a heartbeat after ``refresh_after``."""
+    before = latest.get(snapshot.source)
+    if before is None:
+        return True
+    if snapshot.observed_at <= before.observed_at:
+        return False
+    same = (
+        dict(snapshot.prices) == dict(before.prices)
+        and dict(snapshot.bids) == dict(before.bids)
+        and dict(snapshot.asks) == dict(before.asks)
+    )
+    return not same or snapshot.observed_at - before.observed_at >= settings.refresh_after

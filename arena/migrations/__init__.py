@@ -1,0 +1,1 @@
+"""Alembic migrations of the arena database; run through ``arena.db.migrate``."""

@@ -1,0 +1,1 @@
+"""Alembic revisions (a package so that the installed distribution ships them)."""

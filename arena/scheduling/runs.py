@@ -1,0 +1,79 @@
+"""Running one job once: claim its time bucket, run the body, record the outcome in ``job_run``.
+
+The bucket claim (unique job + bucket) is what makes a job run at most once per period even if
+two processes fire it: the loser sees the claim and skips. Failures are recorded, logged and
+re-raised as ``JobFailed`` so the scheduler's listener and ``arena status`` both see them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import Engine, update
+
+from arena.clock import Clock
+from arena.db.engine import session_scope
+from arena.db.models import JobRunRow
+from arena.db.upsert import insert_ignore
+
+log = logging.getLogger("arena.jobs")
+
+JobBody = Callable[[Engine, Clock], str]
+
+
+class JobFailed(RuntimeError):
+    """A job body raised; the message is the one-line reason stored in ``job_run``."""
+
+
+@dataclass(frozen=True, slots=True)
+class JobSpec:
+    """A named periodic job: ``body`` returns a one-line summary or raises on failure."""
+
+    name: str
+    every: timedelta
+    body: JobBody
+    help: str
+
+
+def bucket_of(when: datetime, every: timedelta) -> datetime:
+    """The start of the period containing ``when`` (periods aligned on the Unix epoch)."""
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    return epoch + ((when - epoch) // every) * every
+
+
+def run_once(spec: JobSpec, engine: Engine, clock: Clock) -> bool:
+    """Run ``spec`` for the current bucket unless another runner already claimed it.
+
+    Returns False when skipped. Raises ``JobFailed`` (after recording it) when the body fails.
+    """
+    started = clock.now()
+    bucket = bucket_of(started, spec.every)
+    with session_scope(engine) as session:
+        claimed = insert_ignore(
+            session, JobRunRow, [{"job": spec.name, "bucket": bucket, "started_at": started}], on=("job", "bucket")
+        )
+    if not claimed:
+        log.info("job %s: bucket %s already claimed by another runner; skipped", spec.name, bucket.isoformat())
+        return False
+    try:
+        message, ok = spec.body(engine, clock), True
+    except Exception as exc:  # recorded and re-raised: a failed job must never look like success
+        message, ok = f"{type(exc).__name__}: {exc}", False
+    _finish(engine, spec.name, bucket, clock.now(), ok, message)
+    if not ok:
+        log.error("job %s failed: %s", spec.name, message)
+        raise JobFailed(f"{spec.name}: {message}")
+    log.info("job %s: %s", spec.name, message)
+    return True
+
+
+def _finish(engine: Engine, job: str, bucket: datetime, at: datetime, ok: bool, message: str) -> None:
+    with session_scope(engine) as session:
+        session.execute(
+            update(JobRunRow)
+            .where(JobRunRow.job == job, JobRunRow.bucket == bucket)  # type: ignore[arg-type]
+            .values(finished_at=at, ok=ok, message=message[:2000])
+        )

@@ -1,0 +1,74 @@
+"""``arena serve``: a lease-guarded APScheduler with its job store in the arena database.
+
+A standby process polls the lease; the holder runs ``BackgroundScheduler`` whose jobs are
+persisted (so next run times survive restarts), coalesced (a backlog of missed runs fires once)
+and allowed to run late within ``misfire_grace``. Catch-up of missed *decision rounds* does not
+depend on APScheduler: the rounds job runs every round that is due and not yet done.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from datetime import timedelta
+
+from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+from apscheduler.schedulers.background import BackgroundScheduler
+from sqlalchemy import Engine
+
+from arena.clock import Clock
+from arena.scheduling import lease
+from arena.scheduling.jobs import JOBS
+
+log = logging.getLogger("arena.serve")
+
+JOBSTORE_TABLE = "apscheduler_jobs"
+LEASE_TTL = timedelta(seconds=60)
+
+
+def build_scheduler(engine: Engine, misfire_grace: timedelta) -> BackgroundScheduler:
+    """A scheduler whose jobs (one per ``JOBS`` entry) live in the arena database."""
+    scheduler = BackgroundScheduler(
+        jobstores={"default": SQLAlchemyJobStore(engine=engine, tablename=JOBSTORE_TABLE)},
+        job_defaults={
+            "coalesce": True,
+            "max_instances": 1,
+            "misfire_grace_time": int(misfire_grace.total_seconds()),
+        },
+        timezone="UTC",
+    )
+    for spec in JOBS.values():
+        scheduler.add_job(
+            "arena.scheduling.jobs:run_named",
+            "interval",
+            args=[spec.name],
+            id=spec.name,
+            name=spec.help,
+            seconds=int(spec.every.total_seconds()),
+            replace_existing=True,
+        )
+    return scheduler
+
+
+def serve(engine: Engine, clock: Clock, owner: str, stop: threading.Event, *, poll: float = 5.0) -> None:
+    """Run until ``stop`` is set: lead when the lease is free, else stand by; release on exit."""
+    scheduler: BackgroundScheduler | None = None
+    try:
+        while not stop.is_set():
+            leading = lease.try_acquire(engine, owner, clock.now(), LEASE_TTL)
+            if leading and scheduler is None:
+                log.info("serve %s: leader; starting the scheduler", owner)
+                scheduler = build_scheduler(engine, misfire_grace=timedelta(hours=1))
+                scheduler.start()
+            elif not leading and scheduler is not None:
+                log.warning("serve %s: lost the lease; stopping the scheduler", owner)
+                scheduler.shutdown(wait=True)
+                scheduler = None
+            elif not leading:
+                log.debug("serve %s: standby; another process holds the lease", owner)
+            stop.wait(poll)
+    finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=True)
+        lease.release(engine, owner)
+        log.info("serve %s: stopped", owner)

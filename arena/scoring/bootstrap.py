@@ -1,0 +1,207 @@
+"""Market-clustered bootstrap: confidence intervals and paired comparisons, vectorised.
+
+The unit resampled is the *market*: all bets and forecasts on a market move together, because
+they share one outcome and are not independent. A replicate draws K markets with replacement
+out of the K scored markets; market k then appears ``W[k, b]`` times in replicate b. Every
+statistic here is a ratio of per-market sums, ``Σ_k W[k,b]·num[a,k] / Σ_k W[k,b]·den[a,k]``
+(or a sum over a fixed scale, for P/L over bankroll), so all replicates of all agents are two
+matrix products (agents × markets) @ (markets × replicates). The same ``W`` is used for every
+agent and metric, so comparisons are paired.
+
+Intervals are percentile intervals. A replicate in which an agent has no scored market is
+skipped for that agent. The p-value of a difference d is two-sided against "no difference",
+from the bootstrap distribution centred on the estimate: (1 + #{|d*_b − d| ≥ |d|}) / (1 + B).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+DEFAULT_REPLICATES = 2_000
+DEFAULT_LEVEL = 0.95
+
+
+def replicate_weights(n_markets: int, replicates: int, seed: int) -> np.ndarray:
+    """``W`` (markets × replicates): how often each market is drawn in each replicate.
+
+    Each column sums to ``n_markets`` (a multinomial draw). Deterministic for a seed and size.
+    """
+    if replicates < 1:
+        raise ValueError(f"replicates must be at least 1, got {replicates}")
+    if n_markets == 0:
+        return np.zeros((0, replicates))
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, n_markets, size=(replicates, n_markets), dtype=np.int64)
+    draws += np.arange(replicates, dtype=np.int64)[:, None] * n_markets
+    counts = np.bincount(draws.ravel(), minlength=replicates * n_markets)
+    # float32 holds the counts exactly and halves the cost of the matrix products.
+    return np.ascontiguousarray(counts.reshape(replicates, n_markets).T, dtype=np.float32)
+
+
+def dense(
+    long: pl.DataFrame, rows: list[str], markets: list[str], value: str, row: str = "agent"
+) -> np.ndarray:
+    """A (rows × markets) matrix of ``value`` from a long frame of unique (row, market_id) pairs."""
+    matrix = np.zeros((len(rows), len(markets)))
+    if long.is_empty():
+        return matrix
+    index = long.join(pl.DataFrame({row: rows, "_r": np.arange(len(rows))}), on=row, how="inner").join(
+        pl.DataFrame({"market_id": markets, "_k": np.arange(len(markets))}), on="market_id", how="inner"
+    )
+    matrix[index["_r"].to_numpy(), index["_k"].to_numpy()] = index[value].cast(pl.Float64).to_numpy()
+    return matrix
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """Per-agent ratio of market sums ``Σ num / Σ den``, or ``Σ num / scale`` when ``scale`` is set.
+
+    ``present`` marks the markets an agent took part in (what "markets both bet on" means);
+    ``higher_is_better`` orients comparisons.
+    """
+
+    num: np.ndarray
+    den: np.ndarray
+    present: np.ndarray
+    higher_is_better: bool
+    scale: np.ndarray | None = None
+
+    @classmethod
+    def ratio(cls, num: np.ndarray, den: np.ndarray, *, higher_is_better: bool) -> Statistic:
+        return cls(num, den, den > 0, higher_is_better)
+
+    @classmethod
+    def total(
+        cls, num: np.ndarray, present: np.ndarray, scale: np.ndarray, *, higher_is_better: bool
+    ) -> Statistic:
+        return cls(num, present.astype(np.float64), present, higher_is_better, scale)
+
+    def evaluate(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        """The statistic from (replicated) sums; NaN where the agent has nothing to score."""
+        scale = self.scale
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if scale is None:
+                return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+            shaped = scale.reshape(-1, *([1] * (num.ndim - 1)))
+            return np.where(den > 0, num / shaped, np.nan)
+
+    def point(self) -> np.ndarray:
+        return self.evaluate(self.num.sum(axis=1), self.den.sum(axis=1))
+
+
+def _products(weights: np.ndarray, matrices: list[np.ndarray]) -> list[np.ndarray]:
+    """``m @ weights`` for each matrix, as one stacked product (shared matrices computed once)."""
+    unique = list({id(m): m for m in matrices}.values())
+    rows = [m.shape[0] for m in unique]
+    stacked = np.vstack(unique).astype(weights.dtype) @ weights
+    parts = {
+        id(m): part.astype(np.float64)
+        for m, part in zip(unique, np.split(stacked, np.cumsum(rows)[:-1]), strict=True)
+    }
+    return [parts[id(m)] for m in matrices]
+
+
+def percentile_interval(replicates: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the (1 − level)/2 and (1 + level)/2 quantiles of the non-NaN replicates.
+
+    Numpy's default (linear) quantile, vectorised over rows: NaNs sort last and each row
+    interpolates within its own finite prefix. Rows without any finite replicate give NaN.
+    """
+    tail = (1.0 - level) / 2.0
+    ordered = np.sort(np.where(np.isfinite(replicates), replicates, np.nan), axis=1)
+    count = np.isfinite(ordered).sum(axis=1)
+    rows = np.arange(len(ordered))
+    bounds = []
+    for q in (tail, 1.0 - tail):
+        position = q * np.maximum(count - 1, 0)
+        below = np.floor(position).astype(np.int64)
+        above = np.minimum(below + 1, np.maximum(count - 1, 0))
+        low, high = ordered[rows, below], ordered[rows, above]
+        value = low + (position - below) * (high - low)
+        bounds.append(np.where(count > 0, value, np.nan))
+    return bounds[0], bounds[1]
+
+
+def intervals(
+    stats: Mapping[str, Statistic], weights: np.ndarray, level: float
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per statistic: point estimate and percentile interval per agent (one matrix product)."""
+    sums = iter(_products(weights, [m for stat in stats.values() for m in (stat.num, stat.den)]))
+    result = {}
+    for name, stat in stats.items():
+        lo, hi = percentile_interval(stat.evaluate(next(sums), next(sums)), level)
+        result[name] = (stat.point(), lo, hi)
+    return result
+
+
+def comparisons(
+    stats: Mapping[str, Statistic], leader: int, weights: np.ndarray, level: float
+) -> dict[str, dict[str, np.ndarray]]:
+    """Each agent against row ``leader``, per statistic, on the markets both took part in.
+
+    Returns per statistic and agent: ``diff`` (agent − leader), its interval ``diff_lo`` /
+    ``diff_hi``, ``p_value``, ``share_better`` (share of common markets where the agent did
+    better, ties count half) and ``common_markets``. The leader's own row is NaN.
+    """
+    pairs = {name: _paired(stat, leader) for name, stat in stats.items()}
+    sums = iter(
+        _products(
+            weights, [m for own, lead in pairs.values() for m in (own.num, own.den, lead.num, lead.den)]
+        )
+    )
+    result = {}
+    for name, (own, lead) in pairs.items():
+        diff = own.point() - lead.point()
+        reps = own.evaluate(next(sums), next(sums)) - lead.evaluate(next(sums), next(sums))
+        lo, hi = percentile_interval(reps, level)
+        fields = {
+            "diff": diff,
+            "diff_lo": lo,
+            "diff_hi": hi,
+            "p_value": _p_value(diff, reps),
+            "share_better": _share_better(own, lead),
+            "common_markets": own.present.sum(axis=1).astype(np.float64),
+        }
+        for values in fields.values():
+            values[leader] = np.nan
+        result[name] = fields
+    return result
+
+
+def _paired(stat: Statistic, leader: int) -> tuple[Statistic, Statistic]:
+    """The agents' and the leader's sums, both restricted per agent to the markets they share."""
+    common = stat.present & stat.present[leader]
+    mask = common.astype(np.float64)
+    own = Statistic(stat.num * mask, stat.den * mask, common, stat.higher_is_better, stat.scale)
+    lead_scale = None if stat.scale is None else np.full(len(stat.scale), stat.scale[leader])
+    lead = Statistic(
+        stat.num[leader] * mask, stat.den[leader] * mask, common, stat.higher_is_better, lead_scale
+    )
+    return own, lead
+
+
+def _p_value(diff: np.ndarray, reps: np.ndarray) -> np.ndarray:
+    finite = np.isfinite(reps)
+    extreme = (np.abs(reps - diff[:, None]) >= np.abs(diff)[:, None]) & finite
+    with np.errstate(invalid="ignore"):
+        p = (1.0 + extreme.sum(axis=1)) / (1.0 + finite.sum(axis=1))
+    return np.where(np.isfinite(diff), p, np.nan)
+
+
+def _share_better(own: Statistic, lead: Statistic) -> np.ndarray:
+    """Per market: compare the two agents' market-level values; ties count half."""
+    common = own.present
+    scale = own.scale[:, None] if own.scale is not None else None
+    lead_scale = lead.scale[:, None] if lead.scale is not None else None
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mine = own.num / (scale if scale is not None else np.where(own.den > 0, own.den, 1.0))
+        theirs = lead.num / (lead_scale if lead_scale is not None else np.where(lead.den > 0, lead.den, 1.0))
+    better = mine > theirs if own.higher_is_better else mine < theirs
+    score = np.where(better, 1.0, np.where(mine == theirs, 0.5, 0.0)) * common
+    counts = common.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, score.sum(axis=1) / np.maximum(counts, 1), np.nan)

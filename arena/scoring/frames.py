@@ -1,0 +1,317 @@
+"""The polars frames every score is computed from, with their column contracts.
+
+Scoring is a set of pure functions over these frames. They hold the stored log (fills,
+resolutions, prices, stated probabilities, marks, decisions) and nothing derived, so every
+number on a leaderboard can be recomputed from the database by ``arena.scoring.load`` or from
+any export that follows the same column specs.
+
+Conventions shared by all frames:
+
+- Times are ``Datetime("us", "UTC")``: the time the event happened (simulated time in replay).
+- Money (amounts, cash, P/L, cost) is ``Decimal(38, 6)`` so sums are exact; probabilities and
+  prices are ``Float64`` because they only feed statistics.
+- ``agent`` is the agent's name. Within a cohort it is unique; across cohorts the same name is
+  the same bettor, which is how cross-cohort rows are formed.
+- Binary markets use the outcomes ``"YES"`` and ``"NO"``; a multi-outcome market uses its own
+  outcome names and resolves with kind ``OUTCOME`` and a ``winner``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+import polars as pl
+
+from arena.clock import ensure_utc
+
+MONEY = pl.Decimal(38, 6)
+TIME = pl.Datetime("us", "UTC")
+
+BUY, SELL, SETTLE = "buy", "sell", "settle"
+FILL_KINDS = (BUY, SELL, SETTLE)
+RESOLUTION_KINDS = ("YES", "NO", "VOID", "5050", "OUTCOME")
+
+
+class FrameError(ValueError):
+    """A scoring frame does not follow its column spec; the message names frame, column and row."""
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    dtype: pl.DataType
+    doc: str
+    nullable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A row rule: ``valid`` must be true on every row; ``expected`` says what was wanted."""
+
+    column: str
+    valid: pl.Expr
+    expected: str
+
+
+@dataclass(frozen=True, slots=True)
+class FrameSpec:
+    name: str
+    doc: str
+    columns: tuple[Column, ...]
+    checks: tuple[Check, ...] = ()
+    time_column: str | None = None  # rows stamped after ``as_of`` are dropped by ``ScoringFrames.as_of``
+    unique: tuple[str, ...] = ()
+
+    @property
+    def schema(self) -> dict[str, pl.DataType]:
+        return {c.name: c.dtype for c in self.columns}
+
+    def empty(self) -> pl.DataFrame:
+        return pl.DataFrame(schema=self.schema)
+
+    def conform(self, frame: pl.DataFrame) -> pl.DataFrame:
+        """Return ``frame`` with exactly this spec's columns and dtypes, or raise ``FrameError``.
+
+        Extra columns are dropped; a column that cannot be cast, a null where none is allowed or
+        a row breaking a check is reported with the first offending row number.
+        """
+        missing = [c.name for c in self.columns if c.name not in frame.columns]
+        if missing:
+            raise FrameError(f"{self.name}: missing column(s) {', '.join(missing)}")
+        frame = frame.select([self._cast(frame, c) for c in self.columns])
+        for column in self.columns:
+            if not column.nullable:
+                _fail_on(frame, self.name, column.name, frame[column.name].is_null(), "a value, got null")
+        for check in self.checks:
+            bad = frame.select(check.valid.not_().fill_null(False)).to_series()
+            _fail_on(frame, self.name, check.column, bad, check.expected)
+        if self.unique and frame.select(pl.struct(list(self.unique)).is_duplicated().any()).item():
+            raise FrameError(f"{self.name}: rows must be unique on ({', '.join(self.unique)})")
+        return frame
+
+    def _cast(self, frame: pl.DataFrame, column: Column) -> pl.Series:
+        series = frame[column.name]
+        naive = isinstance(series.dtype, pl.Datetime) and series.dtype.time_zone is None
+        if isinstance(column.dtype, pl.Datetime) and naive and series.null_count() < len(series):
+            raise FrameError(f"{self.name}.{column.name}: expected UTC times, got naive datetimes")
+        try:
+            return series.cast(column.dtype, strict=True)
+        except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
+            raise FrameError(
+                f"{self.name}.{column.name}: expected {column.dtype}, got {series.dtype} ({exc})"
+            ) from None
+
+
+def _fail_on(frame: pl.DataFrame, name: str, column: str, bad: pl.Series, expected: str) -> None:
+    if bad.any():
+        row = int(bad.arg_true()[0])
+        raise FrameError(f"{name} row {row}: {column} must be {expected}, got {frame[column][row]!r}")
+
+
+def _in_unit_interval(column: str) -> Check:
+    return Check(column, pl.col(column).is_between(0.0, 1.0), "a probability in [0, 1]")
+
+
+def _non_negative(column: str) -> Check:
+    return Check(column, pl.col(column) >= 0, "non-negative")
+
+
+AGENTS = FrameSpec(
+    "agents",
+    "One row per agent seat in a cohort: the roster, so agents that never bet still score.",
+    (
+        Column("cohort_id", pl.String(), "cohort the seat belongs to"),
+        Column("agent", pl.String(), "agent name, unique within the cohort"),
+        Column("agent_kind", pl.String(), "llm, baseline, user, ... as configured"),
+        Column("baseline", pl.Boolean(), "true for reference bots (marked on the leaderboard)"),
+        Column("bankroll", MONEY, "initial bankroll of the seat: the capital allocated to it"),
+    ),
+    (Check("bankroll", pl.col("bankroll") > 0, "positive"),),
+    unique=("cohort_id", "agent"),
+)
+
+FILLS = FrameSpec(
+    "fills",
+    "One row per executed fill: buys (bets), sells and settlements.",
+    (
+        Column("cohort_id", pl.String(), "cohort of the agent"),
+        Column("agent", pl.String(), "agent name"),
+        Column("market_id", pl.String(), "arena market id venue:venue_id"),
+        Column("venue", pl.String(), "polymarket, manifold, ..."),
+        Column("category", pl.String(), "market category when the venue gives one", nullable=True),
+        Column("outcome", pl.String(), "the side bought, sold or settled"),
+        Column("kind", pl.String(), "buy, sell or settle"),
+        Column("amount", MONEY, "cash moved: buy: staked (fee included); sell: net proceeds; settle: payout"),
+        Column(
+            "price", pl.Float64(), "price of the side at the fill (settle: payout per share)", nullable=True
+        ),
+        Column("shares", MONEY, "shares bought, sold or settled"),
+        Column("max_bet", MONEY, "buy only: max bet at the start of its decision", nullable=True),
+        Column("realized_pnl", MONEY, "P/L realised by a sell or settlement, fees included (0 for buys)"),
+        Column("filled_at", TIME, "when the fill executed"),
+    ),
+    (
+        Check("kind", pl.col("kind").is_in(FILL_KINDS), "one of buy, sell, settle"),
+        _non_negative("amount"),
+        _non_negative("shares"),
+        Check(
+            "price",
+            pl.col("kind").is_in([BUY, SELL]).not_() | pl.col("price").is_not_null(),
+            "set on a buy/sell",
+        ),
+        Check("max_bet", (pl.col("kind") != BUY) | (pl.col("max_bet") > 0), "positive on a buy"),
+        Check(
+            "amount",
+            (pl.col("kind") != BUY) | ((pl.col("amount") > 0) & (pl.col("amount") <= pl.col("max_bet"))),
+            "in (0, max_bet] on a buy (implied confidence at most 100%)",
+        ),
+        Check("price", (pl.col("kind") != BUY) | pl.col("price").is_between(0.0, 1.0, "none"), "in (0, 1)"),
+    ),
+    time_column="filled_at",
+)
+
+RESOLUTIONS = FrameSpec(
+    "resolutions",
+    "How each resolved market ended. ``winner`` names the winning outcome (YES/NO/OUTCOME kinds).",
+    (
+        Column("market_id", pl.String(), "arena market id"),
+        Column("kind", pl.String(), "YES, NO, VOID, 5050 or OUTCOME"),
+        Column("winner", pl.String(), "winning outcome; null for VOID and 5050", nullable=True),
+        Column("resolved_at", TIME, "when the resolution became known"),
+    ),
+    (
+        Check("kind", pl.col("kind").is_in(RESOLUTION_KINDS), "one of YES, NO, VOID, 5050, OUTCOME"),
+        Check(
+            "winner",
+            pl.when(pl.col("kind").is_in(["VOID", "5050"]))
+            .then(pl.col("winner").is_null())
+            .when(pl.col("kind") == "OUTCOME")
+            .then(pl.col("winner").is_not_null())
+            .otherwise(pl.col("winner") == pl.col("kind")),
+            "the kind for YES/NO, an outcome for OUTCOME, null for VOID/5050",
+        ),
+    ),
+    time_column="resolved_at",
+    unique=("market_id",),
+)
+
+PRICES = FrameSpec(
+    "prices",
+    "Observed price of an outcome over time (binary markets: the YES outcome is enough).",
+    (
+        Column("market_id", pl.String(), "arena market id"),
+        Column("outcome", pl.String(), "outcome the price is for"),
+        Column("observed_at", TIME, "when the price became known"),
+        Column("price", pl.Float64(), "probability price in [0, 1]"),
+    ),
+    (_in_unit_interval("price"),),
+    time_column="observed_at",
+    unique=("market_id", "outcome", "observed_at"),
+)
+
+FORECASTS = FrameSpec(
+    "forecasts",
+    "Stated probabilities. Binary markets are stated on YES (a NO statement q is stored as YES 1 − q).",
+    (
+        Column("cohort_id", pl.String(), "cohort of the agent"),
+        Column("agent", pl.String(), "agent name"),
+        Column("market_id", pl.String(), "arena market id"),
+        Column("outcome", pl.String(), "outcome the probability is for"),
+        Column("p", pl.Float64(), "stated probability that the outcome wins"),
+        Column("stated_at", TIME, "time of the decision that stated it"),
+    ),
+    (_in_unit_interval("p"),),
+    time_column="stated_at",
+    unique=("cohort_id", "agent", "market_id", "outcome", "stated_at"),
+)
+
+SNAPSHOTS = FrameSpec(
+    "snapshots",
+    "Portfolio marks: the engine's valuation of each agent over time.",
+    (
+        Column("cohort_id", pl.String(), "cohort of the agent"),
+        Column("agent", pl.String(), "agent name"),
+        Column("marked_at", TIME, "time of the mark"),
+        Column("cash", MONEY, "cash balance"),
+        Column("total_value", MONEY, "cash + value of open positions"),
+        Column("realized_pnl", MONEY, "realised P/L to date"),
+        Column("unrealized_pnl", MONEY, "open positions' value − their cost basis"),
+    ),
+    (_non_negative("cash"), _non_negative("total_value")),
+    time_column="marked_at",
+    unique=("cohort_id", "agent", "marked_at"),
+)
+
+DECISIONS = FrameSpec(
+    "decisions",
+    "One row per agent decision, with its cost. ``error_kind`` null means a valid response.",
+    (
+        Column("cohort_id", pl.String(), "cohort of the agent"),
+        Column("agent", pl.String(), "agent name"),
+        Column("decided_at", TIME, "round time of the decision"),
+        Column("error_kind", pl.String(), "why the response was invalid; null when valid", nullable=True),
+        Column("tokens", pl.Int64(), "prompt + completion tokens over all attempts"),
+        Column("cost", MONEY, "provider cost in dollars over all attempts"),
+        Column("latency_s", pl.Float64(), "wall time of the decision in seconds"),
+    ),
+    (_non_negative("tokens"), _non_negative("cost"), _non_negative("latency_s")),
+    time_column="decided_at",
+)
+
+SPECS: tuple[FrameSpec, ...] = (AGENTS, FILLS, RESOLUTIONS, PRICES, FORECASTS, SNAPSHOTS, DECISIONS)
+
+
+@dataclass(frozen=True)
+class ScoringFrames:
+    """Everything scoring reads. Build with ``ScoringFrames.of(...)`` so every frame is checked."""
+
+    agents: pl.DataFrame
+    fills: pl.DataFrame
+    resolutions: pl.DataFrame
+    prices: pl.DataFrame
+    forecasts: pl.DataFrame
+    snapshots: pl.DataFrame
+    decisions: pl.DataFrame
+
+    @classmethod
+    def of(cls, **frames: pl.DataFrame) -> ScoringFrames:
+        """Conform each given frame to its spec; frames not given are empty."""
+        unknown = set(frames) - {s.name for s in SPECS}
+        if unknown:
+            raise FrameError(f"unknown scoring frame(s): {', '.join(sorted(unknown))}")
+        built = {s.name: s.conform(frames[s.name]) if s.name in frames else s.empty() for s in SPECS}
+        result = cls(**built)
+        result._check_roster()
+        return result
+
+    def _check_roster(self) -> None:
+        seats = self.agents.select("cohort_id", "agent")
+        for spec in (FILLS, FORECASTS, SNAPSHOTS, DECISIONS):
+            frame: pl.DataFrame = getattr(self, spec.name)
+            stray = (
+                frame.select("cohort_id", "agent").unique().join(seats, on=["cohort_id", "agent"], how="anti")
+            )
+            if len(stray):
+                first = stray.sort("cohort_id", "agent").row(0)
+                raise FrameError(f"{spec.name}: agent {first[1]!r} of cohort {first[0]!r} is not in agents")
+
+    def cohorts(self, cohort_ids: list[str]) -> ScoringFrames:
+        """Only the given cohorts' agents and their rows (markets, prices and resolutions stay whole)."""
+        keep = pl.col("cohort_id").is_in(cohort_ids)
+        return replace(
+            self,
+            **{s.name: getattr(self, s.name).filter(keep) for s in SPECS if "cohort_id" in s.schema},
+        )
+
+    def as_of(self, when: datetime) -> ScoringFrames:
+        """What was known at ``when``: every row stamped later is dropped (point-in-time scoring)."""
+        when = ensure_utc(when)
+        return replace(
+            self,
+            **{
+                s.name: getattr(self, s.name).filter(pl.col(s.time_column) <= when)
+                for s in SPECS
+                if s.time_column
+            },
+        )

@@ -1,0 +1,103 @@
+"""Bootstrap intervals and comparisons with the leader, for the leaderboard's key metrics.
+
+Intervals (``<metric>_lo`` / ``<metric>_hi``) for: ``brier`` (implied, per bet), ``bss_market``,
+``stated_brier``, ``log_score``, ``rel_log_score`` (per event) and ``return_pct`` (P/L per
+market over the bankroll). Return's interval resamples the market-attributed P/L and keeps the
+small unattributed rest (time between the last price and the last mark) fixed, so it brackets
+the headline return.
+
+Comparisons with the leader (the first row of the sorted table) on ``brier``, ``log_score``
+and ``return_pct``, restricted to the markets both took part in: ``vs_leader_<m>_diff``
+(agent − leader) with ``_lo``/``_hi``, ``_p_value``, ``_share_better``, ``_common_markets``
+and ``_few_markets`` (fewer common markets than ``min_markets``: too few to trust).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from arena.scoring.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
+
+COMPARED = ("brier", "log_score", "return_pct")
+COMPARISON_FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets")
+
+
+def bootstrap_columns(
+    table: pl.DataFrame,
+    bets: pl.DataFrame,
+    events: pl.DataFrame,
+    pnl_by_market: pl.DataFrame,
+    *,
+    seed: int,
+    replicates: int,
+    level: float,
+    min_markets: int,
+) -> pl.DataFrame:
+    """Interval and comparison columns for the agents of ``table`` (in its order; row 0 leads)."""
+    agents = table["agent"].to_list()
+    sums = _market_sums(bets, events, pnl_by_market)
+    markets = sorted(set().union(*(frame["market_id"].to_list() for frame in sums.values())))
+    stats = _statistics(agents, markets, sums, table["bankroll"].cast(pl.Float64).to_numpy())
+    weights = replicate_weights(len(markets), replicates, seed)
+    columns: dict[str, object] = {"agent": agents}
+    for name, (point, lo, hi) in intervals(stats, weights, level).items():
+        if name == "bss_market":  # computed as Σ brier / Σ market brier; skill is 1 − that
+            lo, hi = 1.0 - hi, 1.0 - lo
+        if name == "return_pct":
+            unattributed = table["return_pct"].cast(pl.Float64).fill_null(np.nan).to_numpy() - point
+            lo, hi = lo + unattributed, hi + unattributed
+        columns[f"{name}_lo"], columns[f"{name}_hi"] = lo, hi
+    compared = comparisons({name: stats[name] for name in COMPARED}, 0, weights, level) if agents else {}
+    for name in COMPARED:
+        fields = compared.get(name, {field: np.array([]) for field in COMPARISON_FIELDS})
+        for field in COMPARISON_FIELDS:
+            columns[f"vs_leader_{name}_{field}"] = fields[field]
+        columns[f"vs_leader_{name}_few_markets"] = fields["common_markets"] < min_markets
+    frame = pl.DataFrame(columns, nan_to_null=True)
+    return frame.with_columns(pl.col(f"vs_leader_{n}_common_markets").cast(pl.Int64) for n in COMPARED)
+
+
+def _market_sums(
+    bets: pl.DataFrame, events: pl.DataFrame, pnl_by_market: pl.DataFrame
+) -> dict[str, pl.DataFrame]:
+    """Per (agent, market) sums each statistic is a ratio of."""
+    scored = bets.filter(pl.col("scored"))
+    return {
+        "bets": scored.group_by("agent", "market_id").agg(
+            brier=pl.col("brier").sum(), brier_market=pl.col("brier_market").sum(), n=pl.len()
+        ),
+        "events": events.group_by("agent", "market_id").agg(
+            brier=pl.col("brier").sum(),
+            log_score=pl.col("log_score").sum(),
+            n=pl.len(),
+            rel_log_score=pl.col("rel_log_score").sum(),
+            rel_n=pl.col("rel_log_score").is_not_null().sum(),
+        ),
+        "pnl": pnl_by_market.group_by("agent", "market_id").agg(pnl=pl.col("pnl").sum() * 100.0, n=pl.len()),
+    }
+
+
+def _statistics(
+    agents: list[str], markets: list[str], sums: dict[str, pl.DataFrame], bankroll: np.ndarray
+) -> dict[str, Statistic]:
+    def matrix(frame: str, value: str) -> np.ndarray:
+        return dense(sums[frame], agents, markets, value)
+
+    brier = matrix("bets", "brier")
+    return {
+        "brier": Statistic.ratio(brier, matrix("bets", "n"), higher_is_better=False),
+        "bss_market": Statistic.ratio(brier, matrix("bets", "brier_market"), higher_is_better=False),
+        "stated_brier": Statistic.ratio(
+            matrix("events", "brier"), matrix("events", "n"), higher_is_better=False
+        ),
+        "log_score": Statistic.ratio(
+            matrix("events", "log_score"), matrix("events", "n"), higher_is_better=True
+        ),
+        "rel_log_score": Statistic.ratio(
+            matrix("events", "rel_log_score"), matrix("events", "rel_n"), higher_is_better=True
+        ),
+        "return_pct": Statistic.total(
+            matrix("pnl", "pnl"), matrix("pnl", "n") > 0, bankroll, higher_is_better=True
+        ),
+    }

@@ -1,0 +1,98 @@
+"""Profit and loss: headline values from the engine's marks, and P/L attributed to markets.
+
+The headline (value, P/L, realised, unrealised) is the latest portfolio snapshot of each seat:
+the portfolio engine's own valuation, never recomputed here. A seat with no snapshot yet is
+worth its bankroll if it has no fills (an agent that never bet made exactly 0) and unknown
+(null) otherwise.
+
+For statistics the P/L is also split by market (``market_pnl``): what the fill log realised on
+the market (sells and settlements, fees included) plus the open shares valued at the latest
+observed price of their side (a NO side without its own price is 1 − YES) minus their
+remaining cost; with no price yet an open position is worth its cost (DESIGN: never invent a
+price). Summed over markets this matches the headline up to the time between the last price
+and the last mark.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from arena.scoring.frames import BUY, MONEY, SELL, ScoringFrames
+from arena.scoring.scores import NO, YES
+
+SEAT = ["cohort_id", "agent"]
+
+
+def seat_values(frames: ScoringFrames) -> pl.DataFrame:
+    """Per seat: bankroll, value, cash, realized, unrealized, pnl (Decimal) as of the latest mark."""
+    latest = frames.snapshots.sort("marked_at").group_by(SEAT).last()
+    traded = frames.fills.select(SEAT).unique().with_columns(traded=pl.lit(True))
+    never = pl.col("marked_at").is_null() & pl.col("traded").is_null()
+    zero = pl.lit(0, dtype=MONEY)
+    return (
+        frames.agents.join(latest, on=SEAT, how="left")
+        .join(traded, on=SEAT, how="left")
+        .select(
+            *SEAT,
+            "bankroll",
+            "marked_at",
+            value=pl.when(never).then(pl.col("bankroll")).otherwise(pl.col("total_value")),
+            cash=pl.when(never).then(pl.col("bankroll")).otherwise(pl.col("cash")),
+            realized=pl.when(never).then(zero).otherwise(pl.col("realized_pnl")),
+            unrealized=pl.when(never).then(zero).otherwise(pl.col("unrealized_pnl")),
+        )
+        .with_columns(pnl=pl.col("value") - pl.col("bankroll"))
+    )
+
+
+def market_pnl(frames: ScoringFrames) -> pl.DataFrame:
+    """P/L per (cohort, agent, market) in float dollars: realised plus open value minus open cost."""
+    fills = frames.fills.with_columns(
+        signed_shares=pl.when(pl.col("kind") == BUY).then(pl.col("shares")).otherwise(-pl.col("shares")),
+        cost_moved=pl.when(pl.col("kind") == BUY)
+        .then(pl.col("amount"))
+        .otherwise(pl.col("realized_pnl") - pl.col("amount")),
+    )
+    sides = fills.group_by([*SEAT, "market_id", "outcome"]).agg(
+        realized=pl.col("realized_pnl").sum().cast(pl.Float64),
+        open_shares=pl.col("signed_shares").sum().cast(pl.Float64),
+        open_cost=pl.col("cost_moved").sum().cast(pl.Float64),
+    )
+    priced = sides.join(latest_side_prices(frames.prices), on=["market_id", "outcome"], how="left")
+    open_value = pl.col("open_shares") * pl.col("price")
+    unrealized = pl.when(pl.col("price").is_null()).then(0.0).otherwise(open_value - pl.col("open_cost"))
+    return priced.group_by([*SEAT, "market_id"]).agg(pnl=(pl.col("realized") + unrealized).sum())
+
+
+def latest_side_prices(prices: pl.DataFrame) -> pl.DataFrame:
+    """Latest observed price per (market, outcome), adding NO = 1 − YES where NO has no price."""
+    latest = (
+        prices.sort("observed_at")
+        .group_by(["market_id", "outcome"])
+        .last()
+        .select("market_id", "outcome", "price")
+    )
+    implied_no = latest.filter(pl.col("outcome") == YES).select(
+        "market_id", outcome=pl.lit(NO), price=1.0 - pl.col("price")
+    )
+    missing_no = implied_no.join(latest, on=["market_id", "outcome"], how="anti")
+    return pl.concat([latest, missing_no])
+
+
+def trading(frames: ScoringFrames) -> pl.DataFrame:
+    """Per seat: money traded (buys + sells, not settlements) and the marks' deployed share.
+
+    ``deployed_sum`` adds up, over the seat's marks, the share of its value held in positions
+    (1 − cash / value); ``marks`` counts them, so pooled means stay exact across seats.
+    """
+    traded = frames.fills.group_by(SEAT).agg(
+        traded=pl.col("amount").filter(pl.col("kind").is_in([BUY, SELL])).sum().cast(pl.Float64),
+    )
+    deployed = frames.snapshots.group_by(SEAT).agg(
+        deployed_sum=(1.0 - pl.col("cash").cast(pl.Float64) / pl.col("total_value").cast(pl.Float64))
+        .fill_nan(None)
+        .sum(),
+        marks=pl.len(),
+    )
+    seats = frames.agents.select(*SEAT, "bankroll")
+    return seats.join(traded, on=SEAT, how="left").join(deployed, on=SEAT, how="left")

@@ -1,0 +1,105 @@
+"""Scores of stated probabilities, weighted by how long each forecast stood.
+
+Unit of forecast: an *event* (cohort, market, outcome), the binary question "does this outcome
+win?". Binary markets have one event (YES); a multi-outcome market has one per outcome stated.
+
+A statement stands from its round until the agent's next statement on the same event, or until
+the market resolves. Per agent and event, with ``d_i`` the time statement ``i`` stood:
+
+- ``brier_e = Σ d_i (p_i − y)² / Σ d_i`` and ``log_e`` likewise with the log score;
+- ``rel_log_e = Σ d_i [ℓ(p_i, y) − ℓ(m_i, y)] / Σ d_i`` where ``m_i`` is the market price of
+  the outcome last observed at or before the statement (what the agent could have seen) and
+  ``ℓ`` the log score, i.e. ``ln(p/m)`` for the outcome that happened. Statements without a
+  prior price are left out of this one average. Restating the market price scores exactly 0.
+- ``coverage_e = Σ d_i / (resolved_at − opened_at)`` where ``opened_at`` is the first
+  statement on the market by *any* agent of the cohort (all agents see the same snapshots, so
+  everyone could have stated then). Events nobody stated would scale every agent's coverage by
+  the same factor, so they are not counted.
+
+Per agent: scores are means over the events it stated (each event weighs the same, however
+long the market ran); coverage is the mean over all events of its cohorts (0 where silent).
+Tournament take ``S = coverage × exp(rel_log)``, share ``S / ΣS`` over the leaderboard, prize
+``share × pool``. ``exp(rel_log)`` is the time-weighted geometric mean likelihood ratio against
+the market, so an agent as good as the market that always has a forecast standing takes 1.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from arena.scoring.frames import ScoringFrames
+from arena.scoring.scores import brier, log_score, side_outcome
+
+EVENT = ["cohort_id", "market_id", "outcome"]
+AGENT_EVENT = ["cohort_id", "agent", "market_id", "outcome"]
+
+
+def standing_forecasts(frames: ScoringFrames) -> pl.DataFrame:
+    """One row per statement on a resolved, non-void event, with how long it stood (``duration_s``).
+
+    Also ``y``, ``m`` (market price at the statement), ``resolved_at``, ``opened_at`` and
+    ``weight``: the statement's share of its agent's standing time on the event, so that a
+    weighted mean over statements equals the mean over events of the time-weighted scores.
+    """
+    resolutions = frames.resolutions.rename({"kind": "resolution"})
+    statements = (
+        frames.forecasts.join(resolutions, on="market_id", how="inner")
+        .with_columns(y=side_outcome())
+        .filter(pl.col("y").is_not_null() & (pl.col("stated_at") < pl.col("resolved_at")))
+    )
+    statements = _with_market_price(statements, frames.prices).sort([*AGENT_EVENT, "stated_at"])
+    # Rows are grouped by event now: a statement stands until the next row of the same event.
+    same_event_next = pl.all_horizontal([pl.col(c) == pl.col(c).shift(-1) for c in AGENT_EVENT])
+    ends = pl.when(same_event_next).then(pl.col("stated_at").shift(-1)).otherwise(pl.col("resolved_at"))
+    new_event = pl.any_horizontal([pl.col(c) != pl.col(c).shift(1) for c in AGENT_EVENT]).fill_null(True)
+    statements = statements.with_columns(
+        duration_s=(ends - pl.col("stated_at")).dt.total_seconds().cast(pl.Float64),
+        event=new_event.cum_sum(),
+    ).with_columns(weight=pl.col("duration_s") / pl.col("duration_s").sum().over("event"))
+    opened = statements.group_by("cohort_id", "market_id").agg(opened_at=pl.col("stated_at").min())
+    return statements.join(opened, on=["cohort_id", "market_id"], how="left").drop("event")
+
+
+def _with_market_price(statements: pl.DataFrame, prices: pl.DataFrame) -> pl.DataFrame:
+    """Add ``m``: the latest price of the event's outcome observed at or before the statement."""
+    observed = prices.select("market_id", "outcome", pl.col("observed_at").alias("stated_at"), m="price")
+    return statements.sort("stated_at").join_asof(
+        observed.sort("stated_at"),
+        on="stated_at",
+        by=["market_id", "outcome"],
+        strategy="backward",
+        check_sortedness=False,  # both sides were just sorted on the key
+    )
+
+
+def event_scores(standing: pl.DataFrame) -> pl.DataFrame:
+    """Time-weighted scores per (cohort, agent, market, outcome), with coverage of the event."""
+    p, y, m, d = pl.col("p"), pl.col("y"), pl.col("m"), pl.col("duration_s")
+    relative = log_score(p, y) - log_score(m, y)
+    priced = d.filter(m.is_not_null())
+    return standing.group_by(AGENT_EVENT).agg(
+        brier=(d * brier(p, y)).sum() / d.sum(),
+        log_score=(d * log_score(p, y)).sum() / d.sum(),
+        rel_log_score=(priced * relative.filter(m.is_not_null())).sum() / priced.sum(),
+        coverage=d.sum()
+        / (pl.col("resolved_at").first() - pl.col("opened_at").first()).dt.total_seconds().cast(pl.Float64),
+    )
+
+
+def coverage_by_agent(frames: ScoringFrames, events: pl.DataFrame) -> pl.DataFrame:
+    """Mean coverage per agent over every event of its cohorts (an event it never stated counts 0)."""
+    universe = events.select(EVENT).unique()
+    seats = frames.agents.select("cohort_id", "agent")
+    grid = seats.join(universe, on="cohort_id", how="inner")
+    covered = grid.join(events.select([*AGENT_EVENT, "coverage"]), on=AGENT_EVENT, how="left")
+    return covered.group_by("agent").agg(coverage=pl.col("coverage").fill_null(0.0).mean())
+
+
+def tournament(coverage: pl.Series, rel_log_score: pl.Series, pool: float) -> pl.DataFrame:
+    """Take ``coverage × exp(rel_log)`` (0 without a relative score), share of the total, prize."""
+    take = (coverage.fill_null(0.0) * rel_log_score.exp()).fill_null(0.0).alias("tournament_take")
+    total = float(take.sum())
+    share = (take / total if total > 0 else pl.Series([None] * len(take), dtype=pl.Float64)).alias(
+        "tournament_share"
+    )
+    return pl.DataFrame([take, share, (share * pool).alias("tournament_prize")])

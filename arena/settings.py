@@ -1,0 +1,41 @@
+"""Process-wide settings read from the environment (``ARENA_*``), with safe defaults.
+
+``ARENA_HOME`` (default ``.arena`` in the current directory) holds local state; the default
+database is the SQLite file ``$ARENA_HOME/arena.db``. ``ARENA_DATABASE_URL`` overrides it, e.g.
+``postgresql://user:pass@host/arena``. The URL may carry a password, so it is a ``SecretStr``:
+dumps and reprs of ``Settings`` show it masked; ``db_url`` gives the real value to the engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore", frozen=True)
+
+    home: Path = Path(".arena")
+    database_url: SecretStr | None = None
+
+    @field_validator("home")
+    @classmethod
+    def _absolute_home(cls, home: Path) -> Path:
+        """Pin a relative home to the directory the process started in, whatever it does later."""
+        return home.expanduser().resolve()
+
+    @field_validator("database_url")
+    @classmethod
+    def _non_empty_url(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None and not url.get_secret_value().strip():
+            raise ValueError("ARENA_DATABASE_URL is empty; unset it for the SQLite default or give a URL")
+        return url
+
+    @property
+    def db_url(self) -> str:
+        """The database URL to connect to: ``ARENA_DATABASE_URL``, else SQLite under ``home``."""
+        if self.database_url is not None:
+            return self.database_url.get_secret_value().strip()
+        return f"sqlite:///{self.home / 'arena.db'}"

@@ -1,0 +1,314 @@
+"""The shared layer of the HTTP venues: polite JSON requests, and the vocabulary of their payloads.
+
+Every venue call goes through ``JsonApi``: a timeout on every request, a client-side sliding-window
+rate limiter per endpoint (kept under the venue's published budget, because Cloudflare throttles
+per window), and retries with exponential backoff and full jitter on 429, 5xx, transport errors,
+timeouts and non-JSON bodies (an HTML challenge page or a truncated body is transient). A 429's
+``Retry-After`` is honoured. Anything else (4xx) fails at once: retrying a bad request only
+burns budget. The ``httpx.AsyncClient`` is injected so the composition root owns connections.
+
+The payload helpers turn JSON values into exact domain values or fail with a one-line
+``PayloadError`` naming the market, the field and what was expected. A price that is missing,
+NaN, infinite, a bool or outside [0, 1] is refused — never replaced by a guess.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar, cast
+
+import anyio
+import httpx
+
+log = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+T = TypeVar("T")
+
+
+class VenueHTTPError(Exception):
+    """A request that failed for good: a non-retryable status, or retries exhausted."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class PayloadError(ValueError):
+    """A venue payload that is not shaped as the venue documents it."""
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How hard to try. ``timeout`` bounds every single request (connect, read, write, pool)."""
+
+    attempts: int = 5
+    base_delay: float = 0.5
+    max_delay: float = 30.0
+    timeout: float = 15.0
+    # A server asking us to wait longer than this is treated as an outage, not a pause.
+    max_retry_after: float = 120.0
+
+
+class RateLimiter:
+    """At most ``calls`` acquisitions in any window of ``per`` seconds (a sliding-window log).
+
+    Exact for sliding windows, unlike a token bucket, which can pass twice its rate across a
+    window boundary. Uses the monotonic clock: this is pacing, not domain time.
+    """
+
+    def __init__(
+        self,
+        calls: int,
+        per: float,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+        sleep: Sleep = anyio.sleep,
+    ) -> None:
+        if calls < 1 or per <= 0:
+            raise ValueError(f"rate limit needs calls >= 1 and per > 0, got {calls} per {per}s")
+        self.calls, self.per = calls, per
+        self._monotonic, self._sleep = monotonic, sleep
+        self._stamps: deque[float] = deque()
+        self._lock = anyio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            while True:
+                now = self._monotonic()
+                while self._stamps and now - self._stamps[0] >= self.per:
+                    self._stamps.popleft()
+                if len(self._stamps) < self.calls:
+                    self._stamps.append(now)
+                    return
+                await self._sleep(self._stamps[0] + self.per - now)
+
+
+def budget(documented: int, per: float, share: float = 0.8) -> RateLimiter:
+    """A limiter at ``share`` of a documented budget, leaving headroom for other clients on the IP."""
+    return RateLimiter(max(1, int(documented * share)), per)
+
+
+class JsonApi:
+    """JSON GET/POST against one base URL with timeouts, rate limits and retries."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        *,
+        policy: RetryPolicy | None = None,
+        rng: random.Random | None = None,
+        sleep: Sleep = anyio.sleep,
+    ) -> None:
+        self._client = client
+        self.base_url = base_url.rstrip("/")
+        self.policy = policy or RetryPolicy()
+        self._rng = rng or random.Random()
+        self._sleep = sleep
+
+    async def get(self, path: str, limiter: RateLimiter, params: Any = None) -> Any:
+        return await self._request("GET", path, limiter, params=params)
+
+    async def post(self, path: str, limiter: RateLimiter, body: Any) -> Any:
+        return await self._request("POST", path, limiter, body=body)
+
+    async def _request(
+        self, method: str, path: str, limiter: RateLimiter, *, params: Any = None, body: Any = None
+    ) -> Any:
+        url = f"{self.base_url}{path}"
+        attempts, attempt = self.policy.attempts, 0
+        while True:
+            attempt += 1
+            await limiter.acquire()
+            outcome, retry_after = await self._attempt(method, url, params, body)
+            if isinstance(outcome, _Success):
+                return outcome.value
+            if attempt >= attempts:
+                raise VenueHTTPError(f"{method} {url}: {outcome.reason}; gave up after {attempts} attempts")
+            if retry_after is not None and retry_after > self.policy.max_retry_after:
+                raise VenueHTTPError(
+                    f"{method} {url}: {outcome.reason}; server asked to wait {retry_after:.0f}s, "
+                    f"more than the {self.policy.max_retry_after:.0f}s allowed"
+                )
+            delay = self._delay(attempt, retry_after)
+            log.warning(
+                "%s %s: %s; retry %d/%d in %.2fs", method, url, outcome.reason, attempt, attempts - 1, delay
+            )
+            await self._sleep(delay)
+
+    async def _attempt(
+        self, method: str, url: str, params: Any, body: Any
+    ) -> tuple[_Success | _Failure, float | None]:
+        """One try: the decoded JSON, or why it failed and how long the server asked us to wait."""
+        try:
+            response = await self._client.request(
+                method, url, params=params, json=body, timeout=self.policy.timeout
+            )
+        except httpx.TimeoutException as exc:
+            return _Failure(f"timed out after {self.policy.timeout:g}s ({type(exc).__name__})"), None
+        except httpx.TransportError as exc:
+            return _Failure(f"transport error {type(exc).__name__}: {exc}"), None
+        status = response.status_code
+        if status == 429 or status >= 500:
+            return _Failure(f"HTTP {status}"), retry_after_seconds(response.headers)
+        if status >= 400:
+            raise VenueHTTPError(f"{method} {url}: HTTP {status} {_snippet(response.text)}", status=status)
+        try:
+            return _Success(response.json()), None
+        except ValueError:
+            return _Failure(f"HTTP {status} body is not JSON: {_snippet(response.text)}"), None
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        """Full jitter (AWS style); with Retry-After, that wait plus a little jitter so clients spread out."""
+        if retry_after is not None:
+            return retry_after + self._rng.uniform(0, self.policy.base_delay)
+        ceiling = min(self.policy.max_delay, self.policy.base_delay * 2 ** (attempt - 1))
+        return self._rng.uniform(0, ceiling)
+
+
+@dataclass(frozen=True, slots=True)
+class _Success:
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    reason: str
+
+
+async def gather_bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
+    """Run the calls concurrently, at most ``limit`` at a time; results in call order.
+
+    The rate limiters pace requests; this bounds open connections and memory in flight.
+    """
+    results: list[T | None] = [None] * len(calls)
+    semaphore = anyio.Semaphore(max(1, limit))
+
+    async def run(index: int) -> None:
+        async with semaphore:
+            results[index] = await calls[index]()
+
+    async with anyio.create_task_group() as group:
+        for index in range(len(calls)):
+            group.start_soon(run, index)
+    return cast(list[T], results)  # every slot was filled by its task
+
+
+def retry_after_seconds(headers: httpx.Headers) -> float | None:
+    """Retry-After as seconds: delta-seconds, or an HTTP-date measured against the response's Date."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            until, sent = parsedate_to_datetime(value), parsedate_to_datetime(headers.get("date", ""))
+        except (TypeError, ValueError):
+            return None
+        seconds = (until - sent).total_seconds()
+    return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def _snippet(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit] + "…"
+
+
+def probability(value: object, *, where: str, field: str) -> Decimal:
+    """A price/probability in [0, 1] from a JSON string or number, exactly as the venue wrote it."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise PayloadError(f"{where}: {field} must be a number or decimal string, got {value!r}")
+    try:
+        number = Decimal(value.strip()) if isinstance(value, str) else Decimal(repr(value))
+    except InvalidOperation:
+        raise PayloadError(f"{where}: {field} must be a decimal number, got {value!r}") from None
+    if not number.is_finite():
+        raise PayloadError(f"{where}: {field} must be finite, got {value!r}")
+    if not Decimal(0) <= number <= Decimal(1):
+        raise PayloadError(f"{where}: {field} must be within [0, 1], got {value!r}")
+    return number
+
+
+def amount(value: object, field: str, *, where: str) -> Decimal | None:
+    """A non-negative volume/liquidity figure, or None when the venue leaves it out."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise PayloadError(f"{where}: {field} must be a number or decimal string, got {value!r}")
+    try:
+        number = Decimal(value.strip()) if isinstance(value, str) else Decimal(repr(value))
+    except InvalidOperation:
+        raise PayloadError(f"{where}: {field} must be a decimal number, got {value!r}") from None
+    if not number.is_finite() or number < 0:
+        raise PayloadError(f"{where}: {field} must be a finite non-negative number, got {value!r}")
+    return number
+
+
+def iso_time(value: object, *, where: str, field: str) -> datetime | None:
+    """An ISO 8601 time in any of the venues' spellings; date-only values mean 00:00 UTC."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise PayloadError(f"{where}: {field} must be an ISO 8601 string, got {value!r}")
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise PayloadError(f"{where}: {field} must be an ISO 8601 time, got {value!r}") from None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def epoch_time(value: object, *, where: str, field: str, millis: bool) -> datetime | None:
+    """Unix time in seconds (Polymarket CLOB) or milliseconds (Manifold) as aware UTC."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise PayloadError(f"{where}: {field} must be a Unix time number, got {value!r}")
+    return datetime.fromtimestamp(value / 1000 if millis else value, UTC)
+
+
+def require(payload: Mapping[str, Any], key: str, kind: type | tuple[type, ...], *, where: str) -> Any:
+    """``payload[key]`` if present and of ``kind``; otherwise a PayloadError naming the field."""
+    value = payload.get(key)
+    is_stray_bool = isinstance(value, bool) and bool not in _as_tuple(kind)
+    if value is None or is_stray_bool or not isinstance(value, kind):
+        raise PayloadError(f"{where}: field {key!r} must be {_kind_name(kind)}, got {value!r}")
+    return value
+
+
+def as_object(payload: object, *, where: str) -> Mapping[str, Any]:
+    if not isinstance(payload, dict):
+        raise PayloadError(f"{where}: expected a JSON object, got {type(payload).__name__}")
+    return payload
+
+
+def as_list(payload: object, *, where: str) -> list[Any]:
+    if not isinstance(payload, list):
+        raise PayloadError(f"{where}: expected a JSON array, got {type(payload).__name__}")
+    return payload
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "a boolean",
+        dict: "an object",
+        list: "an array",
+    }
+    return " or ".join(names.get(k, k.__name__) for k in _as_tuple(kind))

@@ -1,0 +1,1 @@
+"""Manifold: API v0 client and parsers for binary markets, prices (probability, bets) and resolutions."""

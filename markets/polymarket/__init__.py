@@ -1,0 +1,1 @@
+"""Polymarket: Gamma (catalog, resolutions) and CLOB (midpoints, books, history) clients and parsers."""

@@ -1,0 +1,174 @@
+"""Async clients for Polymarket's Gamma (catalog) and CLOB (order book) APIs.
+
+They return decoded payloads and parsed prices; turning markets into rows is the caller's job.
+Rate limits are 80 % of the published per-endpoint budgets (docs.polymarket.com rate-limits);
+their sum stays below the Gamma and CLOB general budgets, so no extra general limiter is needed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
+from decimal import Decimal
+from functools import partial
+from typing import Any
+
+from markets.http import JsonApi, PayloadError, VenueHTTPError, as_list, as_object, budget, gather_bounded
+from markets.polymarket import clob
+
+log = logging.getLogger(__name__)
+
+GAMMA_URL = "https://gamma-api.polymarket.com"
+CLOB_URL = "https://clob.polymarket.com"
+MARKETS_PAGE = 100  # /markets/keyset serves at most 100 per page
+EVENTS_PAGE = 100  # /events/keyset allows 500, but events embed their markets: keep pages small
+ID_BATCH = 100  # condition_ids= takes at most 100 ids
+CLOB_BATCH = 500  # /midpoints and /books take at most 500 tokens
+Query = list[tuple[str, str | int | bool]]
+
+
+class GammaClient:
+    """Gamma: market and event listings with keyset pagination, and single markets."""
+
+    def __init__(self, api: JsonApi) -> None:
+        self._api = api
+        self._markets = budget(300, 10)
+        self._events = budget(500, 10)
+
+    async def market_pages(self, filters: Query) -> AsyncIterator[list[dict[str, Any]]]:
+        """Every page of ``/markets/keyset`` for ``filters``, following ``after_cursor`` to the end."""
+        async for page in self._keyset("/markets/keyset", "markets", filters, MARKETS_PAGE):
+            yield page
+
+    async def event_pages(self, filters: Query) -> AsyncIterator[list[dict[str, Any]]]:
+        """Every page of ``/events/keyset`` for ``filters`` (events embed their markets)."""
+        async for page in self._keyset("/events/keyset", "events", filters, EVENTS_PAGE):
+            yield page
+
+    async def markets_by_condition_ids(
+        self, condition_ids: Sequence[str], *, closed: bool
+    ) -> list[dict[str, Any]]:
+        """Markets with these condition ids and this ``closed`` state (Gamma filters on it either way)."""
+        found: list[dict[str, Any]] = []
+        for start in range(0, len(condition_ids), ID_BATCH):
+            batch: Query = [("condition_ids", c) for c in condition_ids[start : start + ID_BATCH]]
+            async for page in self.market_pages([*batch, ("closed", closed)]):
+                found.extend(page)
+        return found
+
+    async def market(self, gamma_id: str) -> dict[str, Any] | None:
+        """``/markets/{id}`` (not subject to the ``closed`` filter); None if Gamma says 404."""
+        try:
+            payload = await self._api.get(f"/markets/{gamma_id}", self._markets)
+        except VenueHTTPError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return dict(as_object(payload, where=f"GET /markets/{gamma_id}"))
+
+    async def _keyset(
+        self, path: str, key: str, filters: Query, limit: int
+    ) -> AsyncIterator[list[dict[str, Any]]]:
+        if not any(name == "closed" for name, _ in filters):
+            raise ValueError(f"{path}: pass 'closed' explicitly; Gamma's default differs per endpoint")
+        limiter = self._markets if key == "markets" else self._events
+        cursor: str | None = None
+        seen: set[str] = set()
+        while True:
+            query: Query = [*filters, ("limit", limit)] + ([("after_cursor", cursor)] if cursor else [])
+            body = as_object(await self._api.get(path, limiter, query), where=f"GET {path}")
+            items = as_list(body.get(key), where=f"GET {path} field {key!r}")
+            if not all(isinstance(item, dict) for item in items):
+                raise PayloadError(f"GET {path}: every entry of {key!r} must be an object")
+            yield items
+            cursor = body.get("next_cursor")
+            if not cursor:  # absent, null or "" on the last page
+                return
+            if not isinstance(cursor, str) or cursor in seen:
+                raise PayloadError(
+                    f"GET {path}: next_cursor {cursor!r} is invalid or repeats; pagination stalled"
+                )
+            seen.add(cursor)
+
+
+class ClobClient:
+    """CLOB market data: midpoints, order books and price history, batched where the API allows."""
+
+    def __init__(self, api: JsonApi, *, concurrency: int = 4) -> None:
+        self._api = api
+        self._concurrency = concurrency
+        self._midpoint, self._midpoints = budget(1500, 10), budget(500, 10)
+        self._book, self._books = budget(1500, 10), budget(500, 10)
+        self._history = budget(1000, 10)
+
+    async def midpoint(self, token_id: str) -> clob.TokenPrice:
+        """One token's mid, or why there is none (a 404 means the token has no order book)."""
+        try:
+            return clob.midpoint(
+                await self._api.get("/midpoint", self._midpoint, {"token_id": token_id}), token_id
+            )
+        except (VenueHTTPError, PayloadError) as exc:
+            return str(exc)
+
+    async def midpoints(self, token_ids: Sequence[str]) -> dict[str, clob.TokenPrice]:
+        """Mids for many tokens via ``POST /midpoints``; a batch that fails falls back to ``/midpoint``."""
+        batches = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
+        parts = await gather_bounded([partial(self._midpoint_batch, b) for b in batches], self._concurrency)
+        return {token: price for part in parts for token, price in part.items()}
+
+    async def _midpoint_batch(self, tokens: list[str]) -> dict[str, clob.TokenPrice]:
+        try:
+            payload = await self._api.post("/midpoints", self._midpoints, [{"token_id": t} for t in tokens])
+            return clob.midpoints(payload, tokens)
+        except (VenueHTTPError, PayloadError) as exc:
+            log.warning(
+                "POST /midpoints failed for %d tokens (%s); falling back to GET /midpoint", len(tokens), exc
+            )
+        singles = await gather_bounded([partial(self.midpoint, t) for t in tokens], self._concurrency * 4)
+        return dict(zip(tokens, singles, strict=True))
+
+    async def book(self, token_id: str) -> clob.Quote | str:
+        """One token's best bid and ask, or why there is none."""
+        try:
+            return clob.best_quote(await self._api.get("/book", self._book, {"token_id": token_id}), token_id)
+        except (VenueHTTPError, PayloadError) as exc:
+            return str(exc)
+
+    async def books(self, token_ids: Sequence[str]) -> dict[str, clob.Quote | str]:
+        """Best quotes for many tokens via ``POST /books``; a batch that fails falls back to ``/book``."""
+        batches = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
+        parts = await gather_bounded([partial(self._book_batch, b) for b in batches], self._concurrency)
+        return {token: quote for part in parts for token, quote in part.items()}
+
+    async def _book_batch(self, tokens: list[str]) -> dict[str, clob.Quote | str]:
+        try:
+            books = clob.books_by_token(
+                await self._api.post("/books", self._books, [{"token_id": t} for t in tokens])
+            )
+        except (VenueHTTPError, PayloadError) as exc:
+            log.warning("POST /books failed for %d tokens (%s); falling back to GET /book", len(tokens), exc)
+            singles = await gather_bounded([partial(self.book, t) for t in tokens], self._concurrency * 4)
+            return dict(zip(tokens, singles, strict=True))
+        out: dict[str, clob.Quote | str] = {}
+        for token in tokens:
+            try:
+                out[token] = (
+                    clob.best_quote(books[token], token) if token in books else "absent from /books response"
+                )
+            except PayloadError as exc:
+                out[token] = str(exc)
+        return out
+
+    async def price_history(
+        self, token_id: str, start: datetime, end: datetime, fidelity_minutes: int
+    ) -> list[tuple[datetime, Decimal]]:
+        """``/prices-history`` for one **token id** (not a condition id) between two times."""
+        query = {
+            "market": token_id,
+            "startTs": int(start.timestamp()),
+            "endTs": int(end.timestamp()),
+            "fidelity": fidelity_minutes,
+        }
+        payload = await self._api.get("/prices-history", self._history, query)
+        return clob.price_history(payload, token_id, fidelity_minutes)

@@ -1,0 +1,115 @@
+"""Column checks shared by the dataset loader and the raw importers.
+
+Each function reads one column of an all-text polars frame that carries a 1-based ``_row``
+column, parses every distinct value once (fast on large files) and, on the first bad value,
+raises an error naming the file, the row and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import TypeVar
+
+import polars as pl
+
+from markets.replay.format import DatasetError, parse_utc, row_error
+
+ROW = "_row"
+T = TypeVar("T")
+_DATE_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def read_table(path: Path, label: str) -> pl.DataFrame:
+    """Read a CSV file as text columns (no type guessing) with a 1-based ``_row`` column."""
+    try:
+        frame = pl.read_csv(path, infer_schema=False, empty_string_is_null=False)
+    except pl.exceptions.NoDataError as exc:
+        raise DatasetError(f"{label}: the file is empty (expected a header row)") from exc
+    except (pl.exceptions.ComputeError, UnicodeDecodeError) as exc:
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatasetError(f"{label}: not a readable UTF-8 CSV file ({first_line})") from exc
+    return frame.with_columns(pl.all().fill_null("")).with_row_index(ROW, offset=1)
+
+
+def first_row(frame: pl.DataFrame, mask: pl.Expr) -> dict[str, object] | None:
+    """The earliest row matching ``mask``, or None."""
+    hits = frame.filter(mask).sort(ROW)
+    return hits.row(0, named=True) if hits.height else None
+
+
+def require_cells(frame: pl.DataFrame, columns: Sequence[str], label: str) -> None:
+    """Every cell of ``columns`` must be non-empty."""
+    for column in columns:
+        hit = first_row(frame, pl.col(column).str.strip_chars() == "")
+        if hit is not None:
+            raise row_error(label, int(str(hit[ROW])), column, "is empty")
+
+
+def parse_column(
+    frame: pl.DataFrame, column: str, label: str, parse: Callable[[str], T], expected: str
+) -> dict[str, T]:
+    """Parse each distinct value of ``column`` once; the first unparsable one (in file order)
+    is reported at the row where it first occurs."""
+    values = frame.select(pl.col(column).unique(maintain_order=True)).to_series().to_list()
+    parsed: dict[str, T] = {}
+    for text in values:
+        try:
+            parsed[text] = parse(text)
+        except (ValueError, InvalidOperation) as exc:
+            hit = first_row(frame, pl.col(column) == text)
+            assert hit is not None
+            reason = f" ({exc})" if str(exc) and not isinstance(exc, InvalidOperation) else ""
+            raise row_error(label, int(str(hit[ROW])), column, f"{text!r} is not {expected}{reason}") from exc
+    return parsed
+
+
+def parse_day(text: str) -> date:
+    """A calendar date written exactly as YYYY-MM-DD."""
+    if not _DATE_SHAPE.fullmatch(text):
+        raise ValueError("wrong shape")
+    return date.fromisoformat(text)
+
+
+def parse_probability(text: str) -> Decimal:
+    """An exact decimal in [0, 1]; NaN and infinities are refused, never clamped."""
+    value = Decimal(text.strip())
+    if not value.is_finite():
+        raise ValueError("not finite")
+    if not Decimal(0) <= value <= Decimal(1):
+        raise ValueError("outside [0, 1]")
+    return value
+
+
+def parse_dates(frame: pl.DataFrame, column: str, label: str) -> dict[str, date]:
+    return parse_column(frame, column, label, parse_day, "a date (expected YYYY-MM-DD)")
+
+
+def parse_times(frame: pl.DataFrame, column: str, label: str) -> dict[str, datetime]:
+    return parse_column(
+        frame,
+        column,
+        label,
+        parse_utc,
+        "a time (expected ISO 8601 with a zone, e.g. 2025-01-31T00:00:00+00:00)",
+    )
+
+
+def parse_probabilities(frame: pl.DataFrame, column: str, label: str) -> dict[str, Decimal]:
+    return parse_column(frame, column, label, parse_probability, "a price in [0, 1]")
+
+
+def check_unique(frame: pl.DataFrame, keys: Sequence[str], label: str) -> None:
+    """No two rows may share ``keys``; the error names both rows."""
+    marked = frame.with_columns(_first=pl.struct(list(keys)).is_first_distinct())
+    dup = first_row(marked, ~pl.col("_first"))
+    if dup is None:
+        return
+    same = pl.all_horizontal([pl.col(k) == dup[k] for k in keys])
+    earlier = first_row(frame, same)
+    assert earlier is not None
+    shown = ", ".join(f"{k}={dup[k]}" for k in keys)
+    raise DatasetError(f"{label} row {dup[ROW]}: duplicate of row {earlier[ROW]} ({shown})")

@@ -1,0 +1,288 @@
+"""Convert the raw ForecastBench layout (``markets.jsonl`` + ``daily_values.csv``) into a dataset.
+
+Kept: Polymarket and Manifold markets that resolved YES or NO, have question text and at least
+``min_points`` daily values. Unresolved markets are left out: a replay can never settle them,
+so bets on them would stay open forever and score nothing. The attribution (``SOURCE.md``, with
+a section saying what this conversion changed) and the CC BY-SA license travel with the data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from markets.replay.columns import (
+    check_unique,
+    parse_dates,
+    parse_day,
+    parse_probabilities,
+    read_table,
+    require_cells,
+)
+from markets.replay.format import (
+    MARKET_COLUMNS,
+    DatasetError,
+    DatasetInfo,
+    check_columns,
+    format_utc,
+    json_text,
+    parse_utc,
+    start_of_day,
+)
+from markets.replay.load import ReplayDataset
+from markets.replay.write import write_frames
+from markets.types import BINARY_OUTCOMES, Venue
+
+RAW_MARKETS = "markets.jsonl"
+RAW_VALUES = "daily_values.csv"
+RAW_SOURCE = "SOURCE.md"
+RAW_ORIG = "orig"
+RAW_LICENSE = "orig/LICENSE"
+VALUE_COLUMNS = ("source", "id", "date", "value")
+LICENSE = "CC BY-SA 4.0"
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "source": (str,),
+    "id": (str,),
+    "question": (str, type(None)),
+    "background": (str, type(None)),
+    "url": (str, type(None)),
+    "market_info_open_datetime": (str, type(None)),
+    "market_info_close_datetime": (str, type(None)),
+    "resolved": (bool,),
+    "resolution_date": (str, type(None)),
+    "resolved_to": (int, float, type(None)),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ImportSummary:
+    dataset: ReplayDataset
+    considered: int
+    skipped: dict[str, int]  # reason -> markets left out
+
+
+@dataclass(frozen=True, slots=True)
+class _Selection:
+    """The raw data, checked, reduced to the kept markets and shaped as dataset tables."""
+
+    markets: pl.DataFrame
+    prices: pl.DataFrame
+    considered: int
+    skipped: dict[str, int]
+
+
+def import_forecastbench(
+    raw_dir: Path | str,
+    out_dir: Path | str,
+    *,
+    created_with: str,
+    min_points: int = 10,
+    name: str = "forecastbench",
+    version: str | None = None,
+    overwrite: bool = False,
+) -> ImportSummary:
+    """Build a dataset at ``out_dir``; ``version`` defaults to the last price date kept."""
+    raw = Path(raw_dir)
+    for required in (RAW_MARKETS, RAW_VALUES, RAW_SOURCE, RAW_LICENSE):
+        if not (raw / required).is_file():
+            raise DatasetError(
+                f"{raw}: missing {required} (expected the raw ForecastBench layout, see SOURCE.md)"
+            )
+    try:
+        selection = _select(raw, min_points)
+    except DatasetError as exc:
+        raise DatasetError(f"{raw}/{exc}") from exc
+    kept = selection.markets.height
+    info = DatasetInfo(
+        name=name,
+        version=version or str(selection.prices["date"].max() or "empty"),
+        source="ForecastBench market questions (forecastingresearch/forecastbench-datasets): "
+        "Polymarket and Manifold; see SOURCE.md",
+        license=LICENSE,
+        created_with=created_with,
+        description=f"{kept} resolved binary markets with daily prices (the close of each date, "
+        "usable from 00:00 UTC the next day).",
+    )
+    notes = _conversion_notes(created_with, selection.considered, kept, selection.skipped, min_points)
+    extra = _attribution_files(raw, notes)
+    dataset = write_frames(
+        Path(out_dir), selection.markets, selection.prices, info, extra_files=extra, overwrite=overwrite
+    )
+    return ImportSummary(dataset=dataset, considered=selection.considered, skipped=selection.skipped)
+
+
+def _select(raw: Path, min_points: int) -> _Selection:
+    records = _read_records(raw / RAW_MARKETS)
+    values = _read_values(raw / RAW_VALUES)
+    counts = {(s, i): n for s, i, n in values.group_by("source", "id").len().iter_rows()}
+    reasons = {
+        key: _skip_reason(record, counts.get(key, 0), min_points) for key, (_, record) in records.items()
+    }
+    kept = sorted(key for key, reason in reasons.items() if reason is None)
+    markets = pl.DataFrame(
+        [_market_row(*records[key]) for key in kept],
+        schema=dict.fromkeys(MARKET_COLUMNS, pl.String),
+    )
+    return _Selection(
+        markets=markets,
+        prices=_prices(values, kept),
+        considered=len(records),
+        skipped=dict(Counter(r for r in reasons.values() if r is not None)),
+    )
+
+
+def _read_records(path: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]]]:
+    """Every JSON line, checked field by field, keyed by (source, id)."""
+    records: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{RAW_MARKETS} line {line_no}: not valid JSON ({exc.msg})") from exc
+        if not isinstance(record, dict):
+            raise DatasetError(f"{RAW_MARKETS} line {line_no}: expected a JSON object")
+        for name, types in _FIELDS.items():
+            if name not in record:
+                raise _line_error(line_no, name, "is missing")
+            if not isinstance(record[name], types) or (
+                name == "resolved_to" and isinstance(record[name], bool)
+            ):
+                raise _line_error(line_no, name, f"{record[name]!r} has the wrong type")
+        key = (record["source"], record["id"])
+        if key in records:
+            raise _line_error(line_no, "id", f"duplicate of line {records[key][0]} ({key[0]} {key[1]})")
+        records[key] = (line_no, record)
+    return records
+
+
+def _read_values(path: Path) -> pl.DataFrame:
+    values = read_table(path, RAW_VALUES)
+    check_columns(RAW_VALUES, [c for c in values.columns if c != "_row"], VALUE_COLUMNS, VALUE_COLUMNS)
+    require_cells(values, VALUE_COLUMNS, RAW_VALUES)
+    return values
+
+
+def _skip_reason(record: Mapping[str, Any], points: int, min_points: int) -> str | None:
+    """Why a market is left out, or None to keep it (first reason that applies)."""
+    if record["source"] not in {v.value for v in Venue}:
+        return "not a Polymarket/Manifold market"
+    if not record["resolved"]:
+        return "unresolved (a replay could never settle it)"
+    if not (record["question"] or "").strip():
+        return "no question text"
+    if record["resolved_to"] not in (0, 1):
+        return "not resolved to exactly YES or NO"
+    if points < min_points:
+        return f"fewer than {min_points} daily values"
+    return None
+
+
+def _prices(values: pl.DataFrame, kept: list[tuple[str, str]]) -> pl.DataFrame:
+    """The kept markets' values, checked with their raw row numbers, as ``prices.csv``."""
+    wanted = pl.DataFrame(kept, schema={"source": pl.String, "id": pl.String}, orient="row")
+    rows = values.join(wanted, on=["source", "id"], how="semi")
+    parse_dates(rows, "date", RAW_VALUES)
+    parse_probabilities(rows, "value", RAW_VALUES)
+    check_unique(rows, ["source", "id", "date"], RAW_VALUES)
+    return rows.select(
+        market_id=pl.concat_str("source", pl.lit(":"), "id"),
+        date=pl.col("date"),
+        price=pl.col("value").str.strip_chars(),
+    ).sort("market_id", "date")
+
+
+def _market_row(line_no: int, record: Mapping[str, Any]) -> dict[str, str]:
+    resolution_date = record["resolution_date"]
+    if resolution_date is None:
+        raise _line_error(line_no, "resolution_date", "is empty but the market is resolved")
+    try:
+        resolved_at = start_of_day(parse_day(resolution_date))
+    except ValueError as exc:
+        raise _line_error(
+            line_no, "resolution_date", f"{resolution_date!r} is not a date (YYYY-MM-DD)"
+        ) from exc
+    return {
+        "venue": record["source"],
+        "venue_id": record["id"],
+        "question": record["question"].strip(),
+        "outcomes": json_text(list(BINARY_OUTCOMES)),
+        "resolution": "YES" if record["resolved_to"] == 1 else "NO",
+        "winner": "",
+        "resolved_at": format_utc(resolved_at),
+        "open_time": _time_cell(line_no, record, "market_info_open_datetime"),
+        "close_time": _time_cell(line_no, record, "market_info_close_datetime"),
+        "category": "",
+        "volume": "",
+        "liquidity": "",
+        "url": record["url"] or "",
+        "token_ids": "",
+        "description": (record["background"] or "").strip(),
+    }
+
+
+def _time_cell(line_no: int, record: Mapping[str, Any], field: str) -> str:
+    """ISO 8601 UTC, or empty when unknown ("N/A"). A bare date (Polymarket ``startDateIso``)
+    is taken as 00:00 UTC of that date."""
+    text = (record[field] or "").strip()
+    if text in ("", "N/A"):
+        return ""
+    try:
+        return format_utc(start_of_day(parse_day(text)) if len(text) == 10 else parse_utc(text))
+    except ValueError as exc:
+        raise _line_error(
+            line_no, field, f"{text!r} is not an ISO 8601 time with a zone, a date or N/A"
+        ) from exc
+
+
+def _line_error(line_no: int, field: str, problem: str) -> DatasetError:
+    return DatasetError(f"{RAW_MARKETS} line {line_no}, field '{field}': {problem}")
+
+
+def _attribution_files(raw: Path, notes: str) -> dict[str, bytes]:
+    """SOURCE.md (with what this conversion changed appended), the license at the top level, and
+    the verbatim originals under orig/, as CC BY-SA 4.0 requires."""
+    files = {
+        "SOURCE.md": (raw / RAW_SOURCE).read_bytes().rstrip() + b"\n\n" + notes.encode(),
+        "LICENSE": (raw / RAW_LICENSE).read_bytes(),
+    }
+    for path in sorted((raw / RAW_ORIG).iterdir()):
+        if path.is_file():
+            files[f"{RAW_ORIG}/{path.name}"] = path.read_bytes()
+    return files
+
+
+def _conversion_notes(
+    created_with: str, considered: int, kept: int, skipped: Mapping[str, int], min_points: int
+) -> str:
+    reasons = "\n".join(f"  - {reason}: {count}" for reason, count in sorted(skipped.items()))
+    return f"""## Further modified for Bettor Arena
+
+This directory is a Bettor Arena replay dataset made from the files described above with
+`{created_with}`. `markets.jsonl` and `daily_values.csv` themselves are not included; their
+content was changed as follows (the result remains under CC BY-SA 4.0, with the attribution above):
+
+- Selection: {kept} of {considered} markets kept — resolved YES or NO, with question text and at
+  least {min_points} daily values. Left out:
+{reasons}
+- Restructured into `markets.csv` (one row per market), `prices.csv` (one row per market and
+  date) and `dataset.json` (provenance, license, content hash). Renamed: `source` → `venue`,
+  `id` → `venue_id`, `background` → `description`, `value` → `price` (the YES price, its decimal
+  text kept exactly). Outcomes are `["YES","NO"]`.
+- `resolved_to` 1.0 / 0.0 became `resolution` YES / NO; `resolution_date` D became
+  `resolved_at` D 00:00 UTC (the market counts as resolved from the start of that date).
+- `market_info_open_datetime` / `market_info_close_datetime` became `open_time` / `close_time`
+  in ISO 8601 UTC (a bare date is 00:00 UTC of that date; "N/A" is left empty).
+- Dropped: `resolution_criteria`, `question_sets`, `freeze_values`, `resolved`,
+  `n_daily_values`, `first_date`, `last_date`.
+- `LICENSE` is a copy of `orig/LICENSE`.
+
+Replay timing: a price dated D is the close of day D and is used from D+1 00:00 UTC.
+"""

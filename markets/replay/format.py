@@ -1,0 +1,158 @@
+"""The replay dataset format: file names, columns, ``dataset.json`` and the timing rule.
+
+A dataset is a directory holding ``dataset.json`` (what it is, where it came from, its
+license, a content hash), ``markets.csv`` (one row per market) and ``prices.csv`` (one row per
+market, time and outcome). CSV rather than parquet because the files are small, reviewable in a
+diff, readable without tools, and keep prices as the exact decimal text the source published
+(parquet would store floats unless every writer agreed on a decimal type).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+
+FORMAT_NAME = "bettor-arena-replay"
+FORMAT_VERSION = 1
+
+DATASET_FILE = "dataset.json"
+MARKETS_FILE = "markets.csv"
+PRICES_FILE = "prices.csv"
+HASHED_FILES = (MARKETS_FILE, PRICES_FILE)
+
+MARKET_REQUIRED = ("venue", "venue_id", "question", "outcomes", "resolution", "resolved_at")
+# Every column, in the order writers use (long free text last, so rows stay scannable).
+MARKET_COLUMNS = (
+    "venue",
+    "venue_id",
+    "question",
+    "outcomes",
+    "resolution",
+    "winner",
+    "resolved_at",
+    "open_time",
+    "close_time",
+    "category",
+    "volume",
+    "liquidity",
+    "url",
+    "token_ids",
+    "description",
+)
+
+# prices.csv has ``market_id`` and ``price``, exactly one time column, and optionally ``outcome``.
+DATE_COLUMN = "date"
+OBSERVED_AT_COLUMN = "observed_at"
+PRICE_COLUMNS = ("market_id", DATE_COLUMN, OBSERVED_AT_COLUMN, "outcome", "price")
+
+_INFO_FIELDS = ("name", "version", "source", "license", "created_with")
+
+
+class DatasetError(ValueError):
+    """A dataset (or raw input) that cannot be used, with the file, row and field at fault."""
+
+
+def row_error(file: str, row: int, field: str, problem: str) -> DatasetError:
+    """One-line error for a data row; ``row`` counts data rows from 1 (the header is not a row)."""
+    return DatasetError(f"{file} row {row}, field '{field}': {problem}")
+
+
+def start_of_day(day: date) -> datetime:
+    """00:00 UTC of ``day``."""
+    return datetime.combine(day, time(0), tzinfo=UTC)
+
+
+def usable_from(day: date) -> datetime:
+    """When a daily value dated ``day`` may be used: the value is the close of ``day``, so it is
+    only known once the day is over, at 00:00 UTC of the next day."""
+    return start_of_day(day + timedelta(days=1))
+
+
+def parse_utc(text: str) -> datetime:
+    """An ISO 8601 timestamp that states its zone, as aware UTC. A bare time is refused: its zone
+    would be a guess, and a guessed zone shifts what counts as known."""
+    value = datetime.fromisoformat(text)
+    if value.tzinfo is None:
+        raise ValueError("no time zone")
+    return value.astimezone(UTC)
+
+
+def format_utc(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat()
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetInfo:
+    """Provenance written to ``dataset.json``: enough to cite, license and rebuild the data."""
+
+    name: str
+    version: str
+    source: str
+    license: str
+    created_with: str
+    description: str = ""
+
+
+def content_hash(directory: Path) -> str:
+    """SHA-256 over the data files, so a cohort can record exactly which data it replayed."""
+    digest = hashlib.sha256()
+    for name in HASHED_FILES:
+        digest.update(name.encode() + b"\0")
+        digest.update((directory / name).read_bytes())
+        digest.update(b"\0")
+    return f"sha256:{digest.hexdigest()}"
+
+
+def write_info(directory: Path, info: DatasetInfo) -> None:
+    """Write ``dataset.json`` with the hash of the data files already in ``directory``; through a
+    temporary file and a rename, so a reader never sees half a file."""
+    payload = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **asdict(info)}
+    payload["content_hash"] = content_hash(directory)
+    staging = directory / f".{DATASET_FILE}.tmp"
+    staging.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    os.replace(staging, directory / DATASET_FILE)
+
+
+def read_info(directory: Path, label: Path) -> tuple[DatasetInfo, str]:
+    """Read and check ``dataset.json``; returns the info and the recorded content hash."""
+    where = f"{label / DATASET_FILE}"
+    try:
+        payload = json.loads((directory / DATASET_FILE).read_text())
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{where}: not valid JSON ({exc})") from exc
+    if not isinstance(payload, dict):
+        raise DatasetError(f"{where}: expected a JSON object")
+    if payload.get("format") != FORMAT_NAME or payload.get("format_version") != FORMAT_VERSION:
+        raise DatasetError(
+            f"{where}: expected format {FORMAT_NAME!r} version {FORMAT_VERSION}, "
+            f"found {payload.get('format')!r} version {payload.get('format_version')!r}"
+        )
+    for key in (*_INFO_FIELDS, "content_hash"):
+        if not isinstance(payload.get(key), str) or not payload[key]:
+            raise DatasetError(f"{where}: field '{key}' is missing or empty (expected a string)")
+    description = payload.get("description", "")
+    info = DatasetInfo(**{k: payload[k] for k in _INFO_FIELDS}, description=str(description))
+    return info, str(payload["content_hash"])
+
+
+def check_columns(file: str, present: list[str], required: tuple[str, ...], allowed: tuple[str, ...]) -> None:
+    """Missing required columns and unknown columns (usually typos) are errors, named."""
+    missing = [c for c in required if c not in present]
+    if missing:
+        raise DatasetError(f"{file}: missing column(s) {', '.join(repr(c) for c in missing)}")
+    unknown = [c for c in present if c not in allowed]
+    if unknown:
+        raise DatasetError(
+            f"{file}: unknown column(s) {', '.join(repr(c) for c in unknown)} "
+            f"(expected some of {', '.join(allowed)})"
+        )
+
+
+def json_text(value: Mapping[str, str] | list[str]) -> str:
+    """Compact, stable JSON for list/object cells (outcomes, token ids)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=isinstance(value, Mapping), separators=(",", ":"))

@@ -1,0 +1,148 @@
+"""``ReplaySource``: a ``MarketSource`` that answers "as of t" from a replay dataset.
+
+Timing (the whole point-in-time contract of replay):
+- a price is usable from its ``observed_at``; a daily value dated D from D+1 00:00 UTC;
+- a market is open from its first usable price until its resolution: open at t when
+  first price time <= t < resolved_at (never at or after ``resolved_at``);
+- a resolution is known from its ``resolved_at`` (inclusive).
+Everything is indexed once at construction (sorted tuples per market, bisect per query), so a
+daily snapshot costs a few milliseconds and a two-year replay spends almost nothing here.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from markets.replay.load import ReplayDataset, load_dataset
+from markets.replay.prices_table import PriceSeries
+from markets.types import Market, MarketSnapshot, PriceSnapshot, Resolution, SnapshotEntry
+
+DEFAULT_HISTORY_POINTS = 30
+DEFAULT_MAX_PRICE_AGE = timedelta(days=7)
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    opens: datetime
+    closes: datetime | None  # resolution time; None while unresolved
+    market: Market
+    market_id: str  # cached: Market.market_id is computed on every access
+
+
+class ReplaySource:
+    """Serve a dataset point in time.
+
+    ``history_points``: how many recent (time, first-outcome price) points each snapshot entry
+    carries. ``max_price_age``: a snapshot leaves out open markets whose latest price is older
+    than this (the data has gaps; betting at a weeks-old price is not a real fill). ``None``
+    keeps them. Such markets stay open and still resolve; ``latest_prices`` is not filtered.
+    """
+
+    def __init__(
+        self,
+        dataset: ReplayDataset,
+        *,
+        history_points: int = DEFAULT_HISTORY_POINTS,
+        max_price_age: timedelta | None = DEFAULT_MAX_PRICE_AGE,
+    ) -> None:
+        if history_points < 1:
+            raise ValueError(f"history_points must be >= 1, got {history_points}")
+        self.dataset = dataset
+        self._history_points = history_points
+        self._max_price_age = max_price_age
+        self._series: dict[str, PriceSeries] = dict(dataset.series)
+        self._points = {k: _first_outcome_points(dataset.markets[k], s) for k, s in self._series.items()}
+        self._windows = sorted(
+            (
+                _Window(s.times[0], _resolved_at(dataset.resolutions.get(k)), dataset.markets[k], k)
+                for k, s in self._series.items()
+            ),
+            key=lambda w: (w.opens, w.market_id),
+        )
+        self._resolutions = sorted(dataset.resolutions.values(), key=lambda r: (r.resolved_at, r.market_id))
+        self._resolution_times = [r.resolved_at for r in self._resolutions]
+
+    @classmethod
+    def from_directory(
+        cls,
+        path: Path | str,
+        *,
+        history_points: int = DEFAULT_HISTORY_POINTS,
+        max_price_age: timedelta | None = DEFAULT_MAX_PRICE_AGE,
+    ) -> ReplaySource:
+        """Load and validate the dataset at ``path`` and serve it."""
+        return cls(load_dataset(path), history_points=history_points, max_price_age=max_price_age)
+
+    @property
+    def start(self) -> datetime | None:
+        """The first instant any market is open (its first usable price); None if no prices."""
+        return self._windows[0].opens if self._windows else None
+
+    @property
+    def end(self) -> datetime | None:
+        """The last instant anything changes: the latest resolution or price time."""
+        times = [s.times[-1] for s in self._series.values()] + self._resolution_times[-1:]
+        return max(times) if times else None
+
+    def open_markets(self, as_of: datetime) -> list[Market]:
+        return [w.market for w in self._open_windows(_utc(as_of))]
+
+    def latest_prices(self, market_ids: Sequence[str], as_of: datetime) -> dict[str, PriceSnapshot]:
+        as_of = _utc(as_of)
+        found: dict[str, PriceSnapshot] = {}
+        for market_id in market_ids:
+            series = self._series.get(market_id)
+            index = bisect_right(series.times, as_of) - 1 if series else -1
+            if series and index >= 0:
+                found[market_id] = series.snapshots[index]
+        return found
+
+    def resolutions(self, as_of: datetime) -> list[Resolution]:
+        return self._resolutions[: bisect_right(self._resolution_times, _utc(as_of))]
+
+    def snapshot(self, as_of: datetime) -> MarketSnapshot:
+        as_of = _utc(as_of)
+        entries = []
+        for window in self._open_windows(as_of):
+            market_id = window.market_id
+            series = self._series[market_id]
+            index = bisect_right(series.times, as_of) - 1
+            price = series.snapshots[index]
+            if self._max_price_age is not None and as_of - price.observed_at > self._max_price_age:
+                continue
+            history = self._points[market_id][max(0, index + 1 - self._history_points) : index + 1]
+            entries.append(SnapshotEntry(market=window.market, price=price, history=history))
+        return MarketSnapshot(as_of=as_of, entries=tuple(entries))
+
+    def _open_windows(self, as_of: datetime) -> list[_Window]:
+        """Open windows at ``as_of``, by market id. Windows are sorted by opening time, so the
+        scan stops at the first one that has not opened yet."""
+        found = []
+        for window in self._windows:
+            if window.opens > as_of:
+                break
+            if window.closes is None or as_of < window.closes:
+                found.append(window)
+        found.sort(key=lambda w: w.market_id)
+        return found
+
+
+def _first_outcome_points(market: Market, series: PriceSeries) -> tuple[tuple[datetime, Decimal], ...]:
+    first = market.outcomes[0]
+    return tuple((s.observed_at, s.prices[first]) for s in series.snapshots)
+
+
+def _resolved_at(resolution: Resolution | None) -> datetime | None:
+    return resolution.resolved_at if resolution is not None else None
+
+
+def _utc(as_of: datetime) -> datetime:
+    """Refuse naive times (their zone is a guess) and normalise to UTC so snapshot hashes agree."""
+    if as_of.tzinfo is None:
+        raise ValueError(f"naive datetime {as_of.isoformat()} has no time zone; use UTC")
+    return as_of.astimezone(UTC)

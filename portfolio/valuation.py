@@ -1,0 +1,123 @@
+"""Marking positions to market and summing a portfolio's value, without ever inventing a price.
+
+A position is valued at shares × the price of its own side. When a mark has no price for it,
+the last real price is carried forward and flagged stale; a position that was never priced is
+valued at cost (also stale). A missing price is never read as 0.5 or 0 (a peer arena did both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from portfolio import metrics
+from portfolio.money import ZERO, is_mark_price
+from portfolio.positions import Mark, Position
+
+Prices = Mapping[str, Mapping[str, Decimal]]
+"""market_id -> outcome -> price of that outcome, in [0, 1]."""
+
+
+@dataclass(frozen=True, slots=True)
+class PositionValue:
+    """One open position at a valuation. ``price`` is ``None`` only when valued at cost."""
+
+    position_id: str
+    market_id: str
+    outcome: str
+    shares: Decimal
+    cost_basis: Decimal
+    price: Decimal | None
+    marked_at: datetime | None
+    value: Decimal
+    unrealized_pnl: Decimal
+    stale: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Valuation:
+    """A portfolio at time ``at``: ``total_value == cash + positions_value`` and
+    ``total_value - bankroll == realized_pnl + unrealized_pnl``, exactly."""
+
+    at: datetime
+    bankroll: Decimal
+    cash: Decimal
+    positions_value: Decimal
+    total_value: Decimal
+    realized_pnl: Decimal
+    unrealized_pnl: Decimal
+    stale_count: int
+    positions: tuple[PositionValue, ...]
+
+    @property
+    def pnl(self) -> Decimal:
+        return metrics.pnl(self.total_value, self.bankroll)
+
+    @property
+    def return_pct(self) -> Decimal:
+        return metrics.return_pct(self.total_value, self.bankroll)
+
+
+def remark(position: Position, prices: Prices, at: datetime) -> Position:
+    """The position with its mark brought to ``at``: a fresh price, or the last one flagged stale.
+
+    A mark older than the position's own (e.g. a fill after the prices were taken) changes
+    nothing: the newer price stands. A price outside [0, 1] is bad data and raises.
+    """
+    if position.mark is not None and at < position.mark.at:
+        return position
+    price = prices.get(position.market_id, {}).get(position.outcome)
+    if price is None:
+        if position.mark is None or position.mark.stale:
+            return position
+        return position.marked(Mark(position.mark.price, position.mark.at, stale=True))
+    if not is_mark_price(price):
+        raise ValueError(
+            f"mark price for {position.outcome!r} of {position.market_id!r} must be a Decimal in [0, 1], "
+            f"got {price!r}"
+        )
+    return position.marked(Mark(price, at))
+
+
+def value_position(position: Position) -> PositionValue:
+    """An open position valued at its mark, or at cost if it has none."""
+    mark = position.mark
+    value = position.cost_basis if mark is None else metrics.position_value(position.shares, mark.price)
+    return PositionValue(
+        position_id=position.position_id,
+        market_id=position.market_id,
+        outcome=position.outcome,
+        shares=position.shares,
+        cost_basis=position.cost_basis,
+        price=None if mark is None else mark.price,
+        marked_at=None if mark is None else mark.at,
+        value=value,
+        unrealized_pnl=metrics.unrealized_pnl(value, position.cost_basis),
+        stale=mark is None or mark.stale,
+    )
+
+
+def valuation(
+    *,
+    at: datetime,
+    bankroll: Decimal,
+    cash: Decimal,
+    open_positions: Iterable[Position],
+    realized_pnl: Decimal,
+) -> Valuation:
+    """Sum a portfolio from its cash and open positions (closed ones are worth nothing more)."""
+    values = tuple(value_position(p) for p in open_positions)
+    positions_value = sum((v.value for v in values), ZERO)
+    return Valuation(
+        at=at,
+        bankroll=bankroll,
+        cash=cash,
+        positions_value=positions_value,
+        total_value=metrics.portfolio_value(cash, (v.value for v in values)),
+        realized_pnl=realized_pnl,
+        unrealized_pnl=sum((v.unrealized_pnl for v in values), ZERO),
+        stale_count=sum(1 for v in values if v.stale),
+        positions=values,
+    )

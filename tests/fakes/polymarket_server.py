@@ -1,0 +1,350 @@
+"""A fake Polymarket on loopback: Gamma (``/markets/keyset``, ``/events/keyset``, ``/markets/{id}``)
+and CLOB (``/midpoint``, ``/midpoints``, ``/book``, ``/books``, ``/prices-history``) on one port.
+
+Wire formats follow the documented shapes (docs/market-apis.md §1.2–1.6): ``outcomes``,
+``outcomePrices`` and ``clobTokenIds`` are JSON arrays inside strings, volumes are decimal
+strings with number twins, CLOB prices are strings, book bids ascend and asks descend, keyset
+pages end without ``next_cursor``, ``offset`` is refused with 422, an omitted ``closed`` means
+``closed=false``, and a ``cursor`` parameter (instead of ``after_cursor``) is ignored, as live.
+
+Condition ids, questions, slugs, dates and prices of ``REAL_MARKETS`` are real Polymarket markets
+taken from ForecastBench (forecastingresearch/forecastbench-datasets, CC BY-SA 4.0, © 2024
+Forecasting Research Institute; adapted: a subset of fields). Gamma ids and CLOB token ids are
+synthetic (ForecastBench does not carry them): token ids are 77-digit decimals derived from the
+condition id, shaped like the real ones.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from tests.fakes.venue_server import FakeVenue, Seen, flag, last
+
+# (conditionId, question, slug, startDateIso, endDate, last daily YES price) — real, see module docstring.
+REAL_MARKETS: tuple[tuple[str, str, str, str, str, str], ...] = (
+    (
+        "0x010f3f24ab463669b4d3dee775864db64b2441f8fa7a34725765ff0d7c667ec8",
+        "Will Ken Sim win the 2026 Vancouver mayoral election?",
+        "will-ken-sim-win-the-2026-vancouver-mayoral-election",
+        "2026-04-02",
+        "2026-10-17T00:00:00Z",
+        "0.365",
+    ),
+    (
+        "0x024b68f77bfc019341ee3db8f57c103334e4b9430bba4746d8c94aafd8b36fee",
+        "Will Bitcoin dip to $45,000 by December 31, 2026?",
+        "will-bitcoin-dip-to-45000-by-december-31-2026-674",
+        "2025-11-24",
+        "2027-01-01T05:00:00Z",
+        "0.245",
+    ),
+    (
+        "0x0ea8005efbc460378340a2f28a6d97b0d1d9d9d7fba4d16f529b8a415dca77a2",
+        "Will GPT-6 be released before GTA VI?",
+        "will-gpt-6-be-released",
+        "2025-08-07",
+        "2026-12-31T12:00:00Z",
+        "0.505",
+    ),
+    (
+        "0x12b727031b38130d945b3e164386874360d9a32fdd7e3d00ed2adb13857e089b",
+        "Will the Democrats win the Texas governor race in 2026?",
+        "will-the-democrats-win-the-texas-governor-race-in-2026",
+        "2025-10-13",
+        "2026-11-03T00:00:00Z",
+        "0.15",
+    ),
+    (
+        "0x12dc2b61723b2a54fc1947a307389b5f32038e7a29a0e936ad1fe410b969d06a",
+        "Will Harry Kane win the 2026 Ballon d'Or?",
+        "will-harry-kane-win-the-2026-ballon-dor",
+        "2025-09-22",
+        "2026-10-31T00:00:00Z",
+        "0.6225",
+    ),
+    (
+        "0x115374e9cb26f7c375f35cdfec08167024dbfc5a20f339806d81236ed25ab781",
+        "Miguel Díaz-Canel out as leader of Cuba by December 31?",
+        "miguel-daz-canel-out-as-leader-of-cuba-by-december-31-113-682",
+        "2026-01-05",
+        "2026-12-31T00:00:00Z",
+        "0.175",
+    ),
+    (
+        "0x2bde6486e7067f48ee21344d8b5c1af458732536eb4d080932c88c3a7c2d2126",
+        "Starmer out by December 31, 2026?",
+        "starmer-out-by-december-31-2026-936-416-977-234-134-475",
+        "2025-11-05",
+        "2026-12-31T12:00:00Z",
+        "0.9885",
+    ),
+    (
+        "0x52a5ce595e0f0816e17e5f40dbd5967c88beb4b9f21000bfdd9a1ff26c281fdd",
+        "Will Real Madrid win the 2025–26 Champions League?",
+        "will-real-madrid-win-the-202526-champions-league",
+        "2025-07-28",
+        "2026-05-31T00:00:00Z",
+        "0.0005",
+    ),
+)
+NO_ORDERBOOK = {"error": "No orderbook exists for the requested token id"}
+
+
+def token_ids(condition_id: str, count: int = 2) -> list[str]:
+    """Synthetic CLOB token ids for a market: one 77-digit decimal per outcome."""
+    return [
+        str(int(hashlib.sha256(f"{condition_id}:{i}".encode()).hexdigest(), 16) % 10**77).rjust(77, "1")
+        for i in range(count)
+    ]
+
+
+def synthetic_condition_id(index: int) -> str:
+    return "0x" + hashlib.sha256(f"bench-market-{index}".encode()).hexdigest()
+
+
+def gamma_market(
+    gamma_id: str,
+    condition_id: str,
+    question: str,
+    *,
+    slug: str = "",
+    start: str = "2026-01-01",
+    end: str = "2026-12-31T00:00:00Z",
+    prices: tuple[str, ...] = ("0.5", "0.5"),
+    outcomes: tuple[str, ...] = ("Yes", "No"),
+    volume: float = 250_000.0,
+    liquidity: float = 20_000.0,
+    closed: bool = False,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A Gamma market payload in the live shape (a realistic subset of its 171 fields)."""
+    return {
+        "id": gamma_id,
+        "question": question,
+        "conditionId": condition_id,
+        "questionID": "0x" + hashlib.sha256(question.encode()).hexdigest(),
+        "slug": slug or f"market-{gamma_id}",
+        "description": f"This market will resolve according to its rules. ({question})",
+        "outcomes": json.dumps(list(outcomes)),
+        "outcomePrices": json.dumps(list(prices)),
+        "clobTokenIds": json.dumps(token_ids(condition_id, len(outcomes))),
+        "volume": repr(volume),
+        "volumeNum": volume,
+        "liquidity": repr(liquidity),
+        "liquidityNum": liquidity,
+        "volume24hr": volume / 50,
+        "active": True,
+        "closed": closed,
+        "archived": False,
+        "acceptingOrders": not closed,
+        "enableOrderBook": True,
+        "startDate": f"{start}T00:00:00.000Z",
+        "startDateIso": start,
+        "endDate": end,
+        "endDateIso": end[:10],
+        "umaResolutionStatuses": "[]",
+        "negRisk": False,
+        "orderPriceMinTickSize": 0.001,
+        "orderMinSize": 5,
+        "category": "Politics",
+        **extra,
+    }
+
+
+def real_market(index: int, gamma_id: str | None = None, **overrides: Any) -> dict[str, Any]:
+    """One of ``REAL_MARKETS`` as a Gamma payload (volume falling with the index, so order is known)."""
+    condition, question, slug, start, end, yes = REAL_MARKETS[index]
+    no = str(Decimal(1) - Decimal(yes))
+    fields: dict[str, Any] = {
+        "slug": slug,
+        "start": start,
+        "end": end,
+        "prices": (yes, no),
+        "volume": 1_000_000.0 - index * 10_000,
+        **overrides,
+    }
+    return gamma_market(gamma_id or str(560_000 + index), condition, question, **fields)
+
+
+class FakePolymarket(FakeVenue):
+    """Gamma and CLOB state: markets by Gamma id, and per token a midpoint, a book and a history."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.markets: dict[str, dict[str, Any]] = {}
+        self.events: dict[str, dict[str, Any]] = {}
+        self.mids: dict[str, Any] = {}
+        self.books: dict[str, dict[str, Any]] = {}
+        self.histories: dict[str, list[dict[str, Any]]] = {}
+        self.after_request: Callable[[Seen], None] | None = None
+
+    def add(
+        self, payload: dict[str, Any], *, mids: tuple[Any, ...] | None = None, books: bool = True
+    ) -> None:
+        """List a market; its tokens get midpoints (default: its outcomePrices) and a 1-cent book."""
+        tokens = json.loads(payload["clobTokenIds"])
+        values = mids if mids is not None else tuple(json.loads(payload["outcomePrices"]))
+        with self.lock:
+            self.markets[payload["id"]] = payload
+            for token, mid in zip(tokens, values, strict=True):
+                self.set_mid(token, mid, payload["conditionId"], books=books)
+
+    def set_mid(self, token: str, mid: Any, condition_id: str = "", *, books: bool = True) -> None:
+        """Set a token's midpoint exactly as it will be sent (None removes its order book)."""
+        with self.lock:
+            if mid is None:
+                self.mids.pop(token, None)
+                self.books.pop(token, None)
+                return
+            self.mids[token] = mid
+            if books and isinstance(mid, str) and _is_unit_decimal(mid):
+                self.books[token] = _book(token, condition_id, Decimal(mid))
+
+    def update(self, gamma_id: str, **fields: Any) -> None:
+        with self.lock:
+            self.markets[gamma_id] = {**self.markets[gamma_id], **fields}
+
+    def remove(self, gamma_id: str) -> None:
+        with self.lock:
+            payload = self.markets.pop(gamma_id)
+            for token in json.loads(payload["clobTokenIds"]):
+                self.set_mid(token, None)
+
+    def populate(self, count: int) -> None:
+        """``count`` markets cycling through the real ones, with distinct ids and falling volumes."""
+        for i in range(count):
+            condition, question, slug, start, end, yes = REAL_MARKETS[i % len(REAL_MARKETS)]
+            if Decimal(yes) > Decimal("0.95") or Decimal(yes) < Decimal("0.05"):
+                yes = "0.5"
+            self.add(
+                gamma_market(
+                    str(700_000 + i),
+                    synthetic_condition_id(i),
+                    f"{question} (#{i})",
+                    slug=f"{slug}-{i}",
+                    start=start,
+                    end=end,
+                    prices=(yes, str(Decimal(1) - Decimal(yes))),
+                    volume=5_000_000.0 - i * 100,
+                )
+            )
+
+    def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
+        with self.lock:
+            answer = self._route(method, path, query, body)
+        if self.after_request is not None:
+            self.after_request(Seen(method, path, query, body))
+        return answer
+
+    def _route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
+        gamma: dict[str, Callable[[dict[str, list[str]]], tuple[int, Any]]] = {
+            "/markets/keyset": lambda q: self._keyset(q, "markets", list(self.markets.values()), 100),
+            "/events/keyset": lambda q: self._keyset(q, "events", self._event_payloads(), 500),
+            "/midpoint": lambda q: self._one_token(q, lambda t: {"mid": self.mids[t]}),
+            "/book": lambda q: self._one_token(q, lambda t: self.books[t]),
+            "/prices-history": self._history,
+        }
+        if method == "GET" and path in gamma:
+            return gamma[path](query)
+        if method == "GET" and path.startswith("/markets/"):
+            found = self.markets.get(path.removeprefix("/markets/"))
+            return (200, found) if found else (404, {"type": "not found", "error": "market not found"})
+        if method == "POST" and path in ("/midpoints", "/books"):
+            return self._batch(path, body)
+        return 404, {"error": f"no route {method} {path}"}
+
+    def _keyset(
+        self, query: dict[str, list[str]], key: str, items: list[dict[str, Any]], cap: int
+    ) -> tuple[int, Any]:
+        if "offset" in query:
+            return 422, {"type": "validation error", "error": "offset is not supported; use after_cursor"}
+        closed = flag(query, "closed") or False  # omitted means closed=false on /markets
+        chosen = [m for m in items if bool(m.get("closed")) == closed and _matches(m, query)]
+        order = last(query, "order")
+        sign = 1 if flag(query, "ascending") else -1
+
+        def sort_key(m: dict[str, Any]) -> tuple[float, int]:
+            return (sign * float(m.get(order) or 0) if order else 0.0, int(m["id"]))
+
+        chosen.sort(key=sort_key)
+        cursor = last(query, "after_cursor")
+        if cursor:
+            after = tuple(json.loads(base64.urlsafe_b64decode(cursor)))
+            chosen = [m for m in chosen if sort_key(m) > after]
+        limit = min(int(last(query, "limit") or 20), cap)
+        page = chosen[:limit]
+        answer: dict[str, Any] = {key: page}
+        if len(chosen) > limit:
+            answer["next_cursor"] = base64.urlsafe_b64encode(json.dumps(sort_key(page[-1])).encode()).decode()
+        return 200, answer
+
+    def _event_payloads(self) -> list[dict[str, Any]]:
+        out = []
+        for event in self.events.values():
+            markets = [self.markets[g] for g in event["market_ids"] if g in self.markets]
+            out.append({k: v for k, v in event.items() if k != "market_ids"} | {"markets": markets})
+        return out
+
+    def _one_token(self, query: dict[str, list[str]], answer: Callable[[str], Any]) -> tuple[int, Any]:
+        token = last(query, "token_id")
+        if not token:
+            return 400, {"error": "Invalid token id"}
+        return (200, answer(token)) if token in self.mids else (404, NO_ORDERBOOK)
+
+    def _batch(self, path: str, body: Any) -> tuple[int, Any]:
+        if not isinstance(body, list) or len(body) > 500:
+            return 400, {"error": "expected at most 500 {token_id} objects"}
+        tokens = [item["token_id"] for item in body]
+        if path == "/midpoints":
+            return 200, {t: self.mids[t] for t in tokens if t in self.mids}
+        return 200, [self.books[t] for t in tokens if t in self.books]
+
+    def _history(self, query: dict[str, list[str]]) -> tuple[int, Any]:
+        token = last(query, "market")
+        if not token:
+            return 400, {"error": "market is required"}
+        start, end = int(last(query, "startTs") or 0), int(last(query, "endTs") or 2**40)
+        points = [p for p in self.histories.get(token, []) if start <= p["t"] <= end]
+        return 200, {"history": points}
+
+
+def _matches(market: dict[str, Any], query: dict[str, list[str]]) -> bool:
+    ids, conditions = query.get("id"), query.get("condition_ids")
+    if ids and market["id"] not in ids:
+        return False
+    if conditions and market.get("conditionId") not in conditions:
+        return False
+    minimum = last(query, "liquidity_num_min")
+    if minimum and float(market.get("liquidityNum") or 0) < float(minimum):
+        return False
+    end_max = last(query, "end_date_max")
+    return not (end_max and market.get("endDate") and market["endDate"] > end_max.replace("+00:00", "Z"))
+
+
+def _is_unit_decimal(text: str) -> bool:
+    try:
+        return Decimal(0) <= Decimal(text) <= Decimal(1)
+    except ArithmeticError:
+        return False
+
+
+def _book(token: str, condition_id: str, mid: Decimal) -> dict[str, Any]:
+    """A book one cent wide around ``mid``, in CLOB order: bids ascending, asks descending."""
+    bid, ask = max(Decimal("0.001"), mid - Decimal("0.005")), min(Decimal("0.999"), mid + Decimal("0.005"))
+    return {
+        "market": condition_id,
+        "asset_id": token,
+        "timestamp": "1755777600000",
+        "hash": hashlib.sha1(f"{token}{mid}".encode()).hexdigest(),
+        "bids": [{"price": str(p), "size": "150"} for p in (bid - Decimal("0.01"), bid) if p > 0],
+        "asks": [{"price": str(p), "size": "120"} for p in (ask + Decimal("0.01"), ask) if p < 1],
+        "min_order_size": "5",
+        "tick_size": "0.001",
+        "last_trade_price": str(mid),
+        "neg_risk": False,
+    }

@@ -1,0 +1,130 @@
+"""Engines: URL handling, SQLite tuned for several processes, one commit per unit of work."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, func, select
+
+from arena.db.engine import make_engine, normalize_url, redact_url, session_scope
+from arena.db.migrate import upgrade
+from arena.db.models import JobRunRow, MarketRow
+from tests.storage.rows import T0, market
+
+
+@pytest.mark.parametrize(
+    ("url", "driver"),
+    [
+        ("postgresql://u:p@db/arena", "postgresql+psycopg"),
+        ("postgres://u:p@db/arena", "postgresql+psycopg"),
+        ("postgresql+psycopg://u@db/arena", "postgresql+psycopg"),
+        ("sqlite:///x/arena.db", "sqlite"),
+    ],
+)
+def test_urls_are_normalized_to_the_psycopg_driver(url: str, driver: str) -> None:
+    assert normalize_url(url).drivername == driver
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("mysql://u:secret@db/arena", "expected a sqlite:// or postgresql:// URL"),
+        ("sqlite://", "in-memory SQLite"),
+        ("sqlite:///:memory:", "in-memory SQLite"),
+        ("not a url", "not a valid URL"),
+    ],
+)
+def test_bad_urls_are_refused_without_leaking_the_password(url: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as caught:
+        normalize_url(url)
+    assert "secret" not in str(caught.value)
+
+
+def test_redacted_url_hides_the_password() -> None:
+    assert redact_url("postgresql://arena:hunter2@db:5432/arena") == "postgresql://arena:***@db:5432/arena"
+
+
+def test_sqlite_file_gets_its_folder_wal_foreign_keys_and_busy_timeout(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'deep' / 'er' / 'arena.db'}")
+    try:
+        with engine.connect() as connection:
+            pragmas = {
+                name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()
+                for name in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+            }
+        assert pragmas == {"journal_mode": "wal", "foreign_keys": 1, "busy_timeout": 30000, "synchronous": 1}
+        assert (tmp_path / "deep" / "er" / "arena.db").exists()
+    finally:
+        engine.dispose()
+
+
+def test_session_scope_commits_once_at_the_end(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        session.add(market("manifold:a"))
+        session.flush()
+        with Session(engine) as outsider:  # another connection sees nothing before the commit
+            assert outsider.get(MarketRow, "manifold:a") is None
+    with Session(engine) as reader:
+        assert reader.get(MarketRow, "manifold:a") is not None
+
+
+def test_session_scope_rolls_back_everything_on_error(engine: Engine) -> None:
+    with pytest.raises(RuntimeError, match="boom"), session_scope(engine) as session:
+        session.add(market("manifold:a"))
+        session.flush()
+        session.add(market("manifold:b"))
+        raise RuntimeError("boom")
+    with Session(engine) as reader:
+        assert reader.exec(select(func.count()).select_from(MarketRow)).one() == 0
+
+
+def test_concurrent_writers_wait_for_each_other_instead_of_failing(db_url: str) -> None:
+    """Several engines (as several processes would) write at once; every unit of work lands."""
+    upgrade(db_url)
+    writers, per_writer = 4, 25
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        engine = make_engine(db_url)
+        try:
+            for _ in range(per_writer):
+                with session_scope(engine) as session:
+                    # Read, then write, in one transaction: the pattern that deadlocks under BEGIN DEFERRED.
+                    count = session.exec(select(func.count()).select_from(JobRunRow)).one()
+                    session.add(JobRunRow(job=f"w{n}", started_at=T0, message=str(count)))
+        except BaseException as exc:  # reported below: a thread's exception would otherwise vanish
+            errors.append(exc)
+        finally:
+            engine.dispose()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    engine = make_engine(db_url)
+    try:
+        with session_scope(engine, write=False) as session:
+            total = session.exec(select(func.count()).select_from(JobRunRow)).one()
+        assert total == writers * per_writer
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_read_only_scope_does_not_wait_for_the_writer(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    try:
+        with session_scope(engine) as writer:
+            writer.add(JobRunRow(job="w", started_at=T0))
+            writer.flush()
+            with session_scope(engine, write=False) as reader:  # would wait 30 s under BEGIN IMMEDIATE
+                count = select(func.count()).select_from(JobRunRow)
+                assert reader.exec(count).one() == 0
+    finally:
+        engine.dispose()

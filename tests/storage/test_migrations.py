@@ -1,0 +1,152 @@
+"""Databases are created and upgraded by Alembic only, and the migrations match the models."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+import threading
+from datetime import UTC, datetime
+from concurrent.futures import ProcessPoolExecutor
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Engine, inspect
+from sqlmodel import func, select
+
+from arena.db.engine import make_engine, session_scope
+from arena.db.migrate import (
+    MIGRATIONS_DIR,
+    SchemaVersionError,
+    current_revision,
+    downgrade,
+    ensure_schema,
+    head_revision,
+    upgrade,
+)
+from arena.db.models import JobRunRow, metadata
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def schema_diff(url: str) -> list[object]:
+    """What autogenerate would still have to write to make the database match the models."""
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            context = MigrationContext.configure(
+                connection, opts={"compare_type": True, "compare_server_default": True}
+            )
+            return list(compare_metadata(context, metadata))
+    finally:
+        engine.dispose()
+
+
+def table_names(url: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return set(inspect(engine).get_table_names())
+    finally:
+        engine.dispose()
+
+
+def test_head_matches_the_models(db_url: str) -> None:
+    assert current_revision(db_url) is None
+    upgrade(db_url)
+    assert current_revision(db_url) == head_revision()
+    assert schema_diff(db_url) == []
+
+
+def test_downgrade_to_base_then_upgrade_again(db_url: str) -> None:
+    upgrade(db_url)
+    downgrade(db_url, "base")
+    assert table_names(db_url) == {"alembic_version"}
+    assert current_revision(db_url) is None
+    upgrade(db_url)
+    assert table_names(db_url) == set(metadata.tables) | {"alembic_version"}
+    assert schema_diff(db_url) == []
+
+
+def test_ensure_schema_upgrades_once_then_does_nothing(db_url: str) -> None:
+    ensure_schema(db_url)
+    ensure_schema(db_url)
+    assert current_revision(db_url) == head_revision()
+
+
+def test_processes_starting_together_migrate_one_after_the_other(db_url: str) -> None:
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=2, mp_context=spawn) as pool:
+        list(pool.map(ensure_schema, [db_url] * 2))  # re-raises any process's error
+    assert current_revision(db_url) == head_revision()
+    assert schema_diff(db_url) == []
+
+
+def test_threads_starting_together_migrate_one_after_the_other(db_url: str) -> None:
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            ensure_schema(db_url)
+        except BaseException as exc:  # collected: a thread's exception would otherwise vanish
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert current_revision(db_url) == head_revision()
+
+
+def test_a_database_from_a_newer_arena_is_refused_clearly(db_url: str) -> None:
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("UPDATE alembic_version SET version_num = 'f00dfeed'")
+    engine.dispose()
+    with pytest.raises(SchemaVersionError, match=r"f00dfeed.*newer arena version"):
+        ensure_schema(db_url)
+
+
+def test_engine_fixture_starts_empty_at_head(engine: Engine) -> None:
+    """Tests sharing the PostgreSQL head schema must not see each other's rows or ids."""
+    assert current_revision(engine) == head_revision()
+    with session_scope(engine) as session:
+        assert all(
+            session.exec(select(func.count()).select_from(t)).one() == 0 for t in metadata.sorted_tables
+        )
+        run = JobRunRow(job="probe", started_at=datetime(2025, 1, 1, tzinfo=UTC))
+        session.add(run)
+        session.flush()
+        assert run.id == 1
+
+
+def test_revisions_do_not_import_application_code() -> None:
+    """A revision must keep meaning what it meant when written, whatever the models become."""
+    for revision in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        source = revision.read_text()
+        assert "import arena" not in source and "from arena" not in source, revision.name
+
+
+def test_migrations_ship_inside_the_package() -> None:
+    assert Path(str(resources.files("arena.migrations"))) == MIGRATIONS_DIR
+    assert (MIGRATIONS_DIR / "versions" / "__init__.py").exists()  # found by setuptools as a package
+    assert (MIGRATIONS_DIR / "script.py.mako").exists()
+
+
+def test_alembic_command_line_works_from_a_clone(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    env = {**os.environ, "ARENA_DATABASE_URL": url}
+    alembic = [sys.executable, "-m", "alembic", "-c", str(REPO / "alembic.ini")]
+    done = subprocess.run(
+        [*alembic, "upgrade", "head"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert current_revision(url) == head_revision()
+    shown = subprocess.run([*alembic, "current"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert head_revision() in shown.stdout
