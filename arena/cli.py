@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, data, leaderboard, markets, report, resolutions, run
+from arena.commands import cohort, data, leaderboard, markets, report, resolutions, run, serve
 
 app = typer.Typer(
     name="arena",
@@ -20,6 +20,7 @@ resolutions.register(markets.app)
 run.register(app)
 leaderboard.register(app)
 report.register(app)
+serve.register(app)
 
 
 if __name__ == "__main__":

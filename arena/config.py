@@ -40,24 +40,24 @@ class ConfigError(ValueError):
 
 
 def _parse_duration(value: object) -> timedelta:
-    """Accept ``"7d"``, ``"12h"`` or ``"30m"``: whole units only, so schedules stay calendar-aligned."""
+    """Accept ``"7d"``, ``"12h"``, ``"30m"`` or ``"90s"``: whole units, so schedules stay aligned."""
     if isinstance(value, timedelta):
         return value
-    match = re.fullmatch(r"\s*(\d+)\s*([dhm])\s*", str(value))
+    match = re.fullmatch(r"\s*(\d+)\s*([dhms])\s*", str(value))
     if not match or int(match.group(1)) == 0:
-        raise ValueError(f"expected a positive duration like '7d', '12h' or '30m', got {value!r}")
+        raise ValueError(f"expected a positive duration like '7d', '12h', '30m' or '90s', got {value!r}")
     amount, unit = int(match.group(1)), match.group(2)
-    return {"d": timedelta(days=amount), "h": timedelta(hours=amount), "m": timedelta(minutes=amount)}[unit]
+    return timedelta(seconds=amount * _UNIT_SECONDS[unit])
+
+
+_UNIT_SECONDS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
 
 
 def format_duration(delta: timedelta) -> str:
-    """The inverse of the duration parser, used when the effective config is frozen."""
-    minutes = int(delta.total_seconds() // 60)
-    if minutes % 1440 == 0:
-        return f"{minutes // 1440}d"
-    if minutes % 60 == 0:
-        return f"{minutes // 60}h"
-    return f"{minutes}m"
+    """The inverse of the duration parser (largest whole unit), used when the config is frozen."""
+    seconds = int(delta.total_seconds())
+    unit = next(u for u, size in _UNIT_SECONDS.items() if seconds % size == 0)
+    return f"{seconds // _UNIT_SECONDS[unit]}{unit}"
 
 
 def _parse_utc(value: object) -> datetime:

@@ -6,12 +6,15 @@ exactly: every answer uses only rows stamped at or before ``as_of``.
   Manifold) observed at or before ``as_of``; Gamma comparison prices are never served.
 - A resolution is known from max(venue ``resolved_at``, ``detected_at``): the arena cannot act on
   an outcome before it learned it.
-- A market is open at ``as_of`` when sync saw it trading within ``max_price_age`` before (sync
-  records accounting prices only for open markets, so a market that stopped trading drops out
-  without anyone editing history), no resolution is known, and its close time has not passed.
-  The close time is the market row's latest synced value (market metadata is not versioned).
-- Snapshot histories are recent first-outcome points (accounting snapshots and backfilled
-  history) within ``history_window``, oldest first, one per instant.
+- A market is open at ``as_of`` when sync saw it trading within ``max_price_age`` before, has not
+  seen it closed since (sync writes a price-less ``*-closed`` observation when it finds a market
+  stopped trading, so it leaves the open set exactly then, without editing history), no
+  resolution is known, and its close time has not passed. The close time is the market row's
+  latest synced value (market metadata is not versioned).
+- Snapshot histories are the recent first-outcome accounting prices within ``history_window``,
+  oldest first. Backfilled venue history is not served here: its points carry the venue's time
+  but were learned when fetched, so serving them would answer with knowledge from later than
+  ``as_of``. It goes to ``arena markets record`` datasets instead, where venue time is the rule.
 """
 
 from __future__ import annotations
@@ -21,18 +24,29 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from sqlalchemy import Engine, and_, func, or_
+from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
 from arena.db.types import decimals_from_json
-from arena.market_record import latest_snapshots, market_from_row, resolution_from_row
+from arena.market_record import (
+    is_latest,
+    latest_keys,
+    latest_snapshots,
+    market_from_row,
+    resolution_from_row,
+    snapshot_from_row,
+)
 from markets.manifold.parse import BETS_SOURCE, PROB_SOURCE
+from markets.manifold.parse import CLOSED_SOURCE as MANIFOLD_CLOSED_SOURCE
 from markets.polymarket.clob import CLOB_HISTORY_SOURCE, CLOB_MID_SOURCE
+from markets.polymarket.gamma import CLOSED_SOURCE as GAMMA_CLOSED_SOURCE
 from markets.types import Market, MarketSnapshot, PriceSnapshot, Resolution, SnapshotEntry, Venue
 
 ACCOUNTING_SOURCES = {Venue.POLYMARKET: CLOB_MID_SOURCE, Venue.MANIFOLD: PROB_SOURCE}
 HISTORY_SOURCES = {Venue.POLYMARKET: CLOB_HISTORY_SOURCE, Venue.MANIFOLD: BETS_SOURCE}
+CLOSED_SOURCES = {Venue.POLYMARKET: GAMMA_CLOSED_SOURCE, Venue.MANIFOLD: MANIFOLD_CLOSED_SOURCE}
 
 
 class DbMarketSource:
@@ -50,7 +64,7 @@ class DbMarketSource:
         self._engine = engine
         self._venues = [v.value for v in venues]
         self._accounting = [ACCOUNTING_SOURCES[v] for v in venues]
-        self._history_sources = self._accounting + [HISTORY_SOURCES[v] for v in venues]
+        self._closed = [CLOSED_SOURCES[v] for v in venues]
         self._max_price_age = max_price_age
         self._history_points = history_points
         self._history_window = history_window
@@ -83,32 +97,44 @@ class DbMarketSource:
             open_now = self._open(session, as_of)
             histories = self._histories(session, [m for m, _ in open_now], as_of)
         entries = tuple(
-            SnapshotEntry(market=m, price=price, history=histories.get(m.market_id, ())) for m, price in open_now
+            SnapshotEntry(market=m, price=price, history=histories.get(m.market_id, ()))
+            for m, price in open_now
         )
         return MarketSnapshot(as_of=as_of, entries=entries)
 
     def _open(self, session: Session, as_of: datetime) -> list[tuple[Market, PriceSnapshot]]:
-        fresh = latest_snapshots(
-            session, None, sources=self._accounting, as_of=as_of, since=as_of - self._max_price_age
-        )
-        prices = {snap.market_id: snap for snap in fresh}
-        if not prices:
-            return []
+        keys = latest_keys(sources=self._accounting, as_of=as_of, since=as_of - self._max_price_age)
         resolved = select(ResolutionRow.market_id).where(*_known_by(as_of))
-        rows = session.exec(
-            select(MarketRow).where(
-                col(MarketRow.id).in_(list(prices)),
+        seen_closed = aliased(MarketSnapshotRow)
+        closed_since_price = (
+            select(seen_closed.id)
+            .where(
+                seen_closed.market_id == MarketSnapshotRow.market_id,
+                col(seen_closed.source).in_(self._closed),
+                seen_closed.observed_at >= MarketSnapshotRow.observed_at,
+                seen_closed.observed_at <= as_of,
+            )
+            .exists()
+        )
+        query = (
+            select(MarketRow, MarketSnapshotRow)
+            .join(MarketSnapshotRow, col(MarketSnapshotRow.market_id) == col(MarketRow.id))
+            .join(keys, is_latest(keys))
+            .where(
                 col(MarketRow.venue).in_(self._venues),
                 col(MarketRow.id).not_in(resolved),
+                ~closed_since_price,
                 or_(col(MarketRow.close_time).is_(None), col(MarketRow.close_time) > as_of),
             )
-        ).all()
-        return sorted(((market_from_row(r), prices[r.id]) for r in rows), key=lambda x: x[0].market_id)
+            .options(defer(MarketRow.raw_json))  # type: ignore[arg-type]
+        )
+        found = [(market_from_row(m), snapshot_from_row(s)) for m, s in session.exec(query)]
+        return sorted(found, key=lambda pair: pair[0].market_id)
 
     def _histories(
         self, session: Session, markets: list[Market], as_of: datetime
     ) -> dict[str, tuple[tuple[datetime, Decimal], ...]]:
-        """Last ``history_points`` first-outcome points per market, accounting winning a tie in time."""
+        """Last ``history_points`` first-outcome accounting prices per market, oldest first."""
         first = {m.market_id: m.outcomes[0] for m in markets}
         if not first:
             return {}
@@ -120,7 +146,7 @@ class DbMarketSource:
             .join(MarketRow, col(MarketRow.id) == col(MarketSnapshotRow.market_id))
             .where(
                 col(MarketRow.venue).in_(self._venues),
-                col(MarketSnapshotRow.source).in_(self._history_sources),
+                col(MarketSnapshotRow.source).in_(self._accounting),
                 and_(
                     col(MarketSnapshotRow.observed_at) <= as_of,
                     col(MarketSnapshotRow.observed_at) >= as_of - self._history_window,
@@ -128,22 +154,17 @@ class DbMarketSource:
             )
             .subquery()
         )
-        rows = session.exec(select(recent).where(recent.c.rank <= 2 * self._history_points)).all()
-        points: dict[str, dict[datetime, tuple[bool, Decimal]]] = {}
-        for row in rows:
-            outcome = first.get(row.market_id)
-            prices = decimals_from_json(row.prices_json, field=f"market_snapshot {row.id} prices_json")
-            if outcome is None or outcome not in prices:
-                continue
-            accounting = row.source in self._accounting
-            slot = points.setdefault(row.market_id, {})
-            when = row.observed_at if row.observed_at.tzinfo else row.observed_at.replace(tzinfo=UTC)
-            if when not in slot or accounting:
-                slot[when] = (accounting, prices[outcome])
-        return {
-            market_id: tuple((when, value) for when, (_, value) in sorted(slot.items()))[-self._history_points :]
-            for market_id, slot in points.items()
-        }
+        c = recent.c
+        rows = session.exec(
+            select(c.id, c.market_id, c.observed_at, c.prices_json).where(c.rank <= self._history_points)
+        ).all()
+        points: dict[str, list[tuple[datetime, Decimal]]] = {}
+        for row_id, market_id, observed_at, prices_json in rows:
+            outcome = first.get(market_id)
+            prices = decimals_from_json(prices_json, field=f"market_snapshot {row_id} prices_json")
+            if outcome is not None and outcome in prices:
+                points.setdefault(market_id, []).append((observed_at, prices[outcome]))
+        return {market_id: tuple(sorted(found)) for market_id, found in points.items()}
 
 
 def _known_by(as_of: datetime) -> tuple[object, ...]:

@@ -42,7 +42,9 @@ async def sync_venue(
 ) -> SyncReport:
     """One sync of ``venue`` into ``engine``'s database."""
     urls = urls or VenueUrls()
-    limits = httpx.Limits(max_connections=4 * settings.concurrency, max_keepalive_connections=2 * settings.concurrency)
+    limits = httpx.Limits(
+        max_connections=4 * settings.concurrency, max_keepalive_connections=2 * settings.concurrency
+    )
     async with httpx.AsyncClient(limits=limits, headers={"User-Agent": "bettor-arena"}) as client:
         if venue is Venue.POLYMARKET:
             gamma = GammaClient(JsonApi(client, urls.gamma, policy=policy))

@@ -23,6 +23,20 @@ from arena.db.upsert import insert_ignore, upsert
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 
 _MONEY_QUANTUM = Decimal(1).scaleb(-MONEY_SCALE)
+# Market columns compared to decide whether a sync rewrites a row (the raw payload is not: a row
+# is rewritten when what was parsed from it changed, and then the new raw is stored with it).
+MARKET_CONTENT_COLUMNS = (
+    "question",
+    "description",
+    "outcomes_json",
+    "open_time",
+    "close_time",
+    "category",
+    "volume",
+    "liquidity",
+    "url",
+    "token_ids_json",
+)
 # Market columns a sync refreshes; ``first_seen_at`` is set once, on insert.
 MARKET_UPDATE_COLUMNS = (
     "question",
@@ -137,30 +151,74 @@ def resolution_from_row(row: ResolutionRow) -> Resolution:
 class Stored:
     """What the database holds for one market, for change detection during a sync."""
 
-    row: dict[str, Any]
+    row: dict[str, Any]  # the MARKET_CONTENT_COLUMNS
     latest: Mapping[str, PriceSnapshot]  # by source
     resolved: bool
 
 
 def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored]:
-    """Stored rows, latest snapshot per source and resolution flag for ``market_ids``."""
+    """Stored content, latest snapshot per source and resolution flag for one batch of markets.
+
+    Columns are selected explicitly (no ORM objects, no raw payloads): this runs for every
+    market of every sync, so it is the hot path of a re-sync.
+    """
     if not market_ids:
         return {}
-    rows = session.exec(select(MarketRow).where(col(MarketRow.id).in_(market_ids))).all()
+    content = [getattr(MarketRow, c) for c in MARKET_CONTENT_COLUMNS]
+    rows = session.exec(select(MarketRow.id, *content).where(col(MarketRow.id).in_(market_ids))).all()
     resolved = set(
-        session.exec(select(ResolutionRow.market_id).where(col(ResolutionRow.market_id).in_(market_ids))).all()
+        session.exec(
+            select(ResolutionRow.market_id).where(col(ResolutionRow.market_id).in_(market_ids))
+        ).all()
     )
     latest: dict[str, dict[str, PriceSnapshot]] = {}
-    for snap in latest_snapshots(session, market_ids, sources=None, as_of=None):
-        latest.setdefault(snap.market_id, {})[snap.source] = snap
+    for snapshot in _latest_light(session, market_ids):
+        latest.setdefault(snapshot.market_id, {})[snapshot.source] = snapshot
     return {
-        r.id: Stored({c: getattr(r, c) for c in MARKET_UPDATE_COLUMNS}, latest.get(r.id, {}), r.id in resolved)
-        for r in rows
+        market_id: Stored(
+            dict(zip(MARKET_CONTENT_COLUMNS, values, strict=True)),
+            latest.get(market_id, {}),
+            market_id in resolved,
+        )
+        for market_id, *values in rows
     }
 
 
+def _latest_light(session: Session, market_ids: Sequence[str]) -> list[PriceSnapshot]:
+    """The newest snapshot per source of each market, read as plain columns (no raw payload)."""
+    keys = latest_keys(sources=None, as_of=None, market_ids=market_ids)
+    columns = (
+        MarketSnapshotRow.market_id,
+        MarketSnapshotRow.source,
+        MarketSnapshotRow.observed_at,
+        MarketSnapshotRow.prices_json,
+        MarketSnapshotRow.bids_json,
+        MarketSnapshotRow.asks_json,
+    )
+    found = []
+    for market_id, source, observed_at, prices, bids, asks in session.exec(
+        select(*columns).join(keys, is_latest(keys))
+    ):
+        where = f"latest {source} snapshot of {market_id}"
+        found.append(
+            PriceSnapshot(
+                market_id,
+                decimals_from_json(prices, field=f"{where}: prices_json"),
+                observed_at,
+                source,
+                bids=decimals_from_json(bids, field=f"{where}: bids_json"),
+                asks=decimals_from_json(asks, field=f"{where}: asks_json"),
+            )
+        )
+    return found
+
+
 def latest_keys(
-    *, sources: Sequence[str] | None, as_of: datetime | None, since: datetime | None = None
+    *,
+    sources: Sequence[str] | None,
+    as_of: datetime | None,
+    since: datetime | None = None,
+    market_ids: Sequence[str] | None = None,
 ) -> Subquery:
     """(market_id, source, observed_at) of the newest snapshot per market and source, at or
     before ``as_of`` (None: the newest of all) and not older than ``since``."""
@@ -171,6 +229,8 @@ def latest_keys(
     )
     if sources is not None:
         newest = newest.where(col(MarketSnapshotRow.source).in_(sources))
+    if market_ids is not None:
+        newest = newest.where(col(MarketSnapshotRow.market_id).in_(market_ids))
     if as_of is not None:
         newest = newest.where(col(MarketSnapshotRow.observed_at) <= as_of)
     if since is not None:
@@ -195,11 +255,13 @@ def latest_snapshots(
     as_of: datetime | None,
 ) -> list[PriceSnapshot]:
     """The newest snapshot per (market, source) of ``market_ids`` at or before ``as_of``."""
-    keys = latest_keys(sources=sources, as_of=as_of)
     found: list[PriceSnapshot] = []
     for part in chunks(market_ids):
-        query = select(MarketSnapshotRow).join(keys, is_latest(keys)).where(col(MarketSnapshotRow.market_id).in_(part))
-        found.extend(snapshot_from_row(row) for row in session.exec(query))
+        keys = latest_keys(sources=sources, as_of=as_of, market_ids=part)
+        found.extend(
+            snapshot_from_row(row)
+            for row in session.exec(select(MarketSnapshotRow).join(keys, is_latest(keys)))
+        )
     return found
 
 
@@ -243,7 +305,11 @@ def write_markets(session: Session, rows: Sequence[dict[str, Any]]) -> int:
 
 
 def write_snapshots(session: Session, rows: Sequence[dict[str, Any]]) -> int:
-    return insert_ignore(session, MarketSnapshotRow, rows, on=["market_id", "source", "observed_at"]) if rows else 0
+    return (
+        insert_ignore(session, MarketSnapshotRow, rows, on=["market_id", "source", "observed_at"])
+        if rows
+        else 0
+    )
 
 
 def write_resolutions(session: Session, rows: Sequence[dict[str, Any]]) -> int:

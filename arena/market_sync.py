@@ -6,9 +6,9 @@ One run, for one venue:
    reads accounting prices and detects resolutions;
 2. markets seen for the first time get a short price history, so momentum exists from round 1;
 3. everything is written in batches, one transaction per batch, idempotently: a market row is
-   written only when its content changed, a snapshot only when its prices changed or the last
-   one is older than ``refresh_after`` (so an immediate re-run writes nothing), a resolution
-   only once (a manual override is never replaced).
+   written only when a parsed field changed (with the raw payload those fields came from), a
+   snapshot only when its prices changed or the last one is older than ``refresh_after`` (so an
+   immediate re-run writes nothing), a resolution only once (a manual override is never replaced).
 
 A market that fails (bad payload, no price) is logged with the reason and skipped; the others
 carry on. No price is ever filled in: a market without a valid price gets no snapshot.
@@ -138,17 +138,24 @@ class Collector(Protocol):
     ) -> list[Observation]: ...
 
     async def backfill(
-        self, markets: Sequence[Market], now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress
+        self,
+        markets: Sequence[Market],
+        now: datetime,
+        settings: SyncSettings,
+        report: SyncReport,
+        progress: Progress,
     ) -> dict[str, list[PriceSnapshot]]: ...
 
 
-def exclusion(market: Market, prices: Mapping[str, Decimal], now: datetime, settings: SyncSettings) -> str | None:
+def exclusion(
+    market: Market, prices: Mapping[str, Decimal], now: datetime, settings: SyncSettings
+) -> str | None:
     """Why a listed market is not kept (None: it is): closed, too far out, too thin, or decided."""
     if market.close_time is not None and market.close_time <= now:
         return "closes before now"
-    if settings.max_days_to_close is not None and market.close_time is not None:
-        if market.close_time > now + timedelta(days=settings.max_days_to_close):
-            return f"closes more than {settings.max_days_to_close:g} days out"
+    horizon = None if settings.max_days_to_close is None else now + timedelta(days=settings.max_days_to_close)
+    if horizon is not None and market.close_time is not None and market.close_time > horizon:
+        return f"closes more than {settings.max_days_to_close:g} days out"
     floor = settings.liquidity_floor(market.venue)
     if market.liquidity is None or market.liquidity < floor:
         return f"liquidity {market.liquidity} below {floor}"
@@ -158,7 +165,11 @@ def exclusion(market: Market, prices: Mapping[str, Decimal], now: datetime, sett
 
 
 async def run_sync(
-    engine: Engine, collector: Collector, clock: Clock, settings: SyncSettings, progress: Progress | None = None
+    engine: Engine,
+    collector: Collector,
+    clock: Clock,
+    settings: SyncSettings,
+    progress: Progress | None = None,
 ) -> SyncReport:
     """Sync one venue into the database and say what happened."""
     started = time.perf_counter()
@@ -170,8 +181,11 @@ async def run_sync(
     tracked = Tracked(ids, lambda wanted: _read_raw(engine, wanted))
     observations = await collector.collect(now, tracked, settings, report, progress)
     with session_scope(engine, write=False) as session:
-        known = existing_markets(session, [o.market.market_id for o in observations if o.market.market_id not in ids])
-    fresh = [o.market for o in observations if o.snapshots and o.market.market_id not in known | ids.keys()]
+        known = existing_markets(
+            session, [o.market.market_id for o in observations if o.market.market_id not in ids]
+        )
+    known.update(ids)
+    fresh = [o.market for o in observations if o.snapshots and o.market.market_id not in known]
     if fresh and settings.history_days > 0:
         histories = await collector.backfill(fresh, now, settings, report, progress)
         for obs in observations:
@@ -218,7 +232,7 @@ def _rows(
     for obs in batch:
         previous = stored.get(obs.market.market_id)
         row = market_row(obs.market, obs.raw, now)
-        if previous is None or any(row[c] != previous.row[c] for c in previous.row if c != "updated_at"):
+        if previous is None or any(row[c] != previous.row[c] for c in previous.row):
             markets.append(row)
         latest = previous.latest if previous else {}
         snapshots += [snapshot_row(s, raw) for s, raw in obs.snapshots if _worth_writing(s, latest, settings)]
@@ -228,7 +242,9 @@ def _rows(
     return markets, snapshots, history, resolutions
 
 
-def _worth_writing(snapshot: PriceSnapshot, latest: Mapping[str, PriceSnapshot], settings: SyncSettings) -> bool:
+def _worth_writing(
+    snapshot: PriceSnapshot, latest: Mapping[str, PriceSnapshot], settings: SyncSettings
+) -> bool:
     """New information: the first of its source, changed prices, or a heartbeat after ``refresh_after``."""
     before = latest.get(snapshot.source)
     if before is None:

@@ -13,12 +13,19 @@ from pathlib import Path
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from markets.manifold.client import MANIFOLD_URL
+from markets.polymarket.client import CLOB_URL, GAMMA_URL
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore", frozen=True)
 
     home: Path = Path(".arena")
     database_url: SecretStr | None = None
+    # Live venues' base URLs (the scheduler's sync job); point them at a mirror or a local fake.
+    gamma_url: str = GAMMA_URL
+    clob_url: str = CLOB_URL
+    manifold_url: str = MANIFOLD_URL
 
     @field_validator("home")
     @classmethod

@@ -47,7 +47,12 @@ class ManifoldCollector:
         return [self._observe(m, p, now, report) for m, p in listed + refreshed]
 
     async def backfill(
-        self, markets: Sequence[Market], now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress
+        self,
+        markets: Sequence[Market],
+        now: datetime,
+        settings: SyncSettings,
+        report: SyncReport,
+        progress: Progress,
     ) -> dict[str, list[PriceSnapshot]]:
         """Each new market's probability after every filled bet of the last ``history_days``."""
         progress.stage("history", len(markets))
@@ -61,13 +66,16 @@ class ManifoldCollector:
                 points = []
             progress.advance()
             return [
-                PriceSnapshot(market.market_id, {YES: p}, t, parse.BETS_SOURCE) for t, p in _last_per_time(points, now)
+                PriceSnapshot(market.market_id, {YES: p}, t, parse.BETS_SOURCE)
+                for t, p in _last_per_time(points, now)
             ]
 
         found = await gather_bounded([partial(one, m) for m in markets], settings.concurrency)
         return {m.market_id: points for m, points in zip(markets, found, strict=True) if points}
 
-    async def _scan(self, now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress) -> list[Listed]:
+    async def _scan(
+        self, now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress
+    ) -> list[Listed]:
         kept: list[Listed] = []
         scanned = 0
         try:
@@ -84,7 +92,9 @@ class ManifoldCollector:
             report.problem("listing", f"stopped early after {scanned} markets: {exc}")
         return kept
 
-    async def _refresh(self, market_id: str, venue_id: str, report: SyncReport, progress: Progress) -> Listed | None:
+    async def _refresh(
+        self, market_id: str, venue_id: str, report: SyncReport, progress: Progress
+    ) -> Listed | None:
         try:
             payload = await self._client.market(venue_id)
         except (VenueHTTPError, PayloadError) as exc:
@@ -102,13 +112,20 @@ class ManifoldCollector:
             report.problem(market_id, f"skipped: {exc}")
             return None
 
-    def _observe(self, market: Market, payload: dict[str, Any], now: datetime, report: SyncReport) -> Observation:
+    def _observe(
+        self, market: Market, payload: dict[str, Any], now: datetime, report: SyncReport
+    ) -> Observation:
         obs = Observation(market, payload)
         try:
             outcome = parse.manifold_resolution(payload, market, now)
             if outcome is None:
                 snapshot = parse.manifold_prices(payload, market, now)
                 obs.snapshots.append((snapshot, {k: payload[k] for k in _RAW_PRICE_FIELDS if k in payload}))
+            else:
+                seen_closed = {k: payload.get(k) for k in ("isResolved", "resolution", "closeTime")}
+                obs.snapshots.append(
+                    (PriceSnapshot(market.market_id, {}, now, parse.CLOSED_SOURCE), seen_closed)
+                )
         except PayloadError as exc:
             report.problem(market.market_id, f"no price or resolution recorded: {exc}")
             return obs
@@ -119,7 +136,9 @@ class ManifoldCollector:
         return obs
 
 
-def _keep(payload: dict[str, Any], now: datetime, settings: SyncSettings, report: SyncReport) -> Listed | None:
+def _keep(
+    payload: dict[str, Any], now: datetime, settings: SyncSettings, report: SyncReport
+) -> Listed | None:
     """An open binary market passing the filters; other types are skipped quietly (most of Manifold)."""
     if payload.get("outcomeType") != "BINARY":
         return None

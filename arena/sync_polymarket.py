@@ -47,7 +47,12 @@ class PolymarketCollector:
         return [self._observe(m, p, mids, quotes, now, report) for m, p in everything]
 
     async def backfill(
-        self, markets: Sequence[Market], now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress
+        self,
+        markets: Sequence[Market],
+        now: datetime,
+        settings: SyncSettings,
+        report: SyncReport,
+        progress: Progress,
     ) -> dict[str, list[PriceSnapshot]]:
         """Recent CLOB price history of each new market's first outcome (stamped at bucket ends)."""
         progress.stage("history", len(markets))
@@ -89,16 +94,23 @@ class PolymarketCollector:
         return list(kept.values())
 
     async def _pages(self, now: datetime, settings: SyncSettings) -> AsyncIterator[list[dict[str, Any]]]:
-        filters: Query = [("closed", False), ("ascending", False)]
-        filters.append(("liquidity_num_min", str(settings.liquidity_floor(self.venue))))
+        """Open markets by volume, filtered server-side too (events filter on the event's totals)."""
+        events = settings.discovery == "events"
+        floor = str(settings.liquidity_floor(self.venue))
+        filters: Query = [
+            ("closed", False),
+            ("ascending", False),
+            ("order", "volume" if events else "volumeNum"),
+        ]
+        filters.append(("liquidity_min" if events else "liquidity_num_min", floor))
         if settings.max_days_to_close is not None:
             latest = now + timedelta(days=settings.max_days_to_close)
             filters.append(("end_date_max", latest.strftime("%Y-%m-%dT%H:%M:%SZ")))
-        if settings.discovery == "events":
-            async for events in self._gamma.event_pages([*filters, ("order", "volume")]):
-                yield [m for event in events for m in gamma.markets_of_event(event)]
+        if events:
+            async for page in self._gamma.event_pages(filters):
+                yield [m for event in page for m in gamma.markets_of_event(event)]
         else:
-            async for page in self._gamma.market_pages([*filters, ("order", "volumeNum")]):
+            async for page in self._gamma.market_pages(filters):
                 yield page
 
     async def _refresh(
@@ -120,7 +132,9 @@ class PolymarketCollector:
                     found[listed[0].market_id] = listed
         missing = [i for i in market_ids if i not in found]
         raw = tracked.raw(missing)
-        confirmed = await gather_bounded([partial(self._by_gamma_id, i, raw.get(i), report) for i in missing], 8)
+        confirmed = await gather_bounded(
+            [partial(self._by_gamma_id, i, raw.get(i), report) for i in missing], 8
+        )
         found.update({listed[0].market_id: listed for listed in confirmed if listed is not None})
         progress.advance(len(market_ids))
         return list(found.values())
@@ -173,6 +187,8 @@ class PolymarketCollector:
             except PayloadError as exc:
                 report.problem(market.market_id, f"Gamma comparison price not recorded: {exc}")
             return obs
+        seen_closed = {k: payload.get(k) for k in ("closed", "umaResolutionStatus", "closedTime")}
+        obs.snapshots.append((PriceSnapshot(market.market_id, {}, now, gamma.CLOSED_SOURCE), seen_closed))
         try:
             outcome = gamma.gamma_resolution(payload, market, now)
         except PayloadError as exc:

@@ -11,7 +11,7 @@ decision, an inconsistent fill, a missing payout, a bad mark price) leaves the l
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from types import MappingProxyType
@@ -48,7 +48,7 @@ class Ledger:
         self.agent_id = agent_id
         self._cash = rules.bankroll
         self._positions: dict[str, Position] = {}
-        self._open: dict[Target, str] = {}  # the one open position per market outcome
+        self._open: dict[str, dict[str, str]] = {}  # market -> outcome -> its one open position
         self._opened: dict[Target, int] = {}  # positions ever opened per market outcome (for ids)
         self._settled: set[str] = set()  # markets this ledger has settled positions in
         self._applied: set[tuple[str, int]] = set()  # (decision_id, leg) of every decision fill
@@ -85,11 +85,13 @@ class Ledger:
     def settled_markets(self) -> frozenset[str]:
         return frozenset(self._settled)
 
-    def open_positions(self) -> list[Position]:
-        return [self._positions[pid] for pid in self._open.values()]
+    def open_positions(self, market_id: str | None = None) -> list[Position]:
+        """Open positions (only ``market_id``'s if given), in the order their markets were entered."""
+        markets = self._open.values() if market_id is None else [self._open.get(market_id, {})]
+        return [self._positions[pid] for outcomes in markets for pid in outcomes.values()]
 
     def open_position_id(self, market_id: str, outcome: str) -> str | None:
-        return self._open.get((market_id, outcome))
+        return self._open.get(market_id, {}).get(outcome)
 
     def max_bet(self) -> Decimal:
         """The max bet of a decision starting now (from the current cash)."""
@@ -98,13 +100,12 @@ class Ledger:
     @exact
     def check(self, actions: Sequence[Action], quotes: Quotes) -> list[LegError]:
         """What ``apply_decision`` would refuse, without executing anything."""
-        held = {p.position_id: (p.market_id, p.outcome, p.shares) for p in self.open_positions()}
         return check_actions(
             actions,
             cash=self._cash,
             rules=self.rules,
             quotes=quotes,
-            positions=held,
+            positions=_OpenPositionsView(self._positions),
             settled_markets=self._settled,
         )
 
@@ -175,7 +176,7 @@ class Ledger:
         if market_id in self._settled:
             return []
         fills = settlement_fills(
-            self.open_positions(),
+            self.open_positions(market_id),
             agent_id=self.agent_id,
             market_id=market_id,
             payouts=payouts,
@@ -214,11 +215,10 @@ class Ledger:
 
     def _position_id_for(self, market_id: str, outcome: str) -> str:
         """The open position a bet adds to, or a fresh id: a closed position is never reopened."""
-        target = (market_id, outcome)
-        existing = self._open.get(target)
+        existing = self.open_position_id(market_id, outcome)
         if existing is not None:
             return existing
-        n = self._opened.get(target, 0) + 1
+        n = self._opened.get((market_id, outcome), 0) + 1
         while f"{market_id}|{outcome}|{n}" in self._positions:
             n += 1
         return f"{market_id}|{outcome}|{n}"
@@ -243,7 +243,7 @@ class Ledger:
     def _check_fill(self, fill: Fill, staged: Mapping[str, Position], keys: set[tuple[str, int]]) -> None:
         """Ledger-level rules a position cannot see: ownership, duplicates, one open position per outcome."""
         exists = fill.position_id in staged or fill.position_id in self._positions
-        open_id = self._open_id((fill.market_id, fill.outcome), staged)
+        open_id = self._open_id(fill.market_id, fill.outcome, staged)
         problem = None
         if fill.agent_id != self.agent_id:
             problem = f"belongs to agent {fill.agent_id!r}, not {self.agent_id!r}"
@@ -260,12 +260,12 @@ class Ledger:
         if problem:
             raise FillRejected(f"fill {fill.describe()}: {problem}")
 
-    def _open_id(self, target: Target, staged: Mapping[str, Position]) -> str | None:
-        """The open position on ``target`` once the staged fills are taken into account."""
+    def _open_id(self, market_id: str, outcome: str, staged: Mapping[str, Position]) -> str | None:
+        """The open position on the market outcome once the staged fills are taken into account."""
         for pid, position in staged.items():
-            if (position.market_id, position.outcome) == target and position.is_open:
+            if (position.market_id, position.outcome) == (market_id, outcome) and position.is_open:
                 return pid
-        open_id = self._open.get(target)
+        open_id = self.open_position_id(market_id, outcome)
         return None if open_id is None or open_id in staged else open_id
 
     def _commit(self, fill: Fill, position: Position) -> None:
@@ -273,10 +273,13 @@ class Ledger:
         if position.position_id not in self._positions:
             self._opened[target] = self._opened.get(target, 0) + 1
         self._positions[position.position_id] = position
+        outcomes = self._open.setdefault(position.market_id, {})
         if position.is_open:
-            self._open[target] = position.position_id
-        elif self._open.get(target) == position.position_id:
-            del self._open[target]
+            outcomes[position.outcome] = position.position_id
+        elif outcomes.get(position.outcome) == position.position_id:
+            del outcomes[position.outcome]
+        if not outcomes:
+            del self._open[position.market_id]
         if fill.kind is FillKind.SETTLE:
             self._settled.add(fill.market_id)
         if fill.key is not None:
@@ -303,9 +306,29 @@ class Ledger:
     __hash__ = None  # type: ignore[assignment]  # mutable
 
     def __repr__(self) -> str:
-        return f"Ledger(agent_id={self.agent_id!r}, cash={self._cash}, open_positions={len(self._open)})"
+        held = len(self.open_positions())
+        return f"Ledger(agent_id={self.agent_id!r}, cash={self._cash}, open_positions={held})"
 
 
 def _require_aware(at: datetime) -> None:
     if at.tzinfo is None:
         raise ValueError(f"time {at.isoformat()} has no time zone; ledger times must be timezone-aware")
+
+
+class _OpenPositionsView(Mapping[str, tuple[str, str, Decimal]]):
+    """The ledger's open positions as ``check_actions`` reads them, without copying them per decision."""
+
+    def __init__(self, positions: Mapping[str, Position]) -> None:
+        self._positions = positions
+
+    def __getitem__(self, position_id: str) -> tuple[str, str, Decimal]:
+        position = self._positions[position_id]
+        if not position.is_open:
+            raise KeyError(position_id)
+        return position.market_id, position.outcome, position.shares
+
+    def __iter__(self) -> Iterator[str]:
+        return (pid for pid, p in self._positions.items() if p.is_open)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

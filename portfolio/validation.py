@@ -163,8 +163,8 @@ class _Checker:
     def _buys_nothing(self, bet: Bet) -> str | None:
         """Only a fee model can make a valid-looking bet buy nothing; say so rather than fill zero shares."""
         price = self.quotes.price(bet.market_id, bet.outcome, Side.BUY)
-        if price is None:
-            return None  # already reported as a target problem
+        if price is None:  # cannot happen: only called once _bet_target found a valid price
+            return None
         amount = bet_amount(bet)
         fee = trade_fee(self.quotes, bet.market_id, bet.outcome, Side.BUY, amount, price)
         if fee >= amount or shares_bought(amount, fee, price) == 0:
@@ -204,7 +204,7 @@ class _Checker:
 
 
 def _price_problem(price: object, market_id: str, outcome: str) -> str | None:
-    """A fill needs a real price strictly inside (0, 1): no price is never read as 0.5."""
+    """A fill needs a real price strictly inside (0, 1); a missing price is never read as 0.5."""
     if price is None:
         return f"no price for {outcome!r} of {market_id!r}; a trade needs a real price"
     if not is_tradable_price(price):

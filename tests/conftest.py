@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine
-from sqlalchemy.engine import URL
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.engine import URL, Connection
 from sqlmodel import Session
 
 from arena.db.engine import make_engine, normalize_url
@@ -38,6 +38,7 @@ def postgres_database() -> Iterator[URL]:
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
+            _drop_orphans(connection, server)
             connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
         yield server.set(database=name)
         with admin.connect() as connection:
@@ -135,6 +136,18 @@ def _empty_postgres(engine: Engine) -> None:
         for table in reversed(tables):
             connection.execute(table.delete())
         connection.exec_driver_sql(f"SELECT {restarts}")
+
+
+def _drop_orphans(connection: Connection, server: URL) -> None:
+    """Drop databases of killed test sessions (their pid is gone); only for a server on this host."""
+    if server.host not in ("127.0.0.1", "localhost", "::1"):
+        return
+    query = text("SELECT datname FROM pg_database WHERE starts_with(datname, 'arena_test_')")
+    names = connection.execute(query)
+    for (name,) in names.all():
+        pid = name.split("_")[2]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _in_schema(database: URL, schema: str) -> str:

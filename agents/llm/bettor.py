@@ -40,6 +40,11 @@ class _Failure:
     message: str
     answer: str
 
+    @property
+    def about_the_answer(self) -> bool:
+        """Failures of the model's answer (worth asking again), not of the transport."""
+        return self.kind in (ErrorKind.EMPTY_CONTENT, ErrorKind.LENGTH, ErrorKind.INVALID_OUTPUT)
+
     def follow_up(self) -> list[Message]:
         if self.kind is ErrorKind.EMPTY_CONTENT:
             return [{"role": "user", "content": "Your answer was empty. Reply with the JSON object only."}]
@@ -101,21 +106,33 @@ class LLMBettor:
     ) -> tuple[ParsedOutput | _Failure, str | None]:
         """Ask, judge, and ask again with the reasons while invalid retries remain."""
         retries = self.settings.invalid_retries
-        for attempt in range(retries + 1):
-            try:
-                completion = await self._chat.complete(messages, DECISION_SCHEMA, meter)
-            except ChatError as error:
-                log.warning("agent %s: %s: %s", self.name, error.kind.value, error.message)
-                return _Failure(error.kind, error.message, ""), error.body
-            result = self._judge(completion, context)
+        attempt = 0
+        while True:
+            result, raw = await self._attempt(messages, context, meter)
             if isinstance(result, ParsedOutput):
-                return result, completion.content
+                return result, raw
             log.warning(
-                "agent %s: answer %d/%d unusable: %s", self.name, attempt + 1, retries + 1, result.message
+                "agent %s: answer %d/%d unusable: %s: %s",
+                self.name,
+                attempt + 1,
+                retries + 1,
+                result.kind.value,
+                result.message,
             )
-            if attempt < retries:
-                messages.extend(result.follow_up())
-        return result, completion.content
+            if not result.about_the_answer or attempt >= retries:
+                return result, raw
+            messages.extend(result.follow_up())
+            attempt += 1
+
+    async def _attempt(
+        self, messages: list[Message], context: OutputContext, meter: Meter
+    ) -> tuple[ParsedOutput | _Failure, str | None]:
+        """One answer (after any transport retries), judged; the raw text or error body with it."""
+        try:
+            completion = await self._chat.complete(messages, DECISION_SCHEMA, meter)
+        except ChatError as error:
+            return _Failure(error.kind, error.message, ""), error.body
+        return self._judge(completion, context), completion.content
 
     def _judge(self, completion: Completion, context: OutputContext) -> ParsedOutput | _Failure:
         content = completion.content

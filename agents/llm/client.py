@@ -60,13 +60,11 @@ class ChatClient:
         self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any], meter: Meter
     ) -> Completion:
         body = request_body(self._settings, messages, schema)
-        retries = self._settings.transport_retries
-        for attempt in range(retries + 1):
+        attempt = 0
+        while True:
             try:
-                completion = await self._send_once(body, meter)
+                return await self._send_once(body, meter)
             except ChatError as error:
-                if not error.kind.retriable or attempt == retries:
-                    raise
                 wait = self._wait_before_retry(error, attempt)
                 if wait is None:
                     raise
@@ -76,26 +74,27 @@ class ChatClient:
                     error.kind.value,
                     error.message,
                     attempt + 1,
-                    retries,
+                    self._settings.transport_retries,
                     wait,
                 )
                 await anyio.sleep(wait)
-            else:
-                return completion
-        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+                attempt += 1
 
     def _wait_before_retry(self, error: ChatError, attempt: int) -> float | None:
-        """Retry-After when the server gave one, else exponential backoff; None if over max_wait_s."""
-        if error.retry_after_s is not None:
-            wait = error.retry_after_s
-        else:
-            wait = self._settings.backoff_s * (2**attempt)
-        if wait > self._settings.max_wait_s:
-            if error.retry_after_s is not None:
-                error.message += f" (Retry-After {wait:g} s exceeds max_wait_s {self._settings.max_wait_s:g})"
-                return None
-            wait = self._settings.max_wait_s
-        return wait
+        """Seconds to wait before retrying, or None when the error is final.
+
+        Retry-After when the server gave one (and it is within max_wait_s), else exponential
+        backoff capped at max_wait_s.
+        """
+        if not error.kind.retriable or attempt >= self._settings.transport_retries:
+            return None
+        limit = self._settings.max_wait_s
+        if error.retry_after_s is None:
+            return min(self._settings.backoff_s * 2.0**attempt, limit)
+        if error.retry_after_s > limit:
+            error.message += f" (Retry-After {error.retry_after_s:g} s exceeds max_wait_s {limit:g})"
+            return None
+        return error.retry_after_s
 
     async def _send_once(self, body: Mapping[str, Any], meter: Meter) -> Completion:
         meter.requests += 1
@@ -114,7 +113,6 @@ class ChatClient:
             completion = parse_response(response.status_code, response.headers, text, self._settings)
         except ChatError as error:
             meter.add(error.spend)
-            error.message = self._secret.scrub(error.message)
             raise
         meter.add(completion.spend)
         return completion

@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from agents.sizing import outcome_price
 from agents.types import AgentView
 from markets.types import SnapshotEntry
 from portfolio.quotes import MidQuotes, Quotes, Side, zero_fee
@@ -39,10 +38,8 @@ class OutputContext:
         outcomes = {market_id: e.market.outcomes for market_id, e in tradable.items()}
         quotes: Quotes
         if view.prices_visible:
-            prices = {
-                market_id: {o: p for o in e.market.outcomes if (p := outcome_price(e, o)) is not None}
-                for market_id, e in tradable.items()
-            }
+            # The snapshot's own price per outcome, as the ledger's mid fill model quotes it.
+            prices = {market_id: dict(e.price.prices) for market_id, e in tradable.items()}
             quotes = MidQuotes(prices, outcomes=outcomes)
         else:
             quotes = UnseenPrices(outcomes)

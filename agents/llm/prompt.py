@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,9 +25,8 @@ from string import Template
 from typing import Any
 
 from agents.llm.settings import TEMPLATES_DIR, LLMSettings
-from agents.sizing import outcome_price
 from agents.types import AgentView, PositionView
-from markets.types import SnapshotEntry
+from markets.types import MarketSnapshot, SnapshotEntry
 
 _SECONDS_PER_DAY = 86_400
 _FENCE_TABLE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "`": "\\u0060"})
@@ -54,11 +54,53 @@ def load_templates(version: str) -> tuple[Template, Template]:
 
 def render_prompt(view: AgentView, settings: LLMSettings) -> RenderedPrompt:
     system_template, user_template = load_templates(settings.prompt_version)
-    shown = select_markets(view.snapshot.entries, settings.max_markets)
+    block = _BLOCKS.get(view, settings)
     system = system_template.substitute()
-    user = user_template.substitute(_user_fields(view, settings, shown))
+    user = user_template.substitute(_user_fields(view, settings, block))
     digest = hashlib.sha256(json.dumps([system, user], ensure_ascii=False).encode()).hexdigest()
-    return RenderedPrompt(system, user, settings.prompt_version, digest, shown)
+    return RenderedPrompt(system, user, settings.prompt_version, digest, block.shown)
+
+
+@dataclass(frozen=True, slots=True)
+class _MarketBlock:
+    snapshot: MarketSnapshot  # held so that its id cannot be reused while the block is cached
+    shown: tuple[SnapshotEntry, ...]
+    lines: str
+
+
+class _MarketBlockCache:
+    """The market list of a round, rendered once for all the agents that see it.
+
+    Every agent of a round is handed the same snapshot, and the market list depends only on
+    it, the time, price visibility and two settings; rendering it per agent was most of the
+    CPU of a decision (100 agents, 50 markets). Snapshots hold dicts and are not hashable, so
+    the key is the snapshot's identity.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._blocks: OrderedDict[tuple[object, ...], _MarketBlock] = OrderedDict()
+
+    def get(self, view: AgentView, settings: LLMSettings) -> _MarketBlock:
+        key = (
+            id(view.snapshot),
+            view.now,
+            view.prices_visible,
+            settings.max_markets,
+            settings.max_description_chars,
+        )
+        block = self._blocks.get(key)
+        if block is None or block.snapshot is not view.snapshot:
+            shown = select_markets(view.snapshot.entries, settings.max_markets)
+            lines = "\n".join(_market_line(view, e, settings.max_description_chars) for e in shown)
+            block = _MarketBlock(view.snapshot, shown, lines)
+            self._blocks[key] = block
+            if len(self._blocks) > self._size:
+                self._blocks.popitem(last=False)
+        return block
+
+
+_BLOCKS = _MarketBlockCache(size=16)
 
 
 def select_markets(entries: Iterable[SnapshotEntry], limit: int) -> tuple[SnapshotEntry, ...]:
@@ -92,7 +134,7 @@ def _escape_invisible(char: str) -> str:
     return char
 
 
-def _user_fields(view: AgentView, settings: LLMSettings, shown: tuple[SnapshotEntry, ...]) -> dict[str, str]:
+def _user_fields(view: AgentView, settings: LLMSettings, block: _MarketBlock) -> dict[str, str]:
     portfolio, rules = view.portfolio, view.rules
     total = len(view.snapshot.entries)
     entries = view.snapshot.by_id()
@@ -104,6 +146,7 @@ def _user_fields(view: AgentView, settings: LLMSettings, shown: tuple[SnapshotEn
         "max_bet": _money(rules.max_bet(portfolio.cash)),  # rounded down: never above the real limit
         "max_bet_percent": f"{(rules.max_bet_fraction * 100).normalize():f}",
         "min_bet": _money(rules.min_bet, ROUND_CEILING),
+        "bet_note": _bet_note(view),
         "position_count": str(len(portfolio.positions)),
         "value_note": (
             f"; positions value {_money(portfolio.total_value - portfolio.cash)}; "
@@ -113,19 +156,26 @@ def _user_fields(view: AgentView, settings: LLMSettings, shown: tuple[SnapshotEn
         ),
         "position_note": _position_note(view),
         "positions": "\n".join(_position_line(p, entries, view.prices_visible) for p in portfolio.positions),
-        "market_note": _market_note(len(shown), total),
+        "market_note": _market_note(len(block.shown), total),
         "price_note": _price_note(view.prices_visible),
-        "markets": "\n".join(_market_line(view, e, settings.max_description_chars) for e in shown),
+        "markets": block.lines,
     }
 
 
 def _knowledge_note(settings: LLMSettings) -> str:
+    """A line of its own (with its newline) or nothing: the template leaves no blank line for it."""
     if settings.knowledge_cutoff is None:
         return ""
     return (
         f"Your training data ends around {settings.knowledge_cutoff.isoformat()}: you know nothing "
-        "about later events except what the markets below say."
+        "about later events except what the markets below say.\n"
     )
+
+
+def _bet_note(view: AgentView) -> str:
+    if view.rules.max_bet(view.portfolio.cash) >= view.rules.min_bet:
+        return ""
+    return "- Your max bet is below the minimum bet: you cannot bet this round, but you may sell.\n"
 
 
 def _position_note(view: AgentView) -> str:
@@ -171,7 +221,7 @@ def _price_note(visible: bool) -> str:
     if visible:
         return (
             "Outcome prices are the current price of one share (the market's probability). "
-            "A null price means there is no valid price: that outcome cannot be bet on."
+            "An outcome priced null (no price), 0 or 1 cannot be bet on."
         )
     return (
         "Prices are hidden this round: outcomes are listed without prices. "
@@ -183,9 +233,8 @@ def _market_line(view: AgentView, entry: SnapshotEntry, description_chars: int) 
     market = entry.market
     outcomes: dict[str, float | None] | list[str] = list(market.outcomes)
     if view.prices_visible:
-        outcomes = {
-            o: _number(p) if (p := outcome_price(entry, o)) is not None else None for o in market.outcomes
-        }
+        prices = entry.price.prices
+        outcomes = {o: _number(prices[o]) if o in prices else None for o in market.outcomes}
     close = market.close_time
     return quote_data(
         {

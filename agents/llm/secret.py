@@ -8,6 +8,9 @@ through ``scrub`` before it can reach a Decision, a log line or the database.
 from __future__ import annotations
 
 REDACTED = "[REDACTED]"
+# Shorter "keys" are placeholders (local servers accept any, e.g. "ollama"); scrubbing them
+# would corrupt ordinary words in model answers.
+MIN_SECRET_CHARS = 8
 
 
 class Secret:
@@ -32,6 +35,6 @@ class Secret:
 
     def scrub(self, text: str) -> str:
         """``text`` with every occurrence of the key replaced by a marker."""
-        if self._value is None:
+        if self._value is None or len(self._value) < MIN_SECRET_CHARS:
             return text
         return text.replace(self._value, REDACTED)

@@ -59,7 +59,9 @@ class LLMSettings(BaseModel):
     @field_validator("api_key_env")
     @classmethod
     def _env_name_only(cls, value: str | None) -> str | None:
-        if value is not None and not _ENV_NAME.fullmatch(value):
+        if not value:
+            return None  # no key: a local server
+        if not _ENV_NAME.fullmatch(value):
             raise ValueError(
                 "api_key_env must be the NAME of an environment variable (e.g. OPENROUTER_API_KEY), "
                 "never the key itself"

@@ -1,5 +1,156 @@
-"""`arena cohort ...` commands."""
+"""`arena cohort ...`: launch a cohort from a TOML config, list, show, pause, resume, cancel.
+
+Also home of the small helpers the engine's other commands share (database, errors).
+"""
+
+from __future__ import annotations
+
+import os
+from decimal import Decimal
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
 
 import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from sqlalchemy import Engine
 
-app = typer.Typer(no_args_is_help=True, help="cohort commands")
+from arena.clock import SystemClock
+from arena.cohorts import TRANSITIONS, CohortStateError, change_status, launch
+from arena.config import ConfigError, format_duration, load_config
+from arena.db.engine import make_engine, redact_url
+from arena.db.migrate import ensure_schema
+from arena.engine.overview import CohortOverview, cohort_overview, list_cohorts
+from arena.engine.sources import open_source
+from arena.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel.")
+console = Console()
+
+DatabaseOption = Annotated[
+    str | None, typer.Option("--database-url", help="Database URL (default: ARENA_DATABASE_URL or .arena/arena.db).")
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and a non-zero exit: the house style for bad input."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def open_engine(database_url: str | None) -> Engine:
+    """The arena database (created and migrated to the current schema if needed)."""
+    url = database_url or Settings().db_url
+    try:
+        ensure_schema(url)
+        return make_engine(url)
+    except ValueError as exc:
+        fail(str(exc))
+    except Exception as exc:  # connection refused, bad credentials...: one line, URL redacted
+        fail(f"cannot open the database {redact_url(url)}: {type(exc).__name__}: {exc}")
+
+
+@app.command("launch")
+def launch_command(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG.toml", help="Cohort config file.")],
+    cohort_id: Annotated[str | None, typer.Option("--id", help="Cohort id (default: name + launch time).")] = None,
+    database_url: DatabaseOption = None,
+) -> None:
+    """Check a config completely (agents, keys, dataset), freeze it and create the cohort.
+
+    Replay cohorts are then run with `arena replay --cohort ID`; live cohorts by `arena serve`.
+    """
+    engine = open_engine(database_url)
+    try:
+        config = load_config(config_path)
+        launched = launch(
+            engine, config, source=open_source(config, engine), environ=os.environ, clock=SystemClock(), cohort_id=cohort_id
+        )
+    except ConfigError as exc:
+        fail(str(exc))
+    verb = "Launched" if launched.created else "Already launched:"
+    console.print(f"{verb} cohort [bold]{launched.cohort_id}[/] ({config.mode}, {len(config.agents)} agents)")
+    console.print(f"config sha256 {launched.config.config_hash()}")
+    if launched.excluded:
+        console.print(f"leakage guard: {launched.excluded} markets resolved before an agent's knowledge cutoff are excluded")
+    nxt = f"arena replay --cohort {launched.cohort_id}" if config.mode == "replay" else "arena serve"
+    console.print(f"Run it with: [bold]{nxt}[/]")
+
+
+@app.command("list")
+def list_command(database_url: DatabaseOption = None) -> None:
+    """Every cohort, newest first."""
+    rows = list_cohorts(open_engine(database_url))
+    if not rows:
+        console.print("No cohorts yet: `arena demo`, or `arena cohort launch CONFIG.toml`.")
+        return
+    table = Table(title="Cohorts")
+    for header in ("Id", "Name", "Mode", "Status", "Agents", "Rounds", "Created (UTC)"):
+        table.add_column(header)
+    for r in rows:
+        table.add_row(r.id, r.name, r.mode, r.status, str(r.agents), f"{r.rounds_done}/{r.rounds_planned}", f"{r.created_at:%Y-%m-%d %H:%M}")
+    console.print(table)
+
+
+@app.command("show")
+def show_command(cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None) -> None:
+    """A cohort's config, agents (value, P/L, bets, errors), rounds and stale positions."""
+    overview = cohort_overview(open_engine(database_url), cohort_id)
+    if overview is None:
+        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+    render_overview(overview)
+
+
+def render_overview(o: CohortOverview) -> None:
+    c = o.config
+    console.print(f"[bold]{o.id}[/]  {escape(c.name)}  status {o.status}  {c.mode}  seed {c.seed}")
+    source = c.dataset if c.mode == "replay" else c.venue
+    console.print(
+        f"start {c.start:%Y-%m-%d %H:%M} UTC, every {format_duration(c.schedule.every)}, "
+        f"rounds {o.rounds_done}/{o.rounds_planned or 'until the data ends'}, "
+        f"source {source}, fills {c.fills.model}, prices {c.price_visibility.mode}"
+    )
+    console.print(f"config sha256 {o.config_hash}" + (f"   code {o.git_commit}" if o.git_commit else ""))
+    if o.excluded:
+        console.print(f"leakage guard: {o.excluded} markets excluded (resolved before an agent's knowledge cutoff)")
+    table = Table(title="Agents")
+    for header in ("Agent", "Kind", "Model", "Value", "P/L", "Return %", "Cash", "Open", "Bets", "Errors"):
+        table.add_column(header, justify="left" if header in ("Agent", "Kind", "Model") else "right")
+    for a in o.agents:
+        table.add_row(
+            a.name, a.kind, a.model or "—", _money(a.value), _money(a.pnl, signed=True), _pct(a.return_pct),
+            _money(a.cash), str(a.open_positions), str(a.bets), str(a.errors),
+        )
+    console.print(table)
+    if o.stale:
+        console.print(f"[yellow]{len(o.stale)} positions are waiting for a resolution:[/]")
+        for line in o.stale[:20]:
+            console.print(f"  {line}")
+
+
+def _money(value: Decimal | None, *, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{'+' if signed and value > 0 else ''}{value:,.2f}"
+
+
+def _pct(value: Decimal | None) -> str:
+    return "—" if value is None else f"{value:+.2f}"
+
+
+def _transition(action: str) -> Any:
+    def command(cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None) -> None:
+        try:
+            status = change_status(open_engine(database_url), cohort_id, action, at=SystemClock().now())
+        except CohortStateError as exc:
+            fail(str(exc))
+        console.print(f"cohort {cohort_id} is now {status}")
+
+    allowed, target = TRANSITIONS[action]
+    command.__doc__ = f"Set a {' or '.join(allowed)} cohort to {target}."
+    return command
+
+
+for _action in TRANSITIONS:
+    app.command(_action)(_transition(_action))

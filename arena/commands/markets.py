@@ -1,5 +1,206 @@
-"""`arena markets ...` commands."""
+"""`arena markets ...` commands: ``sync`` (live venues into the database) and ``record`` (export).
 
+``pending`` and ``resolve`` are added to this group by ``arena.commands.resolutions``.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import sys
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import anyio
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from sqlalchemy import Engine
+
+from arena.clock import SystemClock
+from arena.db.engine import make_engine, session_scope
+from arena.db.migrate import ensure_schema
+from arena.live_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
+from arena.live_venues import VenueUrls, sync_venue
+from arena.market_record import recorded_data
+from arena.market_sync import SyncReport, SyncSettings
+from arena.settings import Settings
+from markets.manifold.client import MANIFOLD_URL
+from markets.polymarket.client import CLOB_URL, GAMMA_URL
+from markets.replay.format import DatasetError, DatasetInfo
+from markets.replay.write import write_dataset
+from markets.types import Venue
 
 app = typer.Typer(no_args_is_help=True, help="markets commands")
+console = Console()
+
+
+@app.command("sync")
+def sync_command(
+    venue: Venue = typer.Option(Venue.POLYMARKET, "--venue", help="Which venue to sync."),
+    top_n: int = typer.Option(500, "--top-n", min=1, help="Keep the N open markets with the most volume."),
+    min_liquidity: Decimal | None = typer.Option(
+        None, "--min-liquidity", help="Venue units [default: 1000 USDC on Polymarket, 100 mana on Manifold]."
+    ),
+    max_days_to_close: float = typer.Option(
+        180, "--max-days-to-close", help="Skip markets closing later (0: no limit)."
+    ),
+    min_price: Decimal = typer.Option(
+        Decimal("0.02"), "--min-price", help="Skip markets already decided below this."
+    ),
+    max_price: Decimal = typer.Option(
+        Decimal("0.98"), "--max-price", help="Skip markets already decided above this."
+    ),
+    books: bool = typer.Option(
+        True, "--books/--no-books", help="Read order books for best bid/ask (Polymarket)."
+    ),
+    history_days: int = typer.Option(
+        7, "--history-days", min=0, help="Price history backfilled for new markets."
+    ),
+    discovery: str = typer.Option(
+        "markets", "--discovery", help="Polymarket listing: 'markets' or 'events'."
+    ),
+    gamma_url: str = typer.Option(GAMMA_URL, "--gamma-url", help="Polymarket Gamma base URL."),
+    clob_url: str = typer.Option(CLOB_URL, "--clob-url", help="Polymarket CLOB base URL."),
+    manifold_url: str = typer.Option(MANIFOLD_URL, "--manifold-url", help="Manifold API base URL."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every retry and pending resolution."),
+) -> None:
+    """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
+    if discovery not in ("markets", "events"):
+        raise typer.BadParameter("expected 'markets' or 'events'", param_hint="--discovery")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    settings = SyncSettings(
+        top_n=top_n,
+        min_liquidity=min_liquidity,
+        max_days_to_close=max_days_to_close or None,
+        min_price=min_price,
+        max_price=max_price,
+        fetch_books=books,
+        history_days=history_days,
+        discovery=discovery,
+    )
+    engine = _engine()
+    urls = VenueUrls(gamma=gamma_url, clob=clob_url, manifold=manifold_url)
+    with _RichProgress() as progress:
+
+        async def main() -> SyncReport:
+            return await sync_venue(engine, SystemClock(), venue, settings, urls=urls, progress=progress)
+
+        report = anyio.run(main)
+    _print_report(report)
+    if report.problems and report.selected + report.refreshed == 0:
+        raise typer.Exit(1)
+
+
+@app.command("record")
+def record_command(
+    out: Path = typer.Option(..., "--out", help="Dataset directory to create."),
+    venue: list[Venue] = typer.Option(
+        [Venue.POLYMARKET, Venue.MANIFOLD], "--venue", help="Venue(s) to export [default: both]."
+    ),
+    name: str = typer.Option("live-record", "--name", help="Dataset name."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing dataset at --out."),
+) -> None:
+    """Export what sync stored (markets, accounting prices, resolutions) as a replay dataset."""
+    engine = _engine()
+    now = SystemClock().now()
+    with session_scope(engine, write=False) as session:
+        markets, prices, resolutions = recorded_data(
+            session, venue, [ACCOUNTING_SOURCES[v] for v in venue], [HISTORY_SOURCES[v] for v in venue]
+        )
+    if not markets:
+        typer.echo(
+            "error: nothing to record: no stored market has a price (run `arena markets sync` first)",
+            err=True,
+        )
+        raise typer.Exit(1)
+    info = DatasetInfo(
+        name=name,
+        version=now.strftime("%Y-%m-%dT%H%MZ"),
+        source="Recorded by `arena markets sync` from "
+        + ", ".join(v.value for v in venue)
+        + " public APIs (prices: "
+        + ", ".join(ACCOUNTING_SOURCES[v] for v in venue)
+        + ")",
+        license="each venue's API terms (Manifold: no commercial AI training without a data license)",
+        created_with=shlex.join(["arena", *sys.argv[1:]]),
+    )
+    try:
+        dataset = write_dataset(
+            out, markets=markets, prices=prices, resolutions=resolutions, info=info, overwrite=force
+        )
+    except DatasetError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    console.print(
+        f"Recorded {len(dataset.markets)} markets, {len(prices)} price snapshots and "
+        f"{len(resolutions)} resolutions to {out}"
+    )
+
+
+def _engine() -> Engine:
+    """The configured database (``ARENA_DATABASE_URL`` or the SQLite default), at the current schema."""
+    settings = Settings()
+    ensure_schema(settings.db_url)
+    return make_engine(settings.db_url)
+
+
+class _RichProgress:
+    """The sync's ``Progress`` hook as a rich progress bar (one task per stage)."""
+
+    def __init__(self) -> None:
+        self._bar = Progress(
+            TextColumn("{task.description:<28}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
+        self._task: TaskID | None = None
+
+    def __enter__(self) -> _RichProgress:
+        self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.__exit__(None, None, None)
+
+    def stage(self, name: str, total: int | None) -> None:
+        if self._task is not None:
+            self._bar.update(self._task, completed=self._bar.tasks[-1].total or 0)
+        self._task = self._bar.add_task(name, total=total)
+
+    def advance(self, amount: int = 1) -> None:
+        if self._task is not None:
+            self._bar.advance(self._task, amount)
+
+
+def _print_report(report: SyncReport) -> None:
+    table = Table(title=f"Sync {report.venue.value} at {report.observed_at:%Y-%m-%d %H:%M:%S} UTC")
+    table.add_column("")
+    table.add_column("count", justify="right")
+    rows = [
+        ("open markets listed", report.listed),
+        ("kept (top N after filters)", report.selected),
+        ("stored markets refreshed", report.refreshed),
+        ("market rows written", report.markets_written),
+        ("price snapshots written", report.snapshots_written),
+        ("history points written", report.history_written),
+        ("resolutions written", report.resolutions_written),
+        ("awaiting resolution", len(report.undecided)),
+        ("gone from the venue", len(report.gone)),
+        ("problems", len(report.problems)),
+    ]
+    for label, count in rows:
+        table.add_row(label, str(count))
+    console.print(table)
+    console.print(f"took {timedelta(seconds=round(report.seconds))}")
+    for subject, reason in report.problems[:20]:
+        console.print(f"[yellow]problem[/] {subject}: {reason}", highlight=False)
+    if len(report.problems) > 20:
+        console.print(f"… and {len(report.problems) - 20} more (run with -v to log them all)")

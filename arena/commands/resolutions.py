@@ -1,7 +1,62 @@
-"""Top-level commands of this group are added to the given Typer app by ``register``."""
+"""`arena markets pending` and `arena markets resolve`: markets holding cohorts open, and the
+operator's override that resolves one by hand (logged, stored on the resolution, then settled)."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena.clock import SystemClock
+from arena.commands.cohort import DatabaseOption, fail, open_engine
+from arena.engine.resolving import OverrideError, override, pending_markets
+from markets.types import ResolutionKind
+
+console = Console()
+OUTCOMES = {"YES": ResolutionKind.YES, "NO": ResolutionKind.NO, "VOID": ResolutionKind.VOID, "5050": ResolutionKind.FIFTY_FIFTY}
 
 
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+def register(markets_app: typer.Typer) -> None:
+    """Add ``pending`` and ``resolve`` to the ``arena markets`` group."""
+    markets_app.command("pending")(pending_command)
+    markets_app.command("resolve")(resolve_command)
+
+
+def pending_command(database_url: DatabaseOption = None) -> None:
+    """Markets held by active cohorts that closed without a usable resolution."""
+    rows = pending_markets(open_engine(database_url), SystemClock().now())
+    if not rows:
+        console.print("No pending markets: every closed market held by an active cohort is resolved.")
+        return
+    table = Table(title="Markets waiting for a resolution")
+    for header in ("Market", "Question", "Closed (UTC)", "Cohorts", "Positions", "Why"):
+        table.add_column(header)
+    for p in rows:
+        closed = f"{p.close_time:%Y-%m-%d}" if p.close_time else "—"
+        table.add_row(p.market_id, p.question[:60], closed, str(p.cohorts), str(p.positions), p.reason)
+    console.print(table)
+    console.print("Resolve one by hand with `arena markets resolve MARKET --outcome YES|NO|VOID|5050 --note WHY`.")
+
+
+def resolve_command(
+    market_id: Annotated[str, typer.Argument(metavar="MARKET", help="Market id, e.g. polymarket:0x123….")],
+    outcome: Annotated[str, typer.Option("--outcome", help="YES, NO, VOID (refund the cost basis) or 5050 ($0.50 a share).")],
+    note: Annotated[str, typer.Option("--note", help="Why (stored with the override).")] = "resolved by the operator",
+    database_url: DatabaseOption = None,
+) -> None:
+    """Resolve a market by hand and settle it in every active cohort that holds it."""
+    kind = OUTCOMES.get(outcome.upper())
+    if kind is None:
+        fail(f"--outcome {outcome!r}: expected one of {', '.join(OUTCOMES)}")
+    try:
+        settled = override(
+            open_engine(database_url), market_id, kind, note=note, now=SystemClock().now(), environ=os.environ
+        )
+    except OverrideError as exc:
+        fail(str(exc))
+    console.print(f"{market_id} resolved {kind.value} by operator override.")
+    for cohort_id, positions in settled.items():
+        console.print(f"  cohort {cohort_id}: {positions} positions settled")

@@ -1,7 +1,178 @@
-"""Top-level commands of this group are added to the given Typer app by ``register``."""
+"""`arena demo` and `arena replay`: run replay cohorts to their end, with a progress bar.
+
+`arena replay CONFIG.toml` launches a cohort from a config and runs it; `arena replay --cohort ID`
+runs (or resumes, after a crash or a pause) a cohort already launched. Exit code 1 when a round
+failed for every agent, so a broken key or a dead endpoint is never reported as success.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tomllib
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from sqlalchemy import Engine
+
+from arena.clock import SystemClock
+from arena.cohorts import launch
+from arena.commands.cohort import DatabaseOption, fail, open_engine
+from arena.config import ConfigError, load_config, parse_config
+from arena.engine.overview import cohort_overview
+from arena.engine.replay import ReplayResult, replay_cohort
+from arena.engine.rounds import RoundReport
+from arena.engine.runtime import CohortNotFound
+from arena.engine.sources import open_source
+from arena.settings import Settings
+
+console = Console()
+DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
+DEMO_LLM_MODEL = "openai/gpt-4o-mini"
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``arena demo`` and ``arena replay`` to ``app``."""
+    app.command("replay")(replay_command)
+    app.command("demo")(demo_command)
+
+
+def replay_command(
+    config_path: Annotated[Path | None, typer.Argument(metavar="[CONFIG.toml]", help="Config of a new replay cohort.")] = None,
+    cohort_id: Annotated[str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")] = None,
+    database_url: DatabaseOption = None,
+) -> None:
+    """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
+    if (config_path is None) == (cohort_id is None):
+        fail("give either CONFIG.toml (a new cohort) or --cohort ID (an existing one)")
+    engine = open_engine(database_url)
+    if config_path is not None:
+        try:
+            cohort_id = _launch(engine, load_config(config_path))
+        except ConfigError as exc:
+            fail(str(exc))
+    assert cohort_id is not None
+    result = _run(engine, cohort_id)
+    _finish(engine, result)
+
+
+def demo_command(
+    fresh: Annotated[bool, typer.Option("--fresh", help="Start from an empty local SQLite database.")] = False,
+    llm_base_url: Annotated[str | None, typer.Option(help="Add an LLM agent served at this OpenAI-compatible URL.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model id for the LLM agent.")] = None,
+    database_url: DatabaseOption = None,
+) -> None:
+    """The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled
+    dataset, offline: launch, replay to the end, print the leaderboard."""
+    url = database_url or Settings().db_url
+    if fresh:
+        _remove_sqlite(url)
+    engine = open_engine(url)
+    try:
+        config = parse_config(_demo_config(llm_base_url, model), source=str(DEMO_CONFIG))
+        cohort_id = _launch(engine, config)
+    except ConfigError as exc:
+        fail(str(exc))
+    result = _run(engine, cohort_id)
+    _finish(engine, result)
+    console.print("\nOpen the dashboard with [bold]arena dashboard[/] to explore the cohort.")
+
+
+def _demo_config(llm_base_url: str | None, model: str | None) -> dict[str, Any]:
+    """The example config, plus an LLM agent if a key or a local server is available."""
+    data = tomllib.loads(DEMO_CONFIG.read_text(encoding="utf-8"))
+    if llm_base_url is not None:
+        data["agents"].append({"name": "llm", "kind": "llm", "model": model or "local-model", "base_url": llm_base_url})
+    elif os.environ.get("OPENROUTER_API_KEY"):
+        data["agents"].append({"name": "llm", "kind": "llm", "model": model or DEMO_LLM_MODEL})
+    return data
+
+
+def _remove_sqlite(url: str) -> None:
+    if not url.startswith("sqlite:///"):
+        fail("--fresh only resets the local SQLite database; use a new ARENA_DATABASE_URL for other servers")
+    path = Path(url.removeprefix("sqlite:///"))
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _launch(engine: Engine, config: Any) -> str:
+    launched = launch(engine, config, source=open_source(config, engine), environ=os.environ, clock=SystemClock())
+    console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
+    if launched.excluded:
+        console.print(f"leakage guard: {launched.excluded} markets excluded (resolved before a knowledge cutoff)")
+    return launched.cohort_id
+
+
+def _run(engine: Engine, cohort_id: str) -> ReplayResult:
+    overview = cohort_overview(engine, cohort_id)
+    if overview is None:
+        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+    if overview.config.mode != "replay":
+        fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
+    try:
+        source = open_source(overview.config, engine)
+        with _ReplayProgress() as progress:
+            return asyncio.run(
+                replay_cohort(engine, cohort_id, source, environ=os.environ, wall_clock=SystemClock(), progress=progress)
+            )
+    except (ConfigError, CohortNotFound) as exc:
+        fail(str(exc))
+
+
+def _finish(engine: Engine, result: ReplayResult) -> None:
+    if result.stopped:
+        console.print(f"Stopped: cohort {result.cohort_id} is {result.stopped}.")
+    elif result.completed:
+        console.print(f"Cohort {result.cohort_id} completed: every round run and every position settled.")
+    else:
+        console.print(f"[yellow]The data ended with {len(result.stale)} positions unresolved:[/]")
+        for stale in result.stale[:20]:
+            console.print(f"  {stale.describe(result.end or stale.waiting_since)}")
+        console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
+    _print_leaderboard(engine, result.cohort_id)
+    if result.failed_rounds:
+        rounds = ", ".join(str(r.round_index) for r in result.failed_rounds)
+        fail(f"every agent failed in round(s) {rounds}; see `arena cohort show {result.cohort_id}`", code=1)
+
+
+def _print_leaderboard(engine: Engine, cohort_id: str) -> None:
+    from arena.commands.leaderboard import render
+    from arena.scoring import Settings as ScoreSettings
+    from arena.scoring import leaderboard_document, load_frames
+
+    frames = load_frames(engine, [cohort_id])
+    console.print(render(leaderboard_document(frames, ScoreSettings(), cohorts=[cohort_id], as_of=None)))
+
+
+class _ReplayProgress:
+    """A rich progress bar over the replay's steps: simulated date, round, agent errors so far."""
+
+    def __init__(self) -> None:
+        self._bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+        )
+        self._task = self._bar.add_task("replay", total=None)
+        self._round = "—"
+        self._errors = 0
+
+    def __enter__(self) -> _ReplayProgress:
+        self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._bar.stop()
+
+    def start(self, total_steps: int) -> None:
+        self._bar.update(self._task, total=total_steps)
+
+    def step(self, at: datetime, report: RoundReport | None) -> None:
+        if report is not None:
+            self._round = str(report.round_index)
+            self._errors += len(report.errors)
+        text = f"{at:%Y-%m-%d}  round {self._round}  agent errors {self._errors}"
+        self._bar.update(self._task, advance=1, description=text)

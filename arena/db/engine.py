@@ -14,6 +14,8 @@ once, so an agent's round (claim, decision, fills) lands whole or not at all.
 from __future__ import annotations
 
 import json
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from decimal import Decimal
@@ -27,6 +29,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlmodel import Session
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+_WAL_RETRY_MS = 50
 _BEGIN_OPTION = "arena_sqlite_begin"
 
 
@@ -86,14 +89,35 @@ def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
     try:
         cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys = ON")
-        (mode,) = cursor.execute("PRAGMA journal_mode = WAL").fetchone()
+        _enable_wal(cursor)
+        cursor.execute("PRAGMA synchronous = NORMAL")  # durable enough with WAL, much faster commits
+    finally:
+        cursor.close()
+
+
+def _enable_wal(cursor: sqlite3.Cursor) -> None:
+    """Put the file in WAL mode (a property of the file, so usually already done).
+
+    The switch needs every other connection gone and, unlike ordinary statements, fails at once
+    with "database is locked" instead of honouring ``busy_timeout``: processes opening a new
+    database together would fail, so it is retried here for as long as the busy timeout.
+    """
+    if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return
+    for _ in range(SQLITE_BUSY_TIMEOUT_MS // _WAL_RETRY_MS):
+        try:
+            (mode,) = cursor.execute("PRAGMA journal_mode = WAL").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc):
+                raise
+            time.sleep(_WAL_RETRY_MS / 1000)
+            continue
         if str(mode).lower() != "wal":
             raise RuntimeError(
                 f"SQLite refused WAL journal mode (got {mode!r}); is the file on a network drive?"
             )
-        cursor.execute("PRAGMA synchronous = NORMAL")  # durable enough with WAL, much faster commits
-    finally:
-        cursor.close()
+        return
+    raise RuntimeError(f"SQLite database stayed locked for {SQLITE_BUSY_TIMEOUT_MS} ms; could not enable WAL")
 
 
 def _begin_sqlite_transaction(connection: Connection) -> None:

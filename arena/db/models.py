@@ -19,6 +19,7 @@ Status values are plain strings owned by the code that writes them; the few fixe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -78,17 +79,18 @@ def _recorded_at() -> Any:
     )
 
 
-def _json(default: Any, *, nullable: bool = False) -> Any:
-    if default is None:
+def _json(factory: Callable[[], Any] | None) -> Any:
+    """A JSON column; required with ``factory`` as its empty value, or nullable without one."""
+    if factory is None:
         return Field(default=None, sa_type=JSONDoc(), nullable=True)
-    return Field(default_factory=default, sa_type=JSONDoc(), nullable=nullable)
+    return Field(default_factory=factory, sa_type=JSONDoc(), nullable=False)
 
 
 class CohortRow(ArenaTable, table=True):
     """A competition: agents, rules and schedule frozen in ``config_json`` (hash in ``config_hash``).
 
-    ``id`` is chosen by the launcher (a deterministic key makes launching idempotent).
-    Status: pending | running | paused | completed | cancelled | failed.
+    ``id`` is chosen by the launcher (a deterministic key makes launching idempotent); ``status``
+    is owned by the cohort lifecycle (e.g. running, paused, completed, cancelled).
     """
 
     __tablename__ = "cohort"
@@ -396,14 +398,27 @@ class JobRunRow(ArenaTable, table=True):
     """One run of a scheduled job (sync, round, mark, settle...), for the operator's audit trail."""
 
     __tablename__ = "job_run"
-    __table_args__ = (Index(None, "job", "started_at"),)
+    __table_args__ = (Index(None, "job", "started_at"), UniqueConstraint("job", "bucket"))
 
     id: int | None = Field(default=None, primary_key=True)
     job: str
     scope: str | None = None  # e.g. the cohort id the run was for
+    # Start of the scheduling period this run claimed: a second runner of the same period skips.
+    bucket: datetime | None = _at(nullable=True)
     started_at: datetime = _at()
     finished_at: datetime | None = _at(nullable=True)
     ok: bool | None = None
     message: str = Field(default="", sa_type=Text)
     details_json: dict[str, Any] | None = _json(None)
+    recorded_at: datetime = _recorded_at()
+
+
+class SchedulerLeaseRow(ArenaTable, table=True):
+    """Which ``arena serve`` process runs the scheduler, until when (renewed while it lives)."""
+
+    __tablename__ = "scheduler_lease"
+
+    name: str = Field(primary_key=True)
+    owner: str
+    expires_at: datetime = _at()
     recorded_at: datetime = _recorded_at()

@@ -16,12 +16,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
+from typing import Any
 
 from sqlalchemy import func
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow, PositionRow
-from arena.db.upsert import upsert
 from portfolio import Fill, FillKind, Ledger, Mark, Position, Rules
 
 
@@ -97,15 +99,22 @@ def load_books(session: Session, rules: Rules, agent_ids: Sequence[int]) -> dict
     }
 
 
-def lock_and_check(session: Session, book: AgentBook) -> None:
-    """Lock the agent row (PostgreSQL; SQLite's writer lock already serialises) and verify that
-    the database holds exactly the fills this ledger was built from."""
-    session.exec(select(AgentRow.id).where(AgentRow.id == book.agent_id).with_for_update()).one()
-    stored = session.exec(select(func.count()).select_from(FillRow).where(FillRow.agent_id == book.agent_id)).one()
-    if stored != book.fill_count:
-        raise LedgerConflict(
-            f"agent {book.agent_id}: the database holds {stored} fills, the ledger was built from {book.fill_count}"
-        )
+def lock_and_check(session: Session, books: Sequence[AgentBook]) -> None:
+    """Lock the agents' rows (PostgreSQL; SQLite's writer lock already serialises) and verify that
+    the database holds exactly the fills each ledger was built from."""
+    ids = sorted(b.agent_id for b in books)
+    session.exec(select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id)).with_for_update()).all()
+    counts = dict(
+        session.exec(
+            select(FillRow.agent_id, func.count()).where(col(FillRow.agent_id).in_(ids)).group_by(col(FillRow.agent_id))
+        ).all()
+    )
+    for book in books:
+        stored = counts.get(book.agent_id, 0)
+        if stored != book.fill_count:
+            raise LedgerConflict(
+                f"agent {book.agent_id}: the database holds {stored} fills, the ledger was built from {book.fill_count}"
+            )
 
 
 def write_fills(
@@ -120,8 +129,8 @@ def write_fills(
         return
     rows = [fill_to_row(f, agent_id=book.agent_id, decision_id=decision_id) for f in fills]
     session.exec(FillRow.__table__.insert(), params=rows)  # type: ignore[attr-defined,call-overload]
-    touched = {f.position_id for f in fills}
-    write_positions(session, book.agent_id, [book.ledger.positions[p] for p in sorted(touched)], at=at)
+    touched = sorted({f.position_id for f in fills})
+    write_positions(session, [position_row(book.agent_id, book.ledger.positions[p], at=at) for p in touched])
 
 
 def committed(book: AgentBook, fills: Sequence[Fill]) -> None:
@@ -129,11 +138,40 @@ def committed(book: AgentBook, fills: Sequence[Fill]) -> None:
     book.fill_count += len(fills)
 
 
-def write_positions(session: Session, agent_id: int, positions: Iterable[Position], *, at: datetime) -> None:
-    """Upsert the cache rows of ``positions``; rows leaving the open state go first so the partial
-    unique index (one open row per market outcome) never sees two open rows."""
-    ordered = sorted(positions, key=lambda p: (p.is_open, p.position_id))
-    upsert(session, PositionRow, [position_row(agent_id, p, at=at) for p in ordered], on=["agent_id", "position_id"])
+def write_positions(session: Session, rows: Sequence[dict[str, object]]) -> None:
+    """Upsert position cache rows (see ``position_row``); rows leaving the open state go first so
+    the partial unique index (one open row per market outcome) never sees two open rows."""
+    if rows:
+        ordered = sorted(rows, key=lambda r: (r["status"] == "open", str(r["position_id"])))
+        session.exec(_position_upsert(session.get_bind().dialect.name), params=ordered)  # type: ignore[call-overload]
+
+
+@cache
+def _position_upsert(dialect: str) -> Any:
+    """One INSERT .. ON CONFLICT statement per dialect, built once: marks rewrite many rows a day."""
+    table = PositionRow.__table__  # type: ignore[attr-defined]
+    stmt = (postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table))
+    keys = ("agent_id", "position_id")
+    updated = [c for c in POSITION_COLUMNS if c not in keys]
+    return stmt.on_conflict_do_update(index_elements=list(keys), set_={c: stmt.excluded[c] for c in updated})
+
+
+POSITION_COLUMNS = (
+    "agent_id",
+    "position_id",
+    "market_id",
+    "outcome",
+    "status",
+    "shares",
+    "cost_basis",
+    "realized_pnl",
+    "last_price",
+    "last_marked_at",
+    "stale",
+    "opened_at",
+    "closed_at",
+    "updated_at",
+)
 
 
 def position_row(agent_id: int, p: Position, *, at: datetime) -> dict[str, object]:

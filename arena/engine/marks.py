@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 from sqlmodel import Session, col, select
 
 from arena.db.models import PortfolioSnapshotRow
-from arena.db.upsert import insert_ignore
-from arena.engine.ledger_store import lock_and_check, write_positions
+from arena.db.upsert import insert_ignore, upsert
+from arena.engine.ledger_store import lock_and_check, position_row, write_positions
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
 from portfolio import Valuation
@@ -54,15 +54,21 @@ def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, objec
     }
 
 
-def persist_marks(session: Session, rt: CohortRuntime, rows: Sequence[dict[str, object]], *, at: datetime) -> None:
-    """Store snapshot rows and the current marks of open positions, fenced like any ledger write."""
-    agent_ids = sorted({int(str(r["agent_id"])) for r in rows})
-    for agent_id in agent_ids:
-        lock_and_check(session, rt.slot(agent_id).book)
-    if rows:
+def persist_marks(
+    session: Session, rt: CohortRuntime, rows: Sequence[dict[str, object]], *, at: datetime, replace: bool = False
+) -> None:
+    """Store snapshot rows and the current marks of open positions, fenced like any ledger write.
+
+    ``replace`` overwrites snapshots already stored at the same instants (after an operator's
+    settlement at a cohort's last mark); otherwise a stored snapshot is kept (re-runs are no-ops).
+    """
+    slots = [rt.slot(a) for a in sorted({int(str(r["agent_id"])) for r in rows})]
+    lock_and_check(session, [s.book for s in slots])
+    if rows and replace:
+        upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+    elif rows:
         insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
-    for agent_id in agent_ids:
-        write_positions(session, agent_id, rt.slot(agent_id).book.ledger.open_positions(), at=at)
+    write_positions(session, [position_row(s.id, p, at=at) for s in slots for p in s.book.ledger.open_positions()])
 
 
 def unmarked_agents(session: Session, rt: CohortRuntime, at: datetime) -> list[int]:

@@ -14,7 +14,7 @@ from decimal import Decimal
 from arena.config import FillsConfig, TakerFee
 from markets.types import Market, PriceSnapshot, Venue
 from portfolio import MidQuotes, Quotes, Side
-from portfolio.money import ZERO, money_up, mul
+from portfolio.money import ZERO, div, money_up, mul
 
 
 def build_quotes(
@@ -64,6 +64,6 @@ def taker_fee(schedule: TakerFee | None, notional: Decimal, price: Decimal) -> D
     rounded up to the micro-dollar (fees favour the house, like every rounding in the ledger)."""
     if schedule is None or schedule.rate == 0 or price <= 0:
         return ZERO
-    shares = notional / price
     curve = mul(price, 1 - price) ** schedule.exponent
-    return money_up(mul(mul(shares, schedule.rate), curve))
+    # shares = notional / price; dividing last keeps the product exact where it can be
+    return money_up(div(mul(mul(notional, schedule.rate), curve), price))

@@ -158,7 +158,7 @@ class _Plan:
         try:
             with session_scope(self.rt.engine) as session:
                 finish(session, claim, values)
-                lock_and_check(session, book)
+                lock_and_check(session, [book])
                 write_fills(session, book, outcome.fills, decision_id=claim.decision_id, at=self.at)
             committed(book, outcome.fills)
         except ClaimLost as exc:

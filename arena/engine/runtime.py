@@ -16,7 +16,7 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from agents.registry import build_bettor
-from agents.types import Bettor
+from agents.types import AgentView, Bettor, Decision
 from arena.clock import Clock, SystemClock
 from arena.config import CohortConfig, config_from_frozen
 from arena.db.engine import session_scope
@@ -29,6 +29,17 @@ from portfolio import Rules
 
 class CohortNotFound(LookupError):
     pass
+
+
+@dataclass(frozen=True)
+class _NoBettor:
+    """Stands in for an agent's bettor in jobs that never ask agents anything."""
+
+    name: str
+    uses_peers: bool = False
+
+    async def decide(self, view: AgentView) -> Decision:
+        raise RuntimeError(f"agent {self.name!r} was loaded without its bettor; this job cannot run rounds")
 
 
 @dataclass
@@ -92,8 +103,13 @@ def load_runtime(
     environ: Mapping[str, str],
     http_client: httpx.AsyncClient | None = None,
     lease_clock: Clock | None = None,
+    with_bettors: bool = True,
 ) -> CohortRuntime:
-    """The cohort ``cohort_id`` with bettors built from its frozen agent settings."""
+    """The cohort ``cohort_id`` with bettors built from its frozen agent settings.
+
+    ``with_bettors=False`` is for jobs that only move ledgers (marks, settlement): they need no
+    API key, so a missing key can never stop a settlement.
+    """
     with session_scope(engine, write=False) as session:
         cohort = session.get(CohortRow, cohort_id)
         if cohort is None:
@@ -108,7 +124,9 @@ def load_runtime(
             kind=row.kind,
             bettor=build_bettor(
                 row.name, row.kind, row.settings_json, seed=cohort.seed, environ=environ, http_client=http_client
-            ),
+            )
+            if with_bettors
+            else _NoBettor(row.name),
             book=books[row.id],
         )
         for row in rows

@@ -66,8 +66,8 @@ def _settle_market(
         try:
             with session_scope(rt.engine) as session:
                 write_resolutions(session, [resolution_row(resolution, at, None)])
+                lock_and_check(session, [s.book for s in holders])
                 for slot in holders:
-                    lock_and_check(session, slot.book)
                     write_fills(session, slot.book, fills[slot.id], decision_id=None, at=at)
         except LedgerConflict:
             rt.reload([s.id for s in holders])

@@ -21,6 +21,11 @@ from arena.settings import Settings
 MIGRATION_LOCK_KEY = 0x4152454E41  # "ARENA"
 
 
+def _owned_by_arena(name: str | None, type_: str, _parents: object) -> bool:
+    """APScheduler creates and owns its job-store table; migrations leave it alone."""
+    return not (type_ == "table" and name == "apscheduler_jobs")
+
+
 def _migrate(connection: Connection) -> None:
     context.configure(
         connection=connection,
@@ -28,6 +33,7 @@ def _migrate(connection: Connection) -> None:
         render_as_batch=True,  # SQLite cannot ALTER most things: future revisions copy tables
         transactional_ddl=True,
         compare_type=True,
+        include_name=_owned_by_arena,
     )
     with context.begin_transaction():
         if connection.dialect.name == "postgresql":

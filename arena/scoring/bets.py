@@ -32,7 +32,9 @@ def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
     made or would have made held to resolution, sells ignored; 0 on a void).
     """
     resolutions = frames.resolutions.rename({"kind": "resolution"})
-    bets = frames.fills.filter(pl.col("kind") == BUY).join(resolutions, on="market_id", how="left")
+    bets = frames.fills.filter(pl.col("kind") == BUY).join(
+        resolutions, on="market_id", how="left", maintain_order="left"
+    )
     y = pl.col("y")
     return (
         bets.with_columns(confidence=implied_confidence(), y=side_outcome())

@@ -8,9 +8,12 @@ statistic here is a ratio of per-market sums, ``Σ_k W[k,b]·num[a,k] / Σ_k W[k
 matrix products (agents × markets) @ (markets × replicates). The same ``W`` is used for every
 agent and metric, so comparisons are paired.
 
-Intervals are percentile intervals. A replicate in which an agent has no scored market is
-skipped for that agent. The p-value of a difference d is two-sided against "no difference",
-from the bootstrap distribution centred on the estimate: (1 + #{|d*_b − d| ≥ |d|}) / (1 + B).
+Intervals are percentile intervals. For a mean (Brier, log score) a replicate in which the
+agent has no scored market is skipped for that agent; for a total (P/L) it counts as 0.
+The p-value of a difference d is two-sided against "no difference", from the bootstrap
+distribution centred on the estimate: (1 + #{|d*_b − d| ≥ |d|}) / (1 + B), where B counts the
+replicates in which the difference is defined. Comparisons only involve the leader's markets,
+so their products use only those rows of ``W``.
 """
 
 from __future__ import annotations
@@ -35,25 +38,28 @@ def replicate_weights(n_markets: int, replicates: int, seed: int) -> np.ndarray:
     if n_markets == 0:
         return np.zeros((0, replicates))
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_markets, size=(replicates, n_markets), dtype=np.int64)
-    draws += np.arange(replicates, dtype=np.int64)[:, None] * n_markets
-    counts = np.bincount(draws.ravel(), minlength=replicates * n_markets)
+    draws = rng.integers(0, n_markets, size=(replicates, n_markets), dtype=np.int32)
     # float32 holds the counts exactly and halves the cost of the matrix products.
-    return np.ascontiguousarray(counts.reshape(replicates, n_markets).T, dtype=np.float32)
+    counts = np.empty((replicates, n_markets), dtype=np.float32)
+    for replicate, drawn in enumerate(draws):
+        counts[replicate] = np.bincount(drawn, minlength=n_markets)
+    return counts.T
 
 
 def dense(
-    long: pl.DataFrame, rows: list[str], markets: list[str], value: str, row: str = "agent"
-) -> np.ndarray:
-    """A (rows × markets) matrix of ``value`` from a long frame of unique (row, market_id) pairs."""
-    matrix = np.zeros((len(rows), len(markets)))
-    if long.is_empty():
-        return matrix
-    index = long.join(pl.DataFrame({row: rows, "_r": np.arange(len(rows))}), on=row, how="inner").join(
-        pl.DataFrame({"market_id": markets, "_k": np.arange(len(markets))}), on="market_id", how="inner"
+    long: pl.DataFrame, rows: list[str], markets: list[str], values: list[str], row: str = "agent"
+) -> dict[str, np.ndarray]:
+    """(rows × markets) matrices of ``values`` from a long frame of unique (row, market_id) pairs."""
+    matrices = {value: np.zeros((len(rows), len(markets))) for value in values}
+    row_index = pl.DataFrame({row: rows, "_r": np.arange(len(rows))}, schema={row: pl.String, "_r": pl.Int64})
+    market_index = pl.DataFrame(
+        {"market_id": markets, "_k": np.arange(len(markets))}, schema={"market_id": pl.String, "_k": pl.Int64}
     )
-    matrix[index["_r"].to_numpy(), index["_k"].to_numpy()] = index[value].cast(pl.Float64).to_numpy()
-    return matrix
+    index = long.join(row_index, on=row, how="inner").join(market_index, on="market_id", how="inner")
+    r, k = index["_r"].to_numpy(), index["_k"].to_numpy()
+    for value, matrix in matrices.items():
+        matrix[r, k] = index[value].cast(pl.Float64).to_numpy()
+    return matrices
 
 
 @dataclass(frozen=True)
@@ -81,13 +87,19 @@ class Statistic:
         return cls(num, present.astype(np.float64), present, higher_is_better, scale)
 
     def evaluate(self, num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        """The statistic from (replicated) sums; NaN where the agent has nothing to score."""
-        scale = self.scale
+        """The statistic from (replicated) sums.
+
+        A ratio is NaN where the agent has nothing to score (a mean of nothing); a total is
+        simply 0 then, as a replicate without the agent's markets holds none of its P/L.
+        """
+        if self.scale is not None:
+            return num / self.scale.reshape(-1, *([1] * (num.ndim - 1)))
         with np.errstate(invalid="ignore", divide="ignore"):
-            if scale is None:
-                return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-            shaped = scale.reshape(-1, *([1] * (num.ndim - 1)))
-            return np.where(den > 0, num / shaped, np.nan)
+            return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+    def replicated(self) -> tuple[np.ndarray, ...]:
+        """The matrices whose replicated sums ``evaluate`` needs."""
+        return (self.num,) if self.scale is not None else (self.num, self.den)
 
     def point(self) -> np.ndarray:
         return self.evaluate(self.num.sum(axis=1), self.den.sum(axis=1))
@@ -130,10 +142,12 @@ def intervals(
     stats: Mapping[str, Statistic], weights: np.ndarray, level: float
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per statistic: point estimate and percentile interval per agent (one matrix product)."""
-    sums = iter(_products(weights, [m for stat in stats.values() for m in (stat.num, stat.den)]))
+    sums = iter(_products(weights, [m for stat in stats.values() for m in stat.replicated()]))
     result = {}
     for name, stat in stats.items():
-        lo, hi = percentile_interval(stat.evaluate(next(sums), next(sums)), level)
+        num = next(sums)
+        den = num if stat.scale is not None else next(sums)  # a total needs no denominator
+        lo, hi = percentile_interval(stat.evaluate(num, den), level)
         result[name] = (stat.point(), lo, hi)
     return result
 
@@ -147,16 +161,18 @@ def comparisons(
     ``diff_hi``, ``p_value``, ``share_better`` (share of common markets where the agent did
     better, ties count half) and ``common_markets``. The leader's own row is NaN.
     """
-    pairs = {name: _paired(stat, leader) for name, stat in stats.items()}
-    sums = iter(
-        _products(
-            weights, [m for own, lead in pairs.values() for m in (own.num, own.den, lead.num, lead.den)]
-        )
-    )
     result = {}
-    for name, (own, lead) in pairs.items():
+    for name, stat in stats.items():
+        # Only the leader's markets can be common markets: the products need no other rows of W.
+        markets = np.flatnonzero(stat.present[leader])
+        own, lead = _paired(stat, leader, markets)
+        sums = iter(_products(weights[markets], [*own.replicated(), *lead.replicated()]))
+        own_num = next(sums)
+        own_reps = own.evaluate(own_num, own_num if own.scale is not None else next(sums))
+        lead_num = next(sums)
+        lead_reps = lead.evaluate(lead_num, lead_num if lead.scale is not None else next(sums))
         diff = own.point() - lead.point()
-        reps = own.evaluate(next(sums), next(sums)) - lead.evaluate(next(sums), next(sums))
+        reps = own_reps - lead_reps
         lo, hi = percentile_interval(reps, level)
         fields = {
             "diff": diff,
@@ -166,20 +182,30 @@ def comparisons(
             "share_better": _share_better(own, lead),
             "common_markets": own.present.sum(axis=1).astype(np.float64),
         }
-        for values in fields.values():
+        nothing_shared = own.present.sum(axis=1) == 0
+        for key, values in fields.items():
             values[leader] = np.nan
+            if key != "common_markets":
+                values[nothing_shared] = np.nan
         result[name] = fields
     return result
 
 
-def _paired(stat: Statistic, leader: int) -> tuple[Statistic, Statistic]:
-    """The agents' and the leader's sums, both restricted per agent to the markets they share."""
-    common = stat.present & stat.present[leader]
+def _paired(stat: Statistic, leader: int, markets: np.ndarray) -> tuple[Statistic, Statistic]:
+    """The agents' and the leader's sums over ``markets`` (the leader's), each agent's row
+    restricted to the markets it shares with the leader."""
+    common = stat.present[:, markets] & stat.present[leader, markets]
     mask = common.astype(np.float64)
-    own = Statistic(stat.num * mask, stat.den * mask, common, stat.higher_is_better, stat.scale)
+    own = Statistic(
+        stat.num[:, markets] * mask, stat.den[:, markets] * mask, common, stat.higher_is_better, stat.scale
+    )
     lead_scale = None if stat.scale is None else np.full(len(stat.scale), stat.scale[leader])
     lead = Statistic(
-        stat.num[leader] * mask, stat.den[leader] * mask, common, stat.higher_is_better, lead_scale
+        stat.num[leader, markets] * mask,
+        stat.den[leader, markets] * mask,
+        common,
+        stat.higher_is_better,
+        lead_scale,
     )
     return own, lead
 

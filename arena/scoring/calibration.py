@@ -62,7 +62,7 @@ def murphy(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     )
     share = pl.col("weight") / pl.col("total")
     parts = (
-        table.join(overall, on=by, how="inner")
+        table.join(overall, on=by, how="inner", maintain_order="left")
         .group_by(by)
         .agg(
             reliability=(share * pl.col("gap") ** 2).sum(),

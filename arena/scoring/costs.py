@@ -20,7 +20,7 @@ def cost_metrics(frames: ScoringFrames) -> pl.DataFrame:
     return (
         frames.agents.select("agent")
         .unique()
-        .join(decisions, on="agent", how="left")
+        .join(decisions, on="agent", how="left", maintain_order="left")
         .with_columns(pl.col("decisions").fill_null(0))
         .with_columns(
             valid_rate=pl.when(pl.col("decisions") > 0).then(pl.col("valid") / pl.col("decisions")),

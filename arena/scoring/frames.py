@@ -26,6 +26,7 @@ import polars as pl
 from arena.clock import ensure_utc
 
 MONEY = pl.Decimal(38, 6)
+COST = pl.Decimal(38, 10)  # model costs are fractions of a cent
 TIME = pl.Datetime("us", "UTC")
 
 BUY, SELL, SETTLE = "buy", "sell", "settle"
@@ -82,7 +83,7 @@ class FrameSpec:
         frame = frame.select([self._cast(frame, c) for c in self.columns])
         for column in self.columns:
             if not column.nullable:
-                _fail_on(frame, self.name, column.name, frame[column.name].is_null(), "a value, got null")
+                _fail_on(frame, self.name, column.name, frame[column.name].is_null(), "a value")
         for check in self.checks:
             bad = frame.select(check.valid.not_().fill_null(False)).to_series()
             _fail_on(frame, self.name, check.column, bad, check.expected)
@@ -96,11 +97,17 @@ class FrameSpec:
         if isinstance(column.dtype, pl.Datetime) and naive and series.null_count() < len(series):
             raise FrameError(f"{self.name}.{column.name}: expected UTC times, got naive datetimes")
         try:
-            return series.cast(column.dtype, strict=True)
+            cast = series.cast(column.dtype, strict=True)
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
             raise FrameError(
                 f"{self.name}.{column.name}: expected {column.dtype}, got {series.dtype} ({exc})"
             ) from None
+        if (
+            isinstance(series.dtype, pl.Decimal)
+            and not (cast.cast(series.dtype) == series).fill_null(True).all()
+        ):
+            raise FrameError(f"{self.name}.{column.name}: more decimal places than {column.dtype} holds")
+        return cast
 
 
 def _fail_on(frame: pl.DataFrame, name: str, column: str, bad: pl.Series, expected: str) -> None:
@@ -252,7 +259,7 @@ DECISIONS = FrameSpec(
         Column("decided_at", TIME, "round time of the decision"),
         Column("error_kind", pl.String(), "why the response was invalid; null when valid", nullable=True),
         Column("tokens", pl.Int64(), "prompt + completion tokens over all attempts"),
-        Column("cost", MONEY, "provider cost in dollars over all attempts"),
+        Column("cost", COST, "provider cost in dollars over all attempts"),
         Column("latency_s", pl.Float64(), "wall time of the decision in seconds"),
     ),
     (_non_negative("tokens"), _non_negative("cost"), _non_negative("latency_s")),

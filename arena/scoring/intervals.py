@@ -4,7 +4,7 @@ Intervals (``<metric>_lo`` / ``<metric>_hi``) for: ``brier`` (implied, per bet),
 ``stated_brier``, ``log_score``, ``rel_log_score`` (per event) and ``return_pct`` (P/L per
 market over the bankroll). Return's interval resamples the market-attributed P/L and keeps the
 small unattributed rest (time between the last price and the last mark) fixed, so it brackets
-the headline return.
+the headline return; it is bounded below by −100% (no book loses more than its bankroll).
 
 Comparisons with the leader (the first row of the sorted table) on ``brier``, ``log_score``
 and ``return_pct``, restricted to the markets both took part in: ``vs_leader_<m>_diff``
@@ -46,7 +46,8 @@ def bootstrap_columns(
             lo, hi = 1.0 - hi, 1.0 - lo
         if name == "return_pct":
             unattributed = table["return_pct"].cast(pl.Float64).fill_null(np.nan).to_numpy() - point
-            lo, hi = lo + unattributed, hi + unattributed
+            # Resampled totals can lose more than the bankroll; a real book cannot.
+            lo, hi = np.maximum(lo + unattributed, -100.0), np.maximum(hi + unattributed, -100.0)
         columns[f"{name}_lo"], columns[f"{name}_hi"] = lo, hi
     compared = comparisons({name: stats[name] for name in COMPARED}, 0, weights, level) if agents else {}
     for name in COMPARED:
@@ -54,7 +55,7 @@ def bootstrap_columns(
         for field in COMPARISON_FIELDS:
             columns[f"vs_leader_{name}_{field}"] = fields[field]
         columns[f"vs_leader_{name}_few_markets"] = fields["common_markets"] < min_markets
-    frame = pl.DataFrame(columns, nan_to_null=True)
+    frame = pl.DataFrame(columns, nan_to_null=True, schema_overrides={"agent": pl.String})
     return frame.with_columns(pl.col(f"vs_leader_{n}_common_markets").cast(pl.Int64) for n in COMPARED)
 
 
@@ -81,23 +82,14 @@ def _market_sums(
 def _statistics(
     agents: list[str], markets: list[str], sums: dict[str, pl.DataFrame], bankroll: np.ndarray
 ) -> dict[str, Statistic]:
-    def matrix(frame: str, value: str) -> np.ndarray:
-        return dense(sums[frame], agents, markets, value)
-
-    brier = matrix("bets", "brier")
+    bets = dense(sums["bets"], agents, markets, ["brier", "brier_market", "n"])
+    events = dense(sums["events"], agents, markets, ["brier", "log_score", "n", "rel_log_score", "rel_n"])
+    pnl = dense(sums["pnl"], agents, markets, ["pnl", "n"])
     return {
-        "brier": Statistic.ratio(brier, matrix("bets", "n"), higher_is_better=False),
-        "bss_market": Statistic.ratio(brier, matrix("bets", "brier_market"), higher_is_better=False),
-        "stated_brier": Statistic.ratio(
-            matrix("events", "brier"), matrix("events", "n"), higher_is_better=False
-        ),
-        "log_score": Statistic.ratio(
-            matrix("events", "log_score"), matrix("events", "n"), higher_is_better=True
-        ),
-        "rel_log_score": Statistic.ratio(
-            matrix("events", "rel_log_score"), matrix("events", "rel_n"), higher_is_better=True
-        ),
-        "return_pct": Statistic.total(
-            matrix("pnl", "pnl"), matrix("pnl", "n") > 0, bankroll, higher_is_better=True
-        ),
+        "brier": Statistic.ratio(bets["brier"], bets["n"], higher_is_better=False),
+        "bss_market": Statistic.ratio(bets["brier"], bets["brier_market"], higher_is_better=False),
+        "stated_brier": Statistic.ratio(events["brier"], events["n"], higher_is_better=False),
+        "log_score": Statistic.ratio(events["log_score"], events["n"], higher_is_better=True),
+        "rel_log_score": Statistic.ratio(events["rel_log_score"], events["rel_n"], higher_is_better=True),
+        "return_pct": Statistic.total(pnl["pnl"], pnl["n"] > 0, bankroll, higher_is_better=True),
     }

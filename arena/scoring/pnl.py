@@ -30,8 +30,8 @@ def seat_values(frames: ScoringFrames) -> pl.DataFrame:
     never = pl.col("marked_at").is_null() & pl.col("traded").is_null()
     zero = pl.lit(0, dtype=MONEY)
     return (
-        frames.agents.join(latest, on=SEAT, how="left")
-        .join(traded, on=SEAT, how="left")
+        frames.agents.join(latest, on=SEAT, how="left", maintain_order="left")
+        .join(traded, on=SEAT, how="left", maintain_order="left")
         .select(
             *SEAT,
             "bankroll",
@@ -46,37 +46,34 @@ def seat_values(frames: ScoringFrames) -> pl.DataFrame:
 
 
 def market_pnl(frames: ScoringFrames) -> pl.DataFrame:
-    """P/L per (cohort, agent, market) in float dollars: realised plus open value minus open cost."""
-    fills = frames.fills.with_columns(
-        signed_shares=pl.when(pl.col("kind") == BUY).then(pl.col("shares")).otherwise(-pl.col("shares")),
-        cost_moved=pl.when(pl.col("kind") == BUY)
-        .then(pl.col("amount"))
-        .otherwise(pl.col("realized_pnl") - pl.col("amount")),
-    )
-    sides = fills.group_by([*SEAT, "market_id", "outcome"]).agg(
-        realized=pl.col("realized_pnl").sum().cast(pl.Float64),
-        open_shares=pl.col("signed_shares").sum().cast(pl.Float64),
-        open_cost=pl.col("cost_moved").sum().cast(pl.Float64),
-    )
-    priced = sides.join(latest_side_prices(frames.prices), on=["market_id", "outcome"], how="left")
-    open_value = pl.col("open_shares") * pl.col("price")
-    unrealized = pl.when(pl.col("price").is_null()).then(0.0).otherwise(open_value - pl.col("open_cost"))
-    return priced.group_by([*SEAT, "market_id"]).agg(pnl=(pl.col("realized") + unrealized).sum())
+    """P/L per (cohort, agent, market) in float dollars: realised plus open value minus open cost.
+
+    Summed fill by fill: each fill adds the P/L it realised and, when its side has a price,
+    the value of the shares it moved (+ bought, − sold or settled) minus the cost basis it
+    moved, so what is left is exactly (open shares × price − open cost) per priced side.
+    """
+    now = latest_side_prices(frames.prices).rename({"price": "price_now"})
+    priced = frames.fills.join(now, on=["market_id", "outcome"], how="left", maintain_order="left")
+    buy = pl.col("kind") == BUY
+    shares = pl.col("shares").cast(pl.Float64)
+    amount, realized = pl.col("amount").cast(pl.Float64), pl.col("realized_pnl").cast(pl.Float64)
+    signed_shares = pl.when(buy).then(shares).otherwise(-shares)
+    cost_moved = pl.when(buy).then(amount).otherwise(realized - amount)
+    open_part = signed_shares * pl.col("price_now") - cost_moved
+    contribution = realized + pl.when(pl.col("price_now").is_null()).then(0.0).otherwise(open_part)
+    return priced.group_by([*SEAT, "market_id"]).agg(pnl=contribution.sum())
 
 
 def latest_side_prices(prices: pl.DataFrame) -> pl.DataFrame:
     """Latest observed price per (market, outcome), adding NO = 1 − YES where NO has no price."""
-    latest = (
-        prices.sort("observed_at")
-        .group_by(["market_id", "outcome"])
-        .last()
-        .select("market_id", "outcome", "price")
-    )
+    newest = pl.col("price").get(pl.col("observed_at").arg_max())
+    latest = prices.group_by(["market_id", "outcome"]).agg(newest)
     implied_no = latest.filter(pl.col("outcome") == YES).select(
         "market_id", outcome=pl.lit(NO), price=1.0 - pl.col("price")
     )
     missing_no = implied_no.join(latest, on=["market_id", "outcome"], how="anti")
-    return pl.concat([latest, missing_no])
+    schema = {"market_id": pl.String, "outcome": pl.String, "price": pl.Float64}
+    return pl.concat([latest, missing_no]).cast(schema)  # typed even when there are no prices
 
 
 def trading(frames: ScoringFrames) -> pl.DataFrame:
@@ -95,4 +92,6 @@ def trading(frames: ScoringFrames) -> pl.DataFrame:
         marks=pl.len(),
     )
     seats = frames.agents.select(*SEAT, "bankroll")
-    return seats.join(traded, on=SEAT, how="left").join(deployed, on=SEAT, how="left")
+    return seats.join(traded, on=SEAT, how="left", maintain_order="left").join(
+        deployed, on=SEAT, how="left", maintain_order="left"
+    )

@@ -57,7 +57,9 @@ def standing_forecasts(frames: ScoringFrames) -> pl.DataFrame:
         event=new_event.cum_sum(),
     ).with_columns(weight=pl.col("duration_s") / pl.col("duration_s").sum().over("event"))
     opened = statements.group_by("cohort_id", "market_id").agg(opened_at=pl.col("stated_at").min())
-    return statements.join(opened, on=["cohort_id", "market_id"], how="left").drop("event")
+    return statements.join(opened, on=["cohort_id", "market_id"], how="left", maintain_order="left").drop(
+        "event"
+    )
 
 
 def _with_market_price(statements: pl.DataFrame, prices: pl.DataFrame) -> pl.DataFrame:
@@ -75,24 +77,27 @@ def _with_market_price(statements: pl.DataFrame, prices: pl.DataFrame) -> pl.Dat
 def event_scores(standing: pl.DataFrame) -> pl.DataFrame:
     """Time-weighted scores per (cohort, agent, market, outcome), with coverage of the event."""
     p, y, m, d = pl.col("p"), pl.col("y"), pl.col("m"), pl.col("duration_s")
-    relative = log_score(p, y) - log_score(m, y)
-    priced = d.filter(m.is_not_null())
-    return standing.group_by(AGENT_EVENT).agg(
+    priced = pl.when(m.is_not_null()).then(d).otherwise(0.0)
+    window = (pl.col("resolved_at").first() - pl.col("opened_at").first()).dt.total_seconds().cast(pl.Float64)
+    return standing.group_by(AGENT_EVENT, maintain_order=True).agg(
         brier=(d * brier(p, y)).sum() / d.sum(),
         log_score=(d * log_score(p, y)).sum() / d.sum(),
-        rel_log_score=(priced * relative.filter(m.is_not_null())).sum() / priced.sum(),
-        coverage=d.sum()
-        / (pl.col("resolved_at").first() - pl.col("opened_at").first()).dt.total_seconds().cast(pl.Float64),
+        rel_log_score=pl.when(priced.sum() > 0).then(
+            (priced * (log_score(p, y) - log_score(m, y))).fill_null(0.0).sum() / priced.sum()
+        ),
+        coverage=d.sum() / window,
     )
 
 
 def coverage_by_agent(frames: ScoringFrames, events: pl.DataFrame) -> pl.DataFrame:
     """Mean coverage per agent over every event of its cohorts (an event it never stated counts 0)."""
-    universe = events.select(EVENT).unique()
-    seats = frames.agents.select("cohort_id", "agent")
-    grid = seats.join(universe, on="cohort_id", how="inner")
-    covered = grid.join(events.select([*AGENT_EVENT, "coverage"]), on=AGENT_EVENT, how="left")
-    return covered.group_by("agent").agg(coverage=pl.col("coverage").fill_null(0.0).mean())
+    per_cohort = events.select(EVENT).unique().group_by("cohort_id").agg(events=pl.len())
+    seats = frames.agents.join(per_cohort, on="cohort_id", how="inner")
+    universe = seats.group_by("agent").agg(pl.col("events").sum())
+    covered = events.group_by("agent").agg(pl.col("coverage").sum())
+    return universe.join(covered, on="agent", how="left").select(
+        "agent", coverage=pl.col("coverage").fill_null(0.0) / pl.col("events")
+    )
 
 
 def tournament(coverage: pl.Series, rel_log_score: pl.Series, pool: float) -> pl.DataFrame:

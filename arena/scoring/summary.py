@@ -83,10 +83,10 @@ def stated_metrics(frames: ScoringFrames, events: pl.DataFrame, prize_pool: floa
         log_score=pl.col("log_score").mean(),
         rel_log_score=pl.col("rel_log_score").mean(),
     )
-    table = roster(frames).select("agent").join(means, on="agent", how="left")
-    table = table.join(coverage_by_agent(frames, events), on="agent", how="left").with_columns(
-        pl.col("stated_events").fill_null(0), pl.col("coverage").fill_null(0.0)
-    )
+    table = roster(frames).select("agent").join(means, on="agent", how="left", maintain_order="left")
+    table = table.join(
+        coverage_by_agent(frames, events), on="agent", how="left", maintain_order="left"
+    ).with_columns(pl.col("stated_events").fill_null(0), pl.col("coverage").fill_null(0.0))
     return pl.concat(
         [table, tournament(table["coverage"], table["rel_log_score"], prize_pool)], how="horizontal"
     )
@@ -134,6 +134,6 @@ def portfolio_metrics(frames: ScoringFrames) -> pl.DataFrame:
         turnover=pl.col("traded").fill_null(0.0) / pl.col("bankroll"),
         deployed_share=pl.when(pl.col("marks") > 0).then(pl.col("deployed_sum") / pl.col("marks")),
     )
-    return activity.join(risk_metrics(frames), on="agent", how="left").join(
+    return activity.join(risk_metrics(frames), on="agent", how="left", maintain_order="left").join(
         cost_metrics(frames), on="agent", how="left"
     )

@@ -17,6 +17,7 @@ from markets.types import NO, YES, Market, PriceSnapshot, Resolution, Resolution
 
 PROB_SOURCE = "manifold-prob"
 BETS_SOURCE = "manifold-bets"
+CLOSED_SOURCE = "manifold-closed"  # an observation without prices: seen closed at this time
 _HALF = Decimal("0.5")
 
 

@@ -22,6 +22,8 @@ from markets.http import PayloadError, amount, iso_time, probability, require
 from markets.types import NO, YES, Market, PriceSnapshot, Resolution, ResolutionKind, Undecided, Venue
 
 GAMMA_SOURCE = "polymarket-gamma"
+# An observation without prices: "Gamma said this market had stopped trading at this time".
+CLOSED_SOURCE = "polymarket-closed"
 _CONDITION_ID = re.compile(r"0x[0-9a-fA-F]{64}")
 _TOKEN_ID = re.compile(r"[0-9]{1,100}")
 _WIN = Decimal("0.99")

@@ -7,6 +7,7 @@ raises an error naming the file, the row and the field.
 
 from __future__ import annotations
 
+import csv
 import re
 from collections.abc import Callable, Sequence
 from datetime import date, datetime
@@ -30,9 +31,26 @@ def read_table(path: Path, label: str) -> pl.DataFrame:
     except pl.exceptions.NoDataError as exc:
         raise DatasetError(f"{label}: the file is empty (expected a header row)") from exc
     except (pl.exceptions.ComputeError, UnicodeDecodeError) as exc:
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise DatasetError(f"{label}: not a readable UTF-8 CSV file ({first_line})") from exc
+        raise _unreadable(path, label, exc) from exc
     return frame.with_columns(pl.all().fill_null("")).with_row_index(ROW, offset=1)
+
+
+def _unreadable(path: Path, label: str, exc: Exception) -> DatasetError:
+    """Name the first record whose field count differs from the header's (the usual cause: an
+    unquoted comma in hand-edited text), else pass on the parser's own first line."""
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            records = csv.reader(handle)
+            width = len(next(records, []))
+            for row, record in enumerate(records, start=1):
+                if len(record) != width:
+                    return DatasetError(
+                        f"{label} row {row}: {len(record)} fields, expected {width} (one per header column)"
+                    )
+    except (UnicodeDecodeError, csv.Error):
+        pass
+    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return DatasetError(f"{label}: not a readable UTF-8 CSV file ({first_line})")
 
 
 def first_row(frame: pl.DataFrame, mask: pl.Expr) -> dict[str, object] | None:
@@ -102,8 +120,10 @@ def parse_probabilities(frame: pl.DataFrame, column: str, label: str) -> dict[st
     return parse_column(frame, column, label, parse_probability, "a price in [0, 1]")
 
 
-def check_unique(frame: pl.DataFrame, keys: Sequence[str], label: str) -> None:
-    """No two rows may share ``keys``; the error names both rows."""
+def check_unique(
+    frame: pl.DataFrame, keys: Sequence[str], label: str, shown: Sequence[str] | None = None
+) -> None:
+    """No two rows may share ``keys``; the error names both rows and the ``shown`` cells."""
     marked = frame.with_columns(_first=pl.struct(list(keys)).is_first_distinct())
     dup = first_row(marked, ~pl.col("_first"))
     if dup is None:
@@ -111,5 +131,5 @@ def check_unique(frame: pl.DataFrame, keys: Sequence[str], label: str) -> None:
     same = pl.all_horizontal([pl.col(k) == dup[k] for k in keys])
     earlier = first_row(frame, same)
     assert earlier is not None
-    shown = ", ".join(f"{k}={dup[k]}" for k in keys)
-    raise DatasetError(f"{label} row {dup[ROW]}: duplicate of row {earlier[ROW]} ({shown})")
+    cells = ", ".join(f"{k}={dup[k]}" for k in (shown or keys))
+    raise DatasetError(f"{label} row {dup[ROW]}: duplicate of row {earlier[ROW]} ({cells})")

@@ -39,10 +39,6 @@ class ReplayDataset:
     price_rows: int
     time_column: str  # "date" (daily closes) or "observed_at"
 
-    @property
-    def source_label(self) -> str:
-        return source_label(self.info.name)
-
 
 def source_label(name: str) -> str:
     """The ``source`` stamped on every price and resolution served from a dataset."""

@@ -18,10 +18,11 @@ needs its own timing test against the rule for its data (replay: dated D, usable
 
 from __future__ import annotations
 
+import random
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from markets.types import MarketSnapshot, MarketSource, PriceSnapshot, Resolution
@@ -46,6 +47,22 @@ class PointInTimeError(AssertionError):
         shown = "\n".join(f"  {v}" for v in violations[:10])
         more = f"\n  ... and {len(violations) - 10} more" if len(violations) > 10 else ""
         super().__init__(f"{len(violations)} point-in-time violation(s):\n{shown}{more}")
+
+
+def probe_times(start: datetime, end: datetime, *, count: int = 50, seed: int = 0) -> list[datetime]:
+    """Times worth asking a source about: ``count`` random ones across [start − 1 day, end + 1 day]
+    plus about ``count`` midnights, each asked exactly at 00:00 and one microsecond before (where
+    off-by-one timing bugs live), shuffled so no answer can rely on the order of questions."""
+    rng = random.Random(seed)
+    day = timedelta(days=1)
+    span = (end - start + 2 * day).total_seconds()
+    times = [start - day + timedelta(seconds=rng.uniform(0, span)) for _ in range(count)]
+    first = start.replace(hour=0, minute=0, second=0, microsecond=0)
+    step = max(1, (end - start).days // max(1, count))
+    midnights = [first + day * i for i in range(0, (end - start).days + 2, step)]
+    times += [t - timedelta(microseconds=1) for t in midnights] + midnights
+    rng.shuffle(times)
+    return times
 
 
 def check_point_in_time(source: MarketSource, times: Iterable[datetime], *, limit: int = 1000) -> None:

@@ -58,16 +58,15 @@ def parse_prices(
     check_columns(PRICES_FILE, columns, ("market_id", "price"), PRICE_COLUMNS)
     time_column = _time_column(columns)
     has_outcome = "outcome" in columns
-    require_cells(
-        frame, ["market_id", time_column, "price", *(["outcome"] if has_outcome else [])], PRICES_FILE
-    )
+    outcome = ["outcome"] if has_outcome else []
+    require_cells(frame, ["market_id", time_column, "price", *outcome], PRICES_FILE)
     _check_known_markets(frame, markets)
     usable = _usable_times(frame, time_column)
     frame = frame.with_columns(pl.col(time_column).replace_strict(usable).alias(_TIME))
     prices = parse_probabilities(frame, "price", PRICES_FILE)
     if has_outcome:
         _check_outcomes(frame, markets)
-    check_unique(frame, ["market_id", _TIME, *(["outcome"] if has_outcome else [])], PRICES_FILE)
+    check_unique(frame, ["market_id", _TIME, *outcome], PRICES_FILE, ["market_id", time_column, *outcome])
     if has_outcome:
         _check_complete(frame, markets)
     return _build_series(
@@ -144,7 +143,8 @@ def _build_series(
         market_id: PriceSeries(
             times=tuple(when for when, _, _ in points),
             snapshots=tuple(
-                _snapshot(markets[market_id], when, by_outcome, source) for when, by_outcome, _ in points
+                _snapshot(markets[market_id], market_id, when, by_outcome, source)
+                for when, by_outcome, _ in points
             ),
             first_row=points[0][2],
         )
@@ -152,7 +152,10 @@ def _build_series(
     }
 
 
-def _snapshot(market: Market, when: datetime, prices: dict[str, Decimal], source: str) -> PriceSnapshot:
+def _snapshot(
+    market: Market, market_id: str, when: datetime, prices: dict[str, Decimal], source: str
+) -> PriceSnapshot:
+    """``market_id`` is passed in: ``Market.market_id`` is recomputed on every access."""
     if market.is_binary and NO not in prices:
         prices[NO] = Decimal(1) - prices[YES]
-    return PriceSnapshot(market_id=market.market_id, prices=prices, observed_at=when, source=source)
+    return PriceSnapshot(market_id=market_id, prices=prices, observed_at=when, source=source)

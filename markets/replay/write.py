@@ -44,17 +44,10 @@ def write_dataset(
     """Write domain objects as a dataset (used by ``arena markets record``).
 
     Prices are stored per outcome with their ``observed_at``; bids, asks, ``source`` and
-    ``raw_ref`` are not kept. A resolution whose payouts its kind cannot reproduce is refused.
+    ``raw_ref`` are not kept, nor ``Market.resolution_time`` (replayed, it would tell open
+    markets when they resolve). A resolution whose payouts its kind cannot reproduce is refused.
     """
-    by_market: dict[str, Resolution] = {}
-    for resolution in resolutions:
-        if resolution.market_id in by_market:
-            raise DatasetError(f"two resolutions for market {resolution.market_id}")
-        by_market[resolution.market_id] = resolution
-    known = {m.market_id for m in markets}
-    unknown = sorted(set(by_market) - known)
-    if unknown:
-        raise DatasetError(f"resolution for unknown market {unknown[0]} (not among the markets written)")
+    by_market = _index_resolutions(resolutions, {m.market_id for m in markets})
     market_rows = [
         _market_row(m, by_market.get(m.market_id)) for m in sorted(markets, key=lambda m: m.market_id)
     ]
@@ -75,6 +68,19 @@ def write_dataset(
         info,
         overwrite=overwrite,
     )
+
+
+def _index_resolutions(resolutions: Sequence[Resolution], known: set[str]) -> dict[str, Resolution]:
+    by_market: dict[str, Resolution] = {}
+    for resolution in resolutions:
+        if resolution.market_id in by_market:
+            raise DatasetError(f"two resolutions for market {resolution.market_id}")
+        if resolution.market_id not in known:
+            raise DatasetError(
+                f"resolution for unknown market {resolution.market_id} (not among the markets written)"
+            )
+        by_market[resolution.market_id] = resolution
+    return by_market
 
 
 def write_frames(

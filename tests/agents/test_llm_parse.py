@@ -24,6 +24,8 @@ from tests.agents.corpus.world import (
     OWN_POSITION,
     RAIN,
     SETTLED_PRICE,
+    entry,
+    market,
     valid_answer,
     view,
 )
@@ -170,7 +172,10 @@ def test_non_finite_literals_decode_to_markers_not_floats() -> None:
             {"type": "bet", "market_id": ELECTION, "outcome": "Dave", "amount": 100},
             "'Dave' is not an outcome",
         ),
-        ({"type": "bet", "market_id": SETTLED_PRICE, "outcome": "NO", "amount": 100}, "no price"),
+        (
+            {"type": "bet", "market_id": SETTLED_PRICE, "outcome": "NO", "amount": 100},
+            "strictly between 0 and 1",
+        ),
         ({"type": "sell", "position_id": FOREIGN_POSITION, "percent": 50}, "not an open position"),
         ({"type": "sell", "position_id": CLOSED_POSITION, "percent": 50}, "not open for trading"),
         ({"type": "sell", "position_id": OWN_POSITION, "percent": 0}, "percent must be a number in (0, 100]"),
@@ -188,6 +193,13 @@ def test_non_finite_literals_decode_to_markers_not_floats() -> None:
 )
 def test_bad_legs_are_refused(leg: Any, message: str) -> None:
     assert message in problems(with_leg(leg))
+
+
+def test_an_outcome_without_a_price_cannot_be_bet_on() -> None:
+    only_yes = (entry(market("fed-cut", "Q?"), {"YES": "0.25"}),)
+    leg = {"type": "bet", "market_id": FED, "outcome": "NO", "amount": 100}
+    text = json.dumps({"reasoning": "r", "actions": [leg], "probabilities": {}})
+    assert "no price for 'NO'" in problems(text, snapshot_entries=only_yes, held=())
 
 
 def test_duplicate_and_contradicting_legs_are_refused() -> None:

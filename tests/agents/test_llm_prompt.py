@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import unicodedata
@@ -19,7 +20,7 @@ from agents.llm.output import DECISION_KEYS, parse_decision
 from agents.llm.prompt import load_templates, render_prompt
 from agents.llm.settings import OPENROUTER_BASE_URL, TEMPLATES_DIR, LLMSettings
 from agents.types import PositionView
-from markets.types import SnapshotEntry, Venue
+from markets.types import MarketSnapshot, SnapshotEntry, Venue
 from tests.agents.corpus.world import CLOSED_POSITION, NOW, entry, market, view
 
 SETTINGS = LLMSettings(model="test/model")
@@ -42,7 +43,7 @@ def test_the_answer_format_example_in_every_template_is_a_valid_decision() -> No
         system, _ = load_templates(folder.name)
         example_view = view(
             snapshot_entries=(
-                entry(market("0x123abc", "Q?"), {"YES": "0.5"}),
+                entry(market("0x123abc", "Q?"), {"YES": "0.5", "NO": "0.5"}),
                 entry(
                     market("AbC123", "Who?", outcomes=("Alice", "Bob", "Carol"), venue=Venue.MANIFOLD),
                     {"Alice": "0.5", "Bob": "0.3", "Carol": "0.2"},
@@ -83,9 +84,14 @@ def test_the_prompt_states_limits_portfolio_and_markets() -> None:
     assert "total value $8,720.03" in user
     by_id = {m["id"]: m for m in markets_in(user)}
     assert by_id["polymarket:fed-cut"]["outcomes"] == {"YES": 0.25, "NO": 0.75}
-    assert by_id["polymarket:decided"]["outcomes"] == {"YES": None, "NO": None}  # price 1: nothing to buy
+    assert by_id["polymarket:decided"]["outcomes"] == {"YES": 1.0, "NO": 0.0}  # shown as is; not tradable
     assert by_id["manifold:election"]["days_to_close"] == 30.0
     assert "All 4 open markets are listed" in user
+
+
+def test_an_agent_too_poor_to_bet_is_told_so() -> None:
+    assert "you cannot bet this round" in render_prompt(view(cash="150"), SETTINGS).user
+    assert "you cannot bet this round" not in render_prompt(view(cash="200"), SETTINGS).user
 
 
 def test_hidden_prices_show_no_price_and_no_mark() -> None:
@@ -165,6 +171,18 @@ def test_the_hash_identifies_the_rendered_prompt() -> None:
     assert render_prompt(view(cash="9999"), SETTINGS).sha256 != first.sha256
 
 
+def test_agents_sharing_a_snapshot_share_its_market_list_and_a_new_snapshot_is_rendered_afresh() -> None:
+    first = view()
+    poorer = dataclasses.replace(first, portfolio=dataclasses.replace(first.portfolio, cash=Decimal(500)))
+    a, b = render_prompt(first, SETTINGS), render_prompt(poorer, SETTINGS)
+    assert block(a.user, "markets") == block(b.user, "markets") and a.sha256 != b.sha256
+    moved = (entry(market("fed-cut", "Will the Fed cut rates in March 2025?"), {"YES": "0.31"}),)
+    fresh = render_prompt(dataclasses.replace(first, snapshot=MarketSnapshot(NOW, moved)), SETTINGS)
+    assert markets_in(fresh.user)[0]["outcomes"] == {"YES": 0.31, "NO": None}  # no NO price: none invented
+    hidden = render_prompt(dataclasses.replace(first, prices_visible=False), SETTINGS)
+    assert markets_in(hidden.user)[0]["outcomes"] == ["YES", "NO"]
+
+
 def test_no_markets_and_no_positions_still_render() -> None:
     user = render_prompt(view(snapshot_entries=(), held=()), SETTINGS).user
     assert "There are no open markets this round." in user and "You hold no positions." in user
@@ -216,6 +234,7 @@ def test_local_servers_need_no_key_and_prices_are_exact() -> None:
         }
     )
     assert s.base_url == "http://127.0.0.1:11434/v1" and s.api_key_env is None
+    assert LLMSettings(model="m", api_key_env="").api_key_env is None
     assert s.usd_per_mtok_input == Decimal("0.15")
     assert s.cost_from_tokens(2_000_000, 5) == Decimal("0.30")
 

@@ -100,7 +100,8 @@ REAL_MARKETS: tuple[tuple[str, str, str, str, str, float], ...] = (
     ),
     (
         "0CcIFySHc1Yjv6zVLn2K",
-        "Will cryptocurrency replace a major Fiat currency as a primary means of transaction in any country by 2027?",
+        "Will cryptocurrency replace a major Fiat currency as a primary means of transaction in any country"
+        " by 2027?",
         "https://manifold.markets/VerySeriousPoster/will-cryptocurrency-replace-a-major",
         "2024-01-11T11:56:21+00:00",
         "2027-01-01T04:59:00+00:00",

@@ -98,12 +98,10 @@ class FakeOpenAIServer:
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class(), bind_and_activate=False)
-        self._server.daemon_threads = True
-        self._server.request_queue_size = 1024  # 100 simultaneous connects must not overflow the backlog
-        self._server.server_bind()
-        self._server.server_activate()
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
+        self._server = _HTTPServer(self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -131,7 +129,8 @@ class FakeOpenAIServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _next_reply(self, request: RecordedRequest) -> Reply:
+    def next_reply(self, request: RecordedRequest) -> Reply:
+        """Record ``request`` and pick its reply: the script first, then the responder."""
         with self._lock:
             self.requests.append(request)
             if self._script:
@@ -140,44 +139,56 @@ class FakeOpenAIServer:
             return self.responder(request)
         return Reply.error(500, "fake server: no scripted reply left for this request")
 
-    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+    def pause(self, seconds: float) -> bool:
+        """Sleep ``seconds`` (a reply's delay); True if the server is stopping meanwhile."""
+        return self._stopping.wait(seconds)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # keep-alive, like a real API
 
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                if self.path != "/v1/chat/completions":
-                    self._send(Reply.error(404, f"no route {self.path}"), "")
-                    return
-                try:
-                    body: Any = json.loads(raw)
-                except ValueError:
-                    body = raw.decode(errors="replace")
-                headers = {k.lower(): v for k, v in self.headers.items()}
-                request = RecordedRequest(self.path, headers, body, time.perf_counter())
-                reply = server._next_reply(request)
-                if reply.delay_s and server._stopping.wait(reply.delay_s):
-                    return
-                model = body.get("model", "") if isinstance(body, dict) else ""
-                self._send(reply, model)
+class _HTTPServer(ThreadingHTTPServer):
+    """Thread per connection, and a listen backlog deep enough for 100 simultaneous connects."""
 
-            def _send(self, reply: Reply, model: str) -> None:
-                payload = reply.render(model)
-                try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(payload)))
-                    for name, value in reply.headers.items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(payload)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test): nothing to answer
+    daemon_threads = True
+    request_queue_size = 1024
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return  # keep test output clean
+    def __init__(self, fake: FakeOpenAIServer) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.fake = fake
 
-        return Handler
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like a real API
+    disable_nagle_algorithm = True  # headers and body leave at once (no 40 ms delayed-ACK stall)
+    server: _HTTPServer
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        if self.path != "/v1/chat/completions":
+            self._send(Reply.error(404, f"no route {self.path}"), "")
+            return
+        try:
+            body: Any = json.loads(raw)
+        except ValueError:
+            body = raw.decode(errors="replace")
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        fake = self.server.fake
+        reply = fake.next_reply(RecordedRequest(self.path, headers, body, time.perf_counter()))
+        if reply.delay_s and fake.pause(reply.delay_s):
+            return  # shutting down
+        self._send(reply, body.get("model", "") if isinstance(body, dict) else "")
+
+    def _send(self, reply: Reply, model: str) -> None:
+        payload = reply.render(model)
+        try:
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing to answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return  # keep test output clean

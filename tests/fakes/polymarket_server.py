@@ -16,9 +16,12 @@ condition id, shaped like the real ones.
 
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import json
+import sys
+from bisect import bisect_right
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -93,6 +96,7 @@ REAL_MARKETS: tuple[tuple[str, str, str, str, str, str], ...] = (
     ),
 )
 NO_ORDERBOOK = {"error": "No orderbook exists for the requested token id"}
+_PAGING = ("after_cursor", "limit", "cursor")
 
 
 def token_ids(condition_id: str, count: int = 2) -> list[str]:
@@ -182,6 +186,8 @@ class FakePolymarket(FakeVenue):
         self.books: dict[str, dict[str, Any]] = {}
         self.histories: dict[str, list[dict[str, Any]]] = {}
         self.after_request: Callable[[Seen], None] | None = None
+        self._version = 0  # bumped by every change to markets or events (listings are cached per version)
+        self._listings: dict[tuple[Any, ...], tuple[list[tuple[float, int]], list[dict[str, Any]]]] = {}
 
     def add(
         self, payload: dict[str, Any], *, mids: tuple[Any, ...] | None = None, books: bool = True
@@ -191,6 +197,7 @@ class FakePolymarket(FakeVenue):
         values = mids if mids is not None else tuple(json.loads(payload["outcomePrices"]))
         with self.lock:
             self.markets[payload["id"]] = payload
+            self._version += 1
             for token, mid in zip(tokens, values, strict=True):
                 self.set_mid(token, mid, payload["conditionId"], books=books)
 
@@ -205,22 +212,30 @@ class FakePolymarket(FakeVenue):
             if books and isinstance(mid, str) and _is_unit_decimal(mid):
                 self.books[token] = _book(token, condition_id, Decimal(mid))
 
+    def add_event(self, event_id: str, market_ids: list[str], **fields: Any) -> None:
+        """An event embedding the given markets (by Gamma id) in ``/events/keyset``."""
+        with self.lock:
+            self.events[event_id] = {"id": event_id, "closed": False, **fields, "market_ids": market_ids}
+            self._version += 1
+
     def update(self, gamma_id: str, **fields: Any) -> None:
         with self.lock:
             self.markets[gamma_id] = {**self.markets[gamma_id], **fields}
+            self._version += 1
 
     def remove(self, gamma_id: str) -> None:
         with self.lock:
             payload = self.markets.pop(gamma_id)
+            self._version += 1
             for token in json.loads(payload["clobTokenIds"]):
                 self.set_mid(token, None)
 
     def populate(self, count: int) -> None:
         """``count`` markets cycling through the real ones, with distinct ids and falling volumes."""
         for i in range(count):
-            condition, question, slug, start, end, yes = REAL_MARKETS[i % len(REAL_MARKETS)]
+            _, question, slug, start, end, yes = REAL_MARKETS[i % len(REAL_MARKETS)]
             if Decimal(yes) > Decimal("0.95") or Decimal(yes) < Decimal("0.05"):
-                yes = "0.5"
+                yes, end = "0.5", "2026-12-31T00:00:00Z"  # keep every synthetic market open and undecided
             self.add(
                 gamma_market(
                     str(700_000 + i),
@@ -263,25 +278,37 @@ class FakePolymarket(FakeVenue):
     ) -> tuple[int, Any]:
         if "offset" in query:
             return 422, {"type": "validation error", "error": "offset is not supported; use after_cursor"}
-        closed = flag(query, "closed") or False  # omitted means closed=false on /markets
-        chosen = [m for m in items if bool(m.get("closed")) == closed and _matches(m, query)]
-        order = last(query, "order")
-        sign = 1 if flag(query, "ascending") else -1
-
-        def sort_key(m: dict[str, Any]) -> tuple[float, int]:
-            return (sign * float(m.get(order) or 0) if order else 0.0, int(m["id"]))
-
-        chosen.sort(key=sort_key)
+        keys, chosen = self._ordered(query, key, items)
         cursor = last(query, "after_cursor")
-        if cursor:
-            after = tuple(json.loads(base64.urlsafe_b64decode(cursor)))
-            chosen = [m for m in chosen if sort_key(m) > after]
+        start = bisect_right(keys, tuple(json.loads(base64.urlsafe_b64decode(cursor)))) if cursor else 0
         limit = min(int(last(query, "limit") or 20), cap)
-        page = chosen[:limit]
+        page = chosen[start : start + limit]
         answer: dict[str, Any] = {key: page}
-        if len(chosen) > limit:
-            answer["next_cursor"] = base64.urlsafe_b64encode(json.dumps(sort_key(page[-1])).encode()).decode()
+        if start + limit < len(chosen):
+            answer["next_cursor"] = base64.urlsafe_b64encode(
+                json.dumps(keys[start + limit - 1]).encode()
+            ).decode()
         return 200, answer
+
+    def _ordered(
+        self, query: dict[str, list[str]], key: str, items: list[dict[str, Any]]
+    ) -> tuple[list[tuple[float, int]], list[dict[str, Any]]]:
+        """The filtered, ordered listing and its sort keys; cached until the markets change, so a
+        10,000-market benchmark measures the client rather than this server's sorting."""
+        signature = (
+            key,
+            self._version,
+            tuple(sorted((k, tuple(v)) for k, v in query.items() if k not in _PAGING)),
+        )
+        if signature not in self._listings:
+            closed = flag(query, "closed") or False  # omitted means closed=false on /markets
+            order, sign = last(query, "order"), 1 if flag(query, "ascending") else -1
+            chosen = [m for m in items if bool(m.get("closed")) == closed and _matches(m, query)]
+            ordered = sorted(
+                ((sign * float(m.get(order) or 0) if order else 0.0, int(m["id"])), m) for m in chosen
+            )
+            self._listings = {signature: ([k for k, _ in ordered], [m for _, m in ordered])}
+        return self._listings[signature]
 
     def _event_payloads(self) -> list[dict[str, Any]]:
         out = []
@@ -319,9 +346,10 @@ def _matches(market: dict[str, Any], query: dict[str, list[str]]) -> bool:
         return False
     if conditions and market.get("conditionId") not in conditions:
         return False
-    minimum = last(query, "liquidity_num_min")
-    if minimum and float(market.get("liquidityNum") or 0) < float(minimum):
-        return False
+    for name, field in (("liquidity_num_min", "liquidityNum"), ("liquidity_min", "liquidity")):
+        minimum = last(query, name)
+        if minimum and float(market.get(field) or 0) < float(minimum):
+            return False
     end_max = last(query, "end_date_max")
     return not (end_max and market.get("endDate") and market["endDate"] > end_max.replace("+00:00", "Z"))
 
@@ -348,3 +376,26 @@ def _book(token: str, condition_id: str, mid: Decimal) -> dict[str, Any]:
         "last_trade_price": str(mid),
         "neg_risk": False,
     }
+
+
+def main() -> None:
+    """``python -m tests.fakes.polymarket_server --markets N``: serve a fake Polymarket until stdin closes.
+
+    Prints its base URL on the first line, so a benchmark (or a person trying ``arena markets
+    sync --gamma-url URL --clob-url URL``) can use it from another process.
+    """
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--markets", type=int, default=len(REAL_MARKETS), help="how many markets to list")
+    count = parser.parse_args().markets
+    with FakePolymarket() as fake:
+        if count <= len(REAL_MARKETS):
+            for index in range(count):
+                fake.add(real_market(index))
+        else:
+            fake.populate(count)
+        print(fake.url, flush=True)
+        sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()

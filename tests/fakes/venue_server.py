@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import threading
-from abc import ABC, abstractmethod
 import time
+from abc import ABC, abstractmethod
 from collections import defaultdict, deque
 from dataclasses import dataclass
+from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
@@ -69,7 +70,8 @@ class FakeVenue(ABC):
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._server.block_on_close = False
-        threading.Thread(target=self._server.serve_forever, name=type(self).__name__, daemon=True).start()
+        serve = partial(self._server.serve_forever, poll_interval=0.02)  # quick shutdown between tests
+        threading.Thread(target=serve, name=type(self).__name__, daemon=True).start()
         return self
 
     def __exit__(

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from arena.commands.data import app
 from markets.replay import DatasetError, import_forecastbench, load_dataset
 from markets.types import ResolutionKind
 
@@ -201,3 +203,21 @@ def test_attribution_is_required(tmp_path: Path) -> None:
     (raw / "orig" / "LICENSE").unlink()
     with pytest.raises(DatasetError, match="missing orig/LICENSE"):
         run(raw, tmp_path / "out")
+
+
+def test_import_command(tmp_path: Path) -> None:
+    raw, out = make_raw(tmp_path / "raw"), tmp_path / "out"
+    args = ["import-forecastbench", str(raw), "--out", str(out), "--min-points", "3", "--version", "v9"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert f"Kept 2 of 7 markets; wrote {out}" in result.output
+    assert "left out, unresolved (a replay could never settle it): 1" in result.output
+    dataset = load_dataset(out)
+    assert dataset.info.version == "v9"
+    assert dataset.info.created_with == (
+        f"arena data import-forecastbench {raw} --out {out} --min-points 3 --name forecastbench --version v9"
+    )
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 1
+    assert again.output == f"error: {out} already exists; pass --force (overwrite=True) to replace it\n"
+    assert CliRunner().invoke(app, [*args, "--force"]).exit_code == 0

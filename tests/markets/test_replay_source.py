@@ -106,14 +106,14 @@ def test_stale_prices_are_left_out_of_snapshots_only(tiny: ReplayDataset) -> Non
     assert [m.market_id for m in source.open_markets(when)] == [C]
     assert source.snapshot(when).entries == ()
     assert C in source.latest_prices([C], when)
-    assert [e.market.market_id for e in source.snapshot(at(28, month=12).replace(year=2024)).entries] == [C]
+    assert [e.market.market_id for e in source.snapshot(datetime(2024, 12, 28, tzinfo=UTC)).entries] == [C]
     assert [e.market.market_id for e in ReplaySource(tiny, max_price_age=None).snapshot(when).entries] == [C]
 
 
 def test_times_must_be_aware_and_are_normalised(tiny: ReplayDataset) -> None:
     source = ReplaySource(tiny)
     with pytest.raises(ValueError, match="no time zone"):
-        source.snapshot(datetime(2025, 1, 4))  # noqa: DTZ001 - deliberately naive
+        source.snapshot(datetime(2025, 1, 4))
     plus_two = at(4).astimezone(timezone(timedelta(hours=2)))
     assert source.snapshot(plus_two).as_of == at(4)
     assert source.snapshot(plus_two).content_hash() == source.snapshot(at(4)).content_hash()

@@ -80,7 +80,7 @@ def test_valid_samples_load(tmp_path: Path) -> None:
         (
             "2025-01-02,0.45",
             "2025-01-01,0.45",
-            "prices.csv row 2: duplicate of row 1 (market_id=polymarket:0xabc",
+            "prices.csv row 2: duplicate of row 1 (market_id=polymarket:0xabc, date=2025-01-01)",
         ),
         (
             "manifold:m1,",
@@ -180,7 +180,8 @@ def test_resolution_at_first_usable_time_is_allowed(tmp_path: Path) -> None:
             MULTI_PRICES.replace(
                 "manifold:m2,2025-01-01T12:00:00Z,C", "manifold:m2,2025-01-01T12:00:00+00:00,B"
             ),
-            "prices.csv row 3: duplicate of row 2",
+            "prices.csv row 3: duplicate of row 2 "
+            "(market_id=manifold:m2, observed_at=2025-01-01T12:00:00+00:00, outcome=B)",
         ),
         (
             MULTI_MARKETS,

@@ -1,4 +1,4 @@
-"""Fills are the log: replaying them rebuilds the ledger exactly, and a log that breaks the rules is refused."""
+"""Fills are the log: a replay rebuilds the ledger exactly, and a log that breaks the rules is refused."""
 
 from __future__ import annotations
 

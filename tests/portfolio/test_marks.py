@@ -53,7 +53,7 @@ def test_a_missing_price_keeps_the_last_real_mark_flagged_stale(ledger: Ledger) 
 
 
 def test_a_new_position_is_valued_at_its_fill_price_until_marked(ledger: Ledger) -> None:
-    no_id, _ = _two_positions(ledger)
+    _two_positions(ledger)
     valuation = ledger.valuation(T0)
     assert valuation.total_value == D(10000)
     assert valuation.stale_count == 0
@@ -83,7 +83,7 @@ def test_a_mark_older_than_the_latest_fill_does_not_overwrite_its_price(ledger: 
 
 @pytest.mark.parametrize("price", [D("-0.1"), D("1.01"), D("NaN"), 0.5])
 def test_a_bad_mark_price_raises_and_marks_nothing(ledger: Ledger, price: object) -> None:
-    no_id, bob_id = _two_positions(ledger)
+    _two_positions(ledger)
     before = dict(ledger.positions)
     with pytest.raises(
         ValueError, match="mark price for 'NO' of 'polymarket:will-it-rain' must be a Decimal"

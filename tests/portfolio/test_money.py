@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal, localcontext
 
+from portfolio import Bet, Ledger, MidQuotes, Rules
 from portfolio.money import (
     fmt_money,
     is_decimal,
@@ -14,7 +15,6 @@ from portfolio.money import (
     on_money_grid,
     shares_down,
 )
-from portfolio import Bet, Ledger, MidQuotes, Rules
 from portfolio.positions import shares_bought
 from tests.portfolio.helpers import T0
 

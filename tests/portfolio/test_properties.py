@@ -11,14 +11,14 @@ stored marks) rebuilds the very same ledger.
 from __future__ import annotations
 
 from datetime import timedelta
-from decimal import Decimal
+from decimal import ROUND_DOWN, Context, Decimal
 
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from portfolio import Bet, DecisionRejected, Fill, FillKind, Ledger, MidQuotes, Rules, Sell, Side
-from portfolio.money import MONEY_QUANTUM, money_down
+from portfolio.money import MONEY_QUANTUM
 from tests.portfolio.helpers import T0, D
 
 BINARY = ("YES", "NO")
@@ -47,6 +47,11 @@ def polymarket_like_fee(
 ) -> Decimal:
     """4% × (1 − p) of the notional: C × rate × p(1 − p) with C = notional / p shares."""
     return notional * D("0.04") * (1 - price)
+
+
+def _times(a: Decimal, b: Decimal) -> Decimal:
+    """Exact product (the default 28 digits could round a product up across a micro-dollar)."""
+    return Context(prec=100).multiply(a, b)
 
 
 def _within_one_quantum(paid: Decimal, worth: Decimal) -> bool:
@@ -145,13 +150,13 @@ class LedgerMachine(RuleBasedStateMachine):
         assert fill.price is not None
         if isinstance(action, Bet):
             assert fill.kind is FillKind.BUY
-            assert fill.amount == money_down(action.amount)
+            assert fill.amount == action.amount.quantize(MONEY_QUANTUM, rounding=ROUND_DOWN)
             # cash out == shares × price (+ fee), the shares never worth more than was paid
-            assert D(0) <= fill.amount - fill.fee - fill.shares * fill.price < MONEY_QUANTUM
+            assert D(0) <= fill.amount - fill.fee - _times(fill.shares, fill.price) < MONEY_QUANTUM
         else:
             assert fill.kind is FillKind.SELL
             assert 0 < fill.shares <= held[action.position_id]
-            assert _within_one_quantum(fill.amount + fill.fee, fill.shares * fill.price)
+            assert _within_one_quantum(fill.amount + fill.fee, _times(fill.shares, fill.price))
             if action.percent == 100:
                 assert fill.shares == held[action.position_id]
 
@@ -167,11 +172,15 @@ class LedgerMachine(RuleBasedStateMachine):
             if value.market_id in shown and priced is not None:
                 assert (value.price, value.stale) == (priced, False)
             else:
-                assert value.stale or value.marked_at is not None and value.marked_at >= self.now
+                assert value.stale or (value.marked_at is not None and value.marked_at >= self.now)
 
     @rule(data=st.data())
     def settle(self, data: st.DataObject) -> None:
-        market = data.draw(st.sampled_from(sorted(self.markets)), label="settled market")
+        held_markets = sorted({p.market_id for p in self.ledger.open_positions()})
+        prefer_held = held_markets and data.draw(st.integers(0, 3), label="settle a held market") > 0
+        market = data.draw(
+            st.sampled_from(held_markets if prefer_held else sorted(self.markets)), label="settled"
+        )
         outcomes = self.markets[market]
         kind = data.draw(st.sampled_from(["winner", "split", "void"]), label="resolution")
         winner = data.draw(st.sampled_from(outcomes), label="winner")
@@ -188,8 +197,7 @@ class LedgerMachine(RuleBasedStateMachine):
                 assert (fill.amount, fill.realized_pnl) == (position.cost_basis, 0)
             else:
                 payout = payouts[position.outcome]
-                assert fill.amount == money_down(position.shares * payout)
-                assert _within_one_quantum(fill.amount, position.shares * payout)
+                assert _within_one_quantum(fill.amount, _times(position.shares, payout))
         assert self.ledger.settle(market, payouts, self.now) == []  # settling again: no-op
         self.log += fills
         del self.prices[market], self.markets[market]

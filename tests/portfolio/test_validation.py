@@ -148,7 +148,7 @@ CASES: list[tuple[str, list[object], MidQuotes | None, int, str]] = [
         MidQuotes({BINARY: {"NO": D("0.6")}}, outcomes={BINARY: ("YES", "NO")}),
         0,
         "no price for 'YES'",
-    ),  # noqa: E501
+    ),
     ("sell too little", [Sell(HELD, D("0.00000001"))], None, 0, "sells no shares"),
     (
         "fee eats the bet",
@@ -156,14 +156,14 @@ CASES: list[tuple[str, list[object], MidQuotes | None, int, str]] = [
         MidQuotes({BINARY: {"NO": D("0.6")}}, fee=_fee("1")),
         0,
         "leaves no shares to buy",
-    ),  # type: ignore[arg-type]  # noqa: E501
+    ),  # type: ignore[arg-type]
     (
         "fee eats the sale",
         [Sell(HELD, D(50))],
         MidQuotes({BINARY: {"YES": D("0.6")}}, fee=_fee("1.5")),
         0,
         "exceeds the proceeds",
-    ),  # type: ignore[arg-type]  # noqa: E501
+    ),  # type: ignore[arg-type]
     ("not an action", ["BET 100 on YES"], None, 0, "is a str, expected a Bet or a Sell"),
 ]
 
@@ -232,8 +232,9 @@ def test_agents_can_check_their_own_actions_with_plain_position_tuples() -> None
     assert refused == [
         LegError(
             1,
-            "leg 2 (bet $2,500.00 on 'NO' of 'polymarket:will-it-rain'): bets up to this leg total $5,000.00, "
-            "more than the cash $4,000.00 at the start of the decision (sells do not fund bets in the same decision)",
+            "leg 2 (bet $2,500.00 on 'NO' of 'polymarket:will-it-rain'): "
+            "bets up to this leg total $5,000.00, more than the cash $4,000.00 "
+            "at the start of the decision (sells do not fund bets in the same decision)",
         )
     ]
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from tests.portfolio.helpers import BINARY, HOUR, MULTI, OTHER, T0, D, quotes
-
 from portfolio import Bet, FillKind, Ledger, MidQuotes, PositionStatus, Sell
 from portfolio.metrics import implied_confidence
+from tests.portfolio.helpers import BINARY, HOUR, MULTI, OTHER, T0, D, quotes
 
 
 def test_design_worked_example(ledger: Ledger) -> None:

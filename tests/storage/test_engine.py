@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -59,6 +60,22 @@ def test_sqlite_file_gets_its_folder_wal_foreign_keys_and_busy_timeout(tmp_path:
         assert (tmp_path / "deep" / "er" / "arena.db").exists()
     finally:
         engine.dispose()
+
+
+def test_opening_a_new_database_waits_while_another_process_writes_it(tmp_path: Path) -> None:
+    """Switching a file to WAL ignores busy_timeout, so the engine must wait for it itself."""
+    path = tmp_path / "arena.db"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)  # first there, no WAL
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("CREATE TABLE early (x)")
+    threading.Timer(0.3, other.execute, args=("COMMIT",)).start()
+    engine = make_engine(f"sqlite:///{path}")
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        engine.dispose()
+        other.close()
 
 
 def test_session_scope_commits_once_at_the_end(engine: Engine) -> None:

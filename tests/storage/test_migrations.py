@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 import threading
-from datetime import UTC, datetime
+import traceback
 from concurrent.futures import ProcessPoolExecutor
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 
@@ -86,13 +87,13 @@ def test_processes_starting_together_migrate_one_after_the_other(db_url: str) ->
 
 
 def test_threads_starting_together_migrate_one_after_the_other(db_url: str) -> None:
-    errors: list[BaseException] = []
+    errors: list[str] = []
 
     def start() -> None:
         try:
             ensure_schema(db_url)
-        except BaseException as exc:  # collected: a thread's exception would otherwise vanish
-            errors.append(exc)
+        except BaseException:  # collected: a thread's exception would otherwise vanish
+            errors.append(traceback.format_exc())
 
     threads = [threading.Thread(target=start) for _ in range(3)]
     for thread in threads:

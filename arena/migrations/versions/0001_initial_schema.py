@@ -59,6 +59,7 @@ def upgrade() -> None:
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("job", sa.String(), nullable=False),
         sa.Column("scope", sa.String(), nullable=True),
+        sa.Column("bucket", sa.DateTime(timezone=True), nullable=True),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("ok", sa.Boolean(), nullable=True),
@@ -71,6 +72,20 @@ def upgrade() -> None:
             nullable=False,
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_job_run")),
+        sa.UniqueConstraint("job", "bucket", name=op.f("uq_job_run_job_bucket")),
+    )
+    op.create_table(
+        "scheduler_lease",
+        sa.Column("name", sa.String(), nullable=False),
+        sa.Column("owner", sa.String(), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column(
+            "recorded_at",
+            sa.DateTime(timezone=True),
+            server_default=sa.text("CURRENT_TIMESTAMP"),
+            nullable=False,
+        ),
+        sa.PrimaryKeyConstraint("name", name=op.f("pk_scheduler_lease")),
     )
     op.create_index(op.f("ix_job_run_job_started_at"), "job_run", ["job", "started_at"], unique=False)
 
@@ -477,5 +492,6 @@ def downgrade() -> None:
     op.drop_table("market_snapshot")
     op.drop_table("agent")
     op.drop_table("market")
+    op.drop_table("scheduler_lease")
     op.drop_table("job_run")
     op.drop_table("cohort")

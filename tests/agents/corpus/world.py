@@ -56,8 +56,14 @@ def entry(m: Market, prices: dict[str, str]) -> SnapshotEntry:
 
 def entries() -> tuple[SnapshotEntry, ...]:
     return (
-        entry(market("rain-paris", "Will it rain in Paris on 2025-03-10?", volume="50000"), {"YES": "0.40"}),
-        entry(market("fed-cut", "Will the Fed cut rates in March 2025?", volume="90000"), {"YES": "0.25"}),
+        entry(
+            market("rain-paris", "Will it rain in Paris on 2025-03-10?", volume="50000"),
+            {"YES": "0.40", "NO": "0.60"},
+        ),
+        entry(
+            market("fed-cut", "Will the Fed cut rates in March 2025?", volume="90000"),
+            {"YES": "0.25", "NO": "0.75"},
+        ),
         entry(
             market(
                 "election",
@@ -68,7 +74,7 @@ def entries() -> tuple[SnapshotEntry, ...]:
             ),
             {"Alice": "0.5", "Bob": "0.3", "Carol": "0.2"},
         ),
-        entry(market("decided", "Did the sun rise on 2025-02-28?", volume="10"), {"YES": "1"}),
+        entry(market("decided", "Did the sun rise on 2025-02-28?", volume="10"), {"YES": "1", "NO": "0"}),
     )
 
 

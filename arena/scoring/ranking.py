@@ -121,7 +121,7 @@ def _point_estimates(
         portfolio_metrics(frames),
     )
     for part in parts:
-        table = table.join(part, on="agent", how="left")
+        table = table.join(part, on="agent", how="left", maintain_order="left")
     counts = ("bets", "staked", "resolved_bets", "resolved_markets")
     return table.with_columns(pl.col(c).fill_null(0) for c in counts)
 

@@ -1,0 +1,175 @@
+"""Cohorts: launching one from a config, and moving it through its life (pause, resume, cancel).
+
+Launching checks everything that could fail later (every agent's settings, plug-ins, scripts and
+API keys; the dataset; the start time) before anything is written, then freezes the effective
+config with its sha256 and creates the cohort and its agents in one transaction. Nothing about a
+cohort is read from the TOML again: an agent's model can never change mid-cohort.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from functools import cache
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
+
+from agents.registry import AgentConfigError, validate_agent
+from arena.clock import Clock
+from arena.config import CohortConfig, ConfigError
+from arena.db.engine import session_scope
+from arena.db.models import AgentRow, CohortRow
+from arena.db.upsert import insert_ignore
+from arena.engine.leakage import excluded_in_window
+from markets.types import MarketSource
+
+TRANSITIONS: dict[str, tuple[tuple[str, ...], str]] = {
+    "pause": (("pending", "running"), "paused"),
+    "resume": (("paused",), "running"),
+    "cancel": (("pending", "running", "paused"), "cancelled"),
+}
+
+
+class CohortStateError(RuntimeError):
+    """A status change the cohort's current status does not allow."""
+
+
+@dataclass(frozen=True)
+class Launched:
+    cohort_id: str
+    config: CohortConfig
+    excluded: int
+    created: bool  # False: a cohort with this id and the same config already existed
+
+
+def check_agents(config: CohortConfig, environ: Mapping[str, str]) -> None:
+    """Validate every agent now, so a missing key or a typo fails the launch, not round 3."""
+    for i, agent in enumerate(config.agents):
+        try:
+            validate_agent(agent.kind, agent.settings, environ=environ)
+        except AgentConfigError as exc:
+            raise ConfigError(f"agents[{i}] ({agent.name}): {exc}") from None
+
+
+def effective_config(config: CohortConfig, source: MarketSource, clock: Clock) -> CohortConfig:
+    """The config with its start resolved: the dataset's first instant (replay) or now (live)."""
+    start = config.start
+    end = getattr(source, "end", None) if config.mode == "replay" else None
+    if start is None:
+        start = getattr(source, "start", None) if config.mode == "replay" else clock.now()
+        if start is None:
+            raise ConfigError("start: the dataset has no prices, so no start time can be chosen")
+    if end is not None and start > end:
+        raise ConfigError(f"start: {start.isoformat()} is after the dataset's last instant {end.isoformat()}")
+    return config.model_copy(update={"start": start})
+
+
+def launch(
+    engine: Engine,
+    config: CohortConfig,
+    *,
+    source: MarketSource,
+    environ: Mapping[str, str],
+    clock: Clock,
+    cohort_id: str | None = None,
+) -> Launched:
+    """Create the cohort (status ``pending``) and its agents; see the module docstring."""
+    check_agents(config, environ)
+    frozen = effective_config(config, source, clock)
+    assert frozen.start is not None
+    excluded = excluded_in_window(frozen, source, frozen.start)
+    now = clock.now()
+    with session_scope(engine) as session:
+        if cohort_id is not None:
+            existing = session.get(CohortRow, cohort_id)
+            if existing is not None:
+                if existing.config_hash != frozen.config_hash():
+                    raise ConfigError(f"cohort {cohort_id!r} already exists with a different config")
+                return Launched(cohort_id, frozen, existing.excluded_markets, created=False)
+        chosen = cohort_id or _free_id(session, frozen.name, now)
+        _insert(session, chosen, frozen, excluded, now)
+    return Launched(chosen, frozen, excluded, created=True)
+
+
+def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: int, now: datetime) -> None:
+    row: dict[str, Any] = {
+        "id": cohort_id,
+        "name": config.name,
+        "mode": config.mode,
+        "status": "pending",
+        "seed": config.seed,
+        "config_json": config.model_dump(mode="json"),
+        "config_hash": config.config_hash(),
+        "arena_version": _version(),
+        "git_commit": _git_commit(),
+        "excluded_markets": excluded,
+        "created_at": now,
+    }
+    if not insert_ignore(session, CohortRow, [row], on=["id"]):
+        raise ConfigError(f"cohort id {cohort_id!r} is taken; choose another --id")
+    frozen_agents = config.model_dump(mode="json")["agents"]
+    session.add_all(
+        AgentRow(
+            cohort_id=cohort_id,
+            name=agent["name"],
+            kind=agent["kind"],
+            model_id=agent.get("model"),
+            settings_json={k: v for k, v in agent.items() if k not in ("name", "kind")},
+            created_at=now,
+        )
+        for agent in frozen_agents
+    )
+
+
+def _free_id(session: Session, name: str, now: datetime) -> str:
+    """``<name-slug>-<UTC timestamp>``, with a counter if that is taken (ids are readable and sortable)."""
+    base = f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-') or 'cohort'}-{now:%Y%m%d-%H%M%S}"
+    taken = set(session.exec(select(CohortRow.id).where(col(CohortRow.id).startswith(base))).all())
+    candidate, n = base, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def change_status(engine: Engine, cohort_id: str, action: str, *, at: datetime) -> str:
+    """Apply ``pause``/``resume``/``cancel`` atomically (compare-and-set on the current status)."""
+    allowed, target = TRANSITIONS[action]
+    with session_scope(engine) as session:
+        row = session.get(CohortRow, cohort_id)
+        if row is None:
+            raise CohortStateError(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+        if row.status not in allowed:
+            raise CohortStateError(f"cohort {cohort_id} is {row.status}; {action} needs one of: {', '.join(allowed)}")
+        values: dict[str, Any] = {"status": target}
+        if target == "cancelled":
+            values["finished_at"] = at
+        stmt = update(CohortRow).where(col(CohortRow.id) == cohort_id, col(CohortRow.status) == row.status).values(**values)
+        session.exec(stmt)  # type: ignore[call-overload]
+    return target
+
+
+def _version() -> str | None:
+    try:
+        return metadata.version("bettor-arena")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+@cache
+def _git_commit() -> str | None:
+    """The checkout's commit (with ``-dirty`` if modified), recorded so results can be traced to code."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, timeout=5, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")

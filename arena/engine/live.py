@@ -1,0 +1,130 @@
+"""One-shot jobs over every active live cohort: rounds, marks, settlement, completion.
+
+The scheduler (``arena serve``) calls each as ``job(engine, clock) -> summary`` on its cadence;
+each is safe to run twice or in two processes at once (claims, bucketed marks, one settlement
+per position). A job that finds a round where every agent failed raises ``JobFailure`` so it is
+recorded and reported as failed, never as success.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+
+import httpx
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
+
+from arena.clock import Clock
+from arena.config import config_from_frozen
+from arena.db.engine import session_scope
+from arena.db.models import CohortRow, RoundRow
+from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
+from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
+from arena.engine.rounds import round_time, run_round
+from arena.engine.runtime import CohortRuntime, load_runtime
+from arena.engine.settlement import settle
+from arena.engine.sources import open_source
+
+
+class JobFailure(RuntimeError):
+    """A job ran but did not do its work (e.g. every agent of a round failed)."""
+
+
+def live_cohorts(engine: Engine) -> list[str]:
+    with Session(engine) as session:
+        rows = session.exec(
+            select(CohortRow.id).where(CohortRow.mode == "live", col(CohortRow.status).in_(("pending", "running")))
+        ).all()
+    return sorted(rows)
+
+
+def _runtime(engine: Engine, cohort_id: str, clock: Clock, **kwargs: object) -> CohortRuntime:
+    with Session(engine) as session:
+        row = session.get(CohortRow, cohort_id)
+        assert row is not None
+        config = config_from_frozen(row.config_json)
+    return load_runtime(engine, cohort_id, source=open_source(config, engine), lease_clock=clock, **kwargs)  # type: ignore[arg-type]
+
+
+def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
+    """Run every due, unfinished decision round of every live cohort (point in time: each round
+    uses the snapshot as of its scheduled time)."""
+    return asyncio.run(_rounds(engine, clock, environ))
+
+
+async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> str:
+    ran, failed = 0, []
+    async with httpx.AsyncClient() as http:
+        for cohort_id in live_cohorts(engine):
+            rt = _runtime(engine, cohort_id, clock, environ=environ, http_client=http)
+            for index in _due_rounds(rt, clock):
+                _mark_running(engine, cohort_id)
+                report = await run_round(rt, index, round_time(rt.start, rt.config.schedule.every, index))
+                ran += 1
+                if report.failed:
+                    failed.append(f"{cohort_id} round {index}")
+    if failed:
+        raise JobFailure(f"every agent failed in: {', '.join(failed)}")
+    return f"{ran} rounds run"
+
+
+def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
+    now, every = clock.now(), rt.config.schedule.every
+    with Session(rt.engine) as session:
+        finished = set(
+            session.exec(
+                select(RoundRow.round_index).where(RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(("done", "failed")))
+            ).all()
+        )
+    return [k for k in range(planned_rounds(rt)) if round_time(rt.start, every, k) <= now and k not in finished]
+
+
+def _mark_running(engine: Engine, cohort_id: str) -> None:
+    with session_scope(engine) as session:
+        session.exec(
+            update(CohortRow)  # type: ignore[call-overload]
+            .where(col(CohortRow.id) == cohort_id, CohortRow.status == "pending")
+            .values(status="running")
+        )
+
+
+def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
+    """Mark every agent not yet marked in the current bucket of its cohort's mark cadence."""
+    marked = 0
+    for cohort_id in live_cohorts(engine):
+        rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
+        at = clock.now()
+        with Session(engine) as session:
+            todo = unmarked_agents(session, rt, at)
+        if todo:
+            with session_scope(engine) as session:
+                persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
+            marked += len(todo)
+    return f"{marked} portfolios marked"
+
+
+def settlement_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
+    """Apply every known resolution to the live cohorts that hold the market."""
+    settled, deferred = 0, []
+    for cohort_id in live_cohorts(engine):
+        rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
+        held = {p.market_id for s in rt.agents for p in s.book.ledger.open_positions()}
+        known = [r for r in rt.source.resolutions(clock.now()) if r.market_id in held]
+        report = settle(rt, known, clock.now())
+        settled += sum(report.settled.values())
+        deferred += [f"{m} ({why})" for m, why in report.deferred.items()]
+    return f"{settled} positions settled" + (f"; deferred: {', '.join(deferred)}" if deferred else "")
+
+
+def completion_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
+    """Complete finished live cohorts; report positions stuck waiting for a resolution."""
+    completed, stale = [], []
+    for cohort_id in live_cohorts(engine):
+        rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
+        if complete_if_done(rt, clock.now()):
+            completed.append(cohort_id)
+        else:
+            stale += [f"{cohort_id}: {s.describe(clock.now())}" for s in stale_positions(rt, clock.now())]
+    message = f"{len(completed)} cohorts completed"
+    return message + (f"; stale positions: {'; '.join(stale)}" if stale else "")

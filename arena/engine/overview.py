@@ -1,0 +1,162 @@
+"""Read models of cohorts for the CLI: a list, and one cohort's agents, rounds and stale positions.
+
+Values come only from stored marks (``portfolio_snapshot``), never from cost: an agent not
+marked yet shows no value rather than a made-up one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
+
+from arena.config import CohortConfig, config_from_frozen
+from arena.engine.completion import StalePosition, waiting_since
+from arena.db.models import AgentRow, CohortRow, DecisionRow, FillRow, MarketRow, PortfolioSnapshotRow, PositionRow, RoundRow
+
+
+@dataclass(frozen=True)
+class CohortSummary:
+    id: str
+    name: str
+    mode: str
+    status: str
+    agents: int
+    rounds_done: int
+    rounds_planned: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class AgentSummary:
+    name: str
+    kind: str
+    model: str | None
+    value: Decimal | None
+    pnl: Decimal | None
+    return_pct: Decimal | None
+    cash: Decimal | None
+    open_positions: int
+    bets: int
+    errors: int
+
+
+@dataclass
+class CohortOverview:
+    id: str
+    status: str
+    config: CohortConfig
+    config_hash: str
+    git_commit: str | None
+    excluded: int
+    rounds_done: int
+    rounds_planned: int | None
+    agents: list[AgentSummary] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+
+def list_cohorts(engine: Engine) -> list[CohortSummary]:
+    with Session(engine) as session:
+        cohorts = session.exec(select(CohortRow).order_by(col(CohortRow.created_at).desc())).all()
+        agents = _count_by(session, AgentRow.cohort_id, select(AgentRow.cohort_id))
+        done = _count_by(session, RoundRow.cohort_id, select(RoundRow.cohort_id).where(col(RoundRow.status).in_(("done", "failed"))))
+    return [
+        CohortSummary(
+            c.id, c.name, c.mode, c.status, agents.get(c.id, 0), done.get(c.id, 0),
+            str((c.config_json.get("schedule") or {}).get("rounds") or "end"), c.created_at,
+        )
+        for c in cohorts
+    ]
+
+
+def _count_by(session: Session, key, query) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    sub = query.subquery()
+    rows = session.exec(select(sub.c[0], func.count()).group_by(sub.c[0])).all()
+    return {k: int(n) for k, n in rows}
+
+
+def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = None) -> CohortOverview | None:
+    """The cohort's state; ``now`` (default: its latest mark) dates the stale-position report."""
+    with Session(engine) as session:
+        row = session.get(CohortRow, cohort_id)
+        if row is None:
+            return None
+        config = config_from_frozen(row.config_json)
+        agents = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))).all()
+        ids = [a.id for a in agents if a.id is not None]
+        latest = _latest_snapshots(session, ids)
+        overview = CohortOverview(
+            id=row.id,
+            status=row.status,
+            config=config,
+            config_hash=row.config_hash,
+            git_commit=row.git_commit,
+            excluded=row.excluded_markets,
+            rounds_done=int(session.exec(select(func.count()).select_from(RoundRow).where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed")))).one()),
+            rounds_planned=config.schedule.rounds,
+        )
+        bets = _per_agent(session, select(FillRow.agent_id, func.count()).where(col(FillRow.agent_id).in_(ids), FillRow.kind == "buy"))
+        errors = _per_agent(session, select(DecisionRow.agent_id, func.count()).where(col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"))
+        opened = _per_agent(session, select(PositionRow.agent_id, func.count()).where(col(PositionRow.agent_id).in_(ids), PositionRow.status == "open"))
+        for a in agents:
+            assert a.id is not None
+            overview.agents.append(_agent_summary(a, latest.get(a.id), config, bets, errors, opened))
+        when = now or max((s.marked_at for s in latest.values()), default=None)
+        if when is not None:
+            overview.stale = _stale_lines(session, ids, {a.id: a.name for a in agents}, when, timedelta(days=config.marks.stale_after_days))
+    return overview
+
+
+def _per_agent(session: Session, query) -> dict[int, int]:  # type: ignore[no-untyped-def]
+    return {a: int(n) for a, n in session.exec(query.group_by(col(query.selected_columns[0]))).all()}
+
+
+def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, PortfolioSnapshotRow]:
+    newest = (
+        select(PortfolioSnapshotRow.agent_id, func.max(PortfolioSnapshotRow.marked_at).label("at"))
+        .where(col(PortfolioSnapshotRow.agent_id).in_(agent_ids))
+        .group_by(col(PortfolioSnapshotRow.agent_id))
+        .subquery()
+    )
+    rows = session.exec(
+        select(PortfolioSnapshotRow).join(
+            newest, (PortfolioSnapshotRow.agent_id == newest.c.agent_id) & (PortfolioSnapshotRow.marked_at == newest.c.at)  # type: ignore[arg-type]
+        )
+    ).all()
+    return {r.agent_id: r for r in rows}
+
+
+def _agent_summary(a: AgentRow, snap: PortfolioSnapshotRow | None, config: CohortConfig, bets: dict[int, int], errors: dict[int, int], opened: dict[int, int]) -> AgentSummary:  # noqa: E501
+    assert a.id is not None
+    bankroll = config.rules.bankroll
+    pnl = None if snap is None else snap.total_value - bankroll
+    return AgentSummary(
+        name=a.name,
+        kind=a.kind,
+        model=a.model_id,
+        value=None if snap is None else snap.total_value,
+        pnl=pnl,
+        return_pct=None if pnl is None else pnl / bankroll * 100,
+        cash=None if snap is None else snap.cash,
+        open_positions=opened.get(a.id, 0),
+        bets=bets.get(a.id, 0),
+        errors=errors.get(a.id, 0),
+    )
+
+
+def _stale_lines(session: Session, agent_ids: list[int], names: dict[int | None, str], now: datetime, limit: timedelta) -> list[str]:  # noqa: E501
+    """Open positions whose market closed longer than ``limit`` ago, or unmarked for that long."""
+    rows = session.exec(
+        select(PositionRow, MarketRow.close_time)
+        .join(MarketRow, col(MarketRow.id) == col(PositionRow.market_id))
+        .where(col(PositionRow.agent_id).in_(agent_ids), PositionRow.status == "open")
+    ).all()
+    lines = []
+    for pos, close in rows:
+        stale = waiting_since(close, pos.last_marked_at, now, limit)
+        if stale is not None:
+            lines.append(StalePosition(names[pos.agent_id], pos.position_id, pos.market_id, *stale).describe(now))
+    return lines

@@ -1,0 +1,234 @@
+"""The replay loop: a ``SimulatedClock`` stepped through a dataset, running the same jobs as live.
+
+At each step t (the union of the decision-round grid and the mark grid): resolutions known at t
+are recorded and settled, then the round due at t runs, then the portfolios are marked. The loop
+stops when the rounds are done and every position is settled, or when the data ends.
+
+Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
+commits on its own. Marks of quiet days are buffered and written together just before the next
+commit, which keeps the database's history in time order: every write at step t comes after all
+marks before t. A crashed replay therefore resumes at the first step after its last stored mark,
+with ledgers rebuilt from the fill log, and produces exactly what an uninterrupted run would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Protocol
+
+import httpx
+from sqlalchemy import Engine, func, update
+from sqlmodel import Session, col, select
+
+from arena.clock import Clock, SimulatedClock
+from arena.db.engine import session_scope
+from arena.db.models import CohortRow, JobRunRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
+from arena.engine.completion import StalePosition, complete_if_done, open_positions, planned_rounds, stale_positions
+from arena.engine.marks import mark_rows, persist_marks
+from arena.engine.rounds import RoundReport, round_time, run_round
+from arena.engine.runtime import CohortRuntime, load_runtime
+from arena.engine.settlement import record_resolutions, settle
+from markets.types import MarketSource, Resolution
+
+log = logging.getLogger("arena.engine.replay")
+BUSY_RETRY = timedelta(seconds=15)
+
+
+class CohortNotRunnable(RuntimeError):
+    """The cohort is paused, cancelled or already finished."""
+
+
+class Progress(Protocol):
+    def start(self, total_steps: int) -> None: ...
+
+    def step(self, at: datetime, report: RoundReport | None) -> None: ...
+
+
+@dataclass
+class ReplayResult:
+    cohort_id: str
+    rounds: list[RoundReport] = field(default_factory=list)
+    completed: bool = False
+    stopped: str | None = None  # why the loop stopped early (paused, cancelled)
+    stale: list[StalePosition] = field(default_factory=list)
+    end: datetime | None = None
+
+    @property
+    def failed_rounds(self) -> list[RoundReport]:
+        return [r for r in self.rounds if r.failed]
+
+
+class ReplayRunner:
+    def __init__(self, rt: CohortRuntime, *, progress: Progress | None = None) -> None:
+        self.rt = rt
+        self.progress = progress
+        self._pending_marks: list[dict[str, object]] = []
+        self._offered: set[str] = set()
+        self._resolutions: list[Resolution] = []
+        self._resolved_upto = 0
+        self._last_round_at: datetime | None = None
+
+    async def run(self) -> ReplayResult:
+        rt, result = self.rt, ReplayResult(self.rt.cohort_id)
+        end = getattr(rt.source, "end", None)
+        if end is None:
+            raise CohortNotRunnable(f"cohort {rt.cohort_id}: its market source has no data end; is it a replay?")
+        rounds = {round_time(rt.start, rt.config.schedule.every, k): k for k in range(planned_rounds(rt))}
+        self._last_round_at = max(rounds, default=rt.start)
+        steps = self._steps(set(rounds), end)
+        clock = SimulatedClock(steps[0] if steps else rt.start)
+        self._prepare(end)
+        if self.progress:
+            self.progress.start(len(steps))
+        for at in steps:
+            clock.set(at)
+            stop = await self._step(at, rounds.get(at), result)
+            if stop:
+                break
+        self._flush()
+        result.end = clock.now()
+        result.completed = result.completed or complete_if_done(rt, clock.now())
+        result.stale = [] if result.completed else stale_positions(rt, clock.now())
+        return result
+
+    async def _step(self, at: datetime, index: int | None, result: ReplayResult) -> bool:
+        """One instant of simulated time; True when the loop should stop."""
+        new = self._due_resolutions(at)
+        if new or index is not None:
+            self._flush()
+            status = self._cohort_status()
+            if status not in ("pending", "running"):
+                result.stopped = status
+                return True
+        if new:
+            record_resolutions(self.rt, [r for r in new if r.market_id in self._offered], at)
+            settle(self.rt, new, at)
+        report = None
+        if index is not None:
+            report = await self._round(index, at)
+            result.rounds.append(report)
+            self._offered |= self._round_markets(index)
+        self._pending_marks += mark_rows(self.rt, at)
+        if self.progress:
+            self.progress.step(at, report)
+        if index is None and at >= self._last_round_at and not open_positions(self.rt):
+            self._flush()
+            result.completed = complete_if_done(self.rt, at)
+        return result.completed
+
+    async def _round(self, index: int, at: datetime) -> RoundReport:
+        """Run the round; while another runner holds some of its claims (a crashed run's, until
+        their lease expires), wait and retry: a replay never moves on with a round half done."""
+        report = await run_round(self.rt, index, at)
+        while report.status == "busy":
+            pause = min(self.rt.claim_lease, BUSY_RETRY)
+            log.warning(
+                "cohort %s round %s: decisions claimed by another runner; retrying in %ss (claims expire after %s)",
+                self.rt.cohort_id, index, pause.total_seconds(), self.rt.claim_lease,
+            )
+            await asyncio.sleep(pause.total_seconds())
+            report = await run_round(self.rt, index, at)
+        return report
+
+    def _steps(self, round_times: set[datetime], end: datetime) -> list[datetime]:
+        """Every round and mark instant up to the data end, after the last stored mark (resume)."""
+        every, start = self.rt.config.marks.every, self.rt.start
+        marks = {start + every * j for j in range((end - start) // every + 1)} if end >= start else set()
+        resume_after = self._last_mark()
+        return sorted(t for t in marks | round_times if resume_after is None or t > resume_after)
+
+    def _prepare(self, end: datetime) -> None:
+        """Resolutions in time order, markets already offered (when resuming), cohort running."""
+        self._resolutions = sorted(self.rt.source.resolutions(end), key=lambda r: (r.resolved_at, r.market_id))
+        with session_scope(self.rt.engine) as session:
+            self._offered = set(
+                session.exec(
+                    select(RoundMarketRow.market_id)
+                    .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)  # type: ignore[arg-type]
+                    .where(RoundRow.cohort_id == self.rt.cohort_id)
+                ).all()
+            )
+            session.exec(
+                update(CohortRow)  # type: ignore[call-overload]
+                .where(col(CohortRow.id) == self.rt.cohort_id, CohortRow.status == "pending")
+                .values(status="running", started_at=self.rt.start)
+            )
+
+    def _due_resolutions(self, at: datetime) -> list[Resolution]:
+        due = []
+        while self._resolved_upto < len(self._resolutions) and self._resolutions[self._resolved_upto].resolved_at <= at:
+            due.append(self._resolutions[self._resolved_upto])
+            self._resolved_upto += 1
+        return due
+
+    def _flush(self) -> None:
+        if not self._pending_marks:
+            return
+        rows, self._pending_marks = self._pending_marks, []
+        latest = max(r["marked_at"] for r in rows)  # type: ignore[type-var]
+        with session_scope(self.rt.engine) as session:
+            persist_marks(session, self.rt, rows, at=latest)  # type: ignore[arg-type]
+
+    def _last_mark(self) -> datetime | None:
+        with Session(self.rt.engine) as session:
+            query = select(func.max(PortfolioSnapshotRow.marked_at)).where(PortfolioSnapshotRow.cohort_id == self.rt.cohort_id)
+            value = session.exec(query).one()
+        return value  # type: ignore[no-any-return]
+
+    def _round_markets(self, index: int) -> set[str]:
+        with Session(self.rt.engine) as session:
+            query = (
+                select(RoundMarketRow.market_id)
+                .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)  # type: ignore[arg-type]
+                .where(RoundRow.cohort_id == self.rt.cohort_id, RoundRow.round_index == index)
+            )
+            return set(session.exec(query).all())
+
+    def _cohort_status(self) -> str:
+        with Session(self.rt.engine) as session:
+            row = session.get(CohortRow, self.rt.cohort_id)
+            return row.status if row else "missing"
+
+
+async def replay_cohort(
+    engine: Engine,
+    cohort_id: str,
+    source: MarketSource,
+    *,
+    environ: Mapping[str, str],
+    wall_clock: Clock,
+    progress: Progress | None = None,
+) -> ReplayResult:
+    """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
+
+    The HTTP client for LLM agents lives exactly as long as the run.
+    """
+    started = wall_clock.now()
+    async with httpx.AsyncClient() as http:
+        rt = load_runtime(engine, cohort_id, source=source, environ=environ, http_client=http, lease_clock=wall_clock)
+        result = await ReplayRunner(rt, progress=progress).run()
+    failed = [r.round_index for r in result.failed_rounds]
+    message = (
+        f"{len(result.rounds)} rounds run, "
+        + ("completed" if result.completed else result.stopped or f"{len(result.stale)} positions unresolved")
+        + (f"; rounds where every agent failed: {failed}" if failed else "")
+    )
+    with session_scope(engine) as session:
+        session.add(
+            JobRunRow(
+                job="replay",
+                scope=cohort_id,
+                started_at=started,
+                finished_at=wall_clock.now(),
+                ok=not failed,
+                message=message,
+                details_json={"failed_rounds": failed, "stale": [s.describe(result.end or started) for s in result.stale]},
+            )
+        )
+    if failed:
+        log.error("replay of cohort %s: %s", cohort_id, message)
+    return result

@@ -1,0 +1,46 @@
+"""The scheduled market sync: every venue that an active live cohort trades, with default settings.
+
+Venue base URLs can be pointed elsewhere (a mirror, or the local fakes in tests) with
+``ARENA_GAMMA_URL``, ``ARENA_CLOB_URL`` and ``ARENA_MANIFOLD_URL``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from arena.clock import Clock
+from arena.config import config_from_frozen
+from arena.db.models import CohortRow
+from arena.live_venues import VenueUrls, sync_venue_blocking
+from arena.market_sync import SyncSettings
+from arena.settings import Settings
+from markets.types import Venue
+
+
+def live_venues(engine: Engine) -> list[Venue]:
+    """Venues of live cohorts that are still running (nothing to sync when there are none)."""
+    with Session(engine) as session:
+        configs = session.exec(
+            select(CohortRow.config_json).where(
+                CohortRow.mode == "live", col(CohortRow.status).in_(("pending", "running"))
+            )
+        ).all()
+    venues = {config_from_frozen(c).venue for c in configs}
+    return sorted(v for v in venues if v is not None)
+
+
+def sync_job(engine: Engine, clock: Clock) -> str:
+    """Sync each live venue; a venue whose sync found nothing usable fails the job."""
+    venues = live_venues(engine)
+    if not venues:
+        return "no live cohort: nothing to sync"
+    settings = Settings()
+    urls = VenueUrls(gamma=settings.gamma_url, clob=settings.clob_url, manifold=settings.manifold_url)
+    parts = []
+    for venue in venues:
+        report = sync_venue_blocking(engine, clock, venue, SyncSettings(), urls=urls)
+        if report.problems and report.selected + report.refreshed == 0:
+            raise RuntimeError(f"{venue}: sync stored nothing ({len(report.problems)} problems)")
+        parts.append(f"{venue}: {report.selected} selected, {report.refreshed} refreshed")
+    return "; ".join(parts)

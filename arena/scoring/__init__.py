@@ -1,0 +1,50 @@
+"""Scoring: pure functions from the stored log (as polars frames) to leaderboards and statistics.
+
+Nothing here stores state: ``load_frames`` reads the log from the database, everything else
+computes from the frames, so any number can be recomputed from the log at any time (and, with
+``ScoringFrames.as_of``, as it stood at any past moment).
+
+Typical use::
+
+    frames = load_frames(engine, ["cohort-1"])
+    table = leaderboard(frames, by="brier", seed=0, replicates=2000)
+    bins = calibration_table(frames, "stated")
+"""
+
+from arena.scoring.bets import scored_bets
+from arena.scoring.bootstrap import replicate_weights
+from arena.scoring.breakdowns import breakdowns
+from arena.scoring.calibration import murphy, reliability_table
+from arena.scoring.export import Settings, leaderboard_document
+from arena.scoring.frames import SPECS, FrameError, FrameSpec, ScoringFrames
+from arena.scoring.load import LoadError, load_frames
+from arena.scoring.ranking import COLUMNS, SORTABLE, leaderboard
+from arena.scoring.risk import daily_returns, risk_metrics
+from arena.scoring.stated import event_scores, standing_forecasts
+from arena.scoring.tables import calibration_summary, calibration_table, forecast_pairs
+
+__all__ = [
+    "COLUMNS",
+    "SORTABLE",
+    "SPECS",
+    "FrameError",
+    "FrameSpec",
+    "LoadError",
+    "ScoringFrames",
+    "Settings",
+    "breakdowns",
+    "calibration_summary",
+    "calibration_table",
+    "daily_returns",
+    "event_scores",
+    "forecast_pairs",
+    "leaderboard",
+    "leaderboard_document",
+    "load_frames",
+    "murphy",
+    "reliability_table",
+    "replicate_weights",
+    "risk_metrics",
+    "scored_bets",
+    "standing_forecasts",
+]

@@ -1,0 +1,91 @@
+"""The leaderboard as a JSON document with stable keys (``arena leaderboard --json``).
+
+Top-level keys: ``schema_version``, ``cohorts``, ``as_of``, ``sort_by``, ``bootstrap``
+(``replicates``, ``seed``, ``confidence``, ``unit``), ``min_markets``, ``prize_pool``,
+``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``breakdowns``
+(rows of ``breakdowns.breakdowns``) and ``calibration`` (``implied`` and ``stated`` reliability
+rows). Dollar amounts are numbers rounded to the cent (model cost: to 1e-6 dollars); times
+are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever added; a removal or
+a change of meaning bumps ``schema_version``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+
+from arena.scoring.breakdowns import breakdowns
+from arena.scoring.frames import ScoringFrames
+from arena.scoring.ranking import leaderboard
+from arena.scoring.tables import SOURCES, calibration_table
+
+SCHEMA_VERSION = 1
+CENT = Decimal("0.01")
+MICRO = Decimal("0.000001")
+FINE_MONEY = frozenset({"cost", "cost_per_decision"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a leaderboard was computed with; echoed in the document so it can be reproduced."""
+
+    by: str = "return_pct"
+    seed: int = 0
+    replicates: int = 2_000
+    level: float = 0.95
+    min_markets: int = 30
+    prize_pool: float = 1_000.0
+
+
+def leaderboard_document(
+    frames: ScoringFrames, settings: Settings, *, cohorts: list[str], as_of: datetime | None
+) -> dict[str, Any]:
+    """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``."""
+    table = leaderboard(
+        frames,
+        by=settings.by,
+        seed=settings.seed,
+        replicates=settings.replicates,
+        level=settings.level,
+        prize_pool=settings.prize_pool,
+        min_markets=settings.min_markets,
+    )
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "cohorts": cohorts,
+        "as_of": None if as_of is None else as_of.isoformat(),
+        "sort_by": settings.by,
+        "bootstrap": {
+            "replicates": settings.replicates,
+            "seed": settings.seed,
+            "confidence": settings.level,
+            "unit": "market",
+        },
+        "min_markets": settings.min_markets,
+        "prize_pool": settings.prize_pool,
+        "agents": rows(table),
+        "breakdowns": rows(breakdowns(frames)),
+        "calibration": {source: rows(calibration_table(frames, source)) for source in SOURCES},
+    }
+
+
+def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:
+    """The frame's rows as JSON-ready dicts (see the module docstring for the value rules)."""
+    return [
+        {key: json_value(key, value) for key, value in row.items()} for row in frame.iter_rows(named=True)
+    ]
+
+
+def json_value(key: str, value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value.quantize(MICRO if key in FINE_MONEY else CENT))
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value

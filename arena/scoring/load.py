@@ -1,0 +1,356 @@
+"""Read the scoring frames from the arena database (``arena.db.models``), for given cohorts.
+
+The loader only reads and reshapes; every score is computed by the pure functions over the
+frames it returns. What it decides, and why:
+
+- ``bankroll`` of a seat is the cohort's ``rules.bankroll`` (from its frozen config).
+- ``baseline`` marks the deterministic reference bettors (``BASELINE_KINDS``).
+- A decision's time is its round's ``scheduled_at``: the snapshot time it was made against.
+  Decisions still claimed (no ``decided_at``) are left out; ``error_kind`` is null exactly
+  when the decision had no error.
+- Stated probabilities come from decisions without error. On a binary market a YES value is
+  used as given; a NO-only statement q becomes YES 1 − q. Other markets keep one row per
+  outcome stated.
+- Prices are every price the arena observed for the markets involved: recorded market
+  snapshots and the prices shown in rounds. Binary markets keep the YES price (NO is 1 − YES,
+  as fills use it); where a source gives only NO, YES is 1 − NO. Two sources at the same
+  instant: the round's price (what agents saw) wins, then sources in name order.
+- Resolutions are read with their winner: the outcome paying $1 (``OUTCOME``), the kind
+  itself (``YES``/``NO``), none for ``VOID``/``5050``; payouts that disagree are an error.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+from sqlalchemy import Engine, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
+
+from arena.config import RulesConfig
+from arena.db.models import (
+    AgentRow,
+    CohortRow,
+    DecisionRow,
+    FillRow,
+    MarketRow,
+    MarketSnapshotRow,
+    PortfolioSnapshotRow,
+    ResolutionRow,
+    RoundMarketRow,
+    RoundRow,
+)
+from arena.scoring.frames import ScoringFrames
+
+BASELINE_KINDS = frozenset({"hold", "market", "random", "favorite", "contrarian", "kelly"})
+BINARY = ["YES", "NO"]
+_CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
+ROUND_SOURCE = "round"
+
+
+class LoadError(ValueError):
+    """Stored rows cannot be read as scoring frames; the message names the table, row and field."""
+
+
+def load_frames(
+    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
+) -> ScoringFrames:
+    """The scoring frames of ``cohort_ids`` (all cohorts when None) as stored in the database."""
+    session = bind if isinstance(bind, Session) else Session(bind)
+    try:
+        cohorts = _cohorts(session, cohort_ids)
+        agents = _agents(session, cohorts)
+        fills = _fills(session, list(cohorts))
+        decisions, forecasts = _decisions(session, list(cohorts))
+        involved = sorted(set(fills["market_id"]) | set(forecasts["market_id"]))
+        binary = _binary_markets(session, involved)
+        return ScoringFrames.of(
+            agents=agents,
+            fills=fills,
+            resolutions=_resolutions(session, involved),
+            prices=_prices(session, involved, binary),
+            forecasts=_binary_on_yes(forecasts, binary),
+            snapshots=_snapshots(session, list(cohorts)),
+            decisions=decisions,
+        )
+    finally:
+        if session is not bind:
+            session.close()
+
+
+def _cohorts(session: Session, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
+    """Bankroll per cohort id; unknown ids are an error."""
+    query = select(CohortRow.id, CohortRow.config_json)
+    if cohort_ids is not None:
+        query = query.where(CohortRow.id.in_(list(cohort_ids)))
+    rows = session.execute(query.order_by(CohortRow.id)).all()
+    found = {row.id: _bankroll(row.id, row.config_json) for row in rows}
+    missing = [c for c in cohort_ids or () if c not in found]
+    if missing:
+        raise LoadError(f"cohort {missing[0]!r} not found (see `arena cohort list`)")
+    return found
+
+
+def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
+    try:
+        return RulesConfig.model_validate(config.get("rules", {})).bankroll
+    except ValueError as exc:
+        raise LoadError(f"cohort {cohort_id!r}: config_json.rules is not valid ({exc})") from None
+
+
+def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
+    rows = session.execute(
+        select(AgentRow.cohort_id, AgentRow.name, AgentRow.kind).where(AgentRow.cohort_id.in_(list(cohorts)))
+    ).all()
+    return pl.DataFrame(
+        {
+            "cohort_id": [r.cohort_id for r in rows],
+            "agent": [r.name for r in rows],
+            "agent_kind": [r.kind for r in rows],
+            "baseline": [r.kind in BASELINE_KINDS for r in rows],
+            "bankroll": [cohorts[r.cohort_id] for r in rows],
+        },
+        schema_overrides={"bankroll": pl.Decimal(38, 6)},
+    )
+
+
+def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+    query = (
+        select(
+            AgentRow.cohort_id,
+            AgentRow.name.label("agent"),
+            FillRow.market_id,
+            MarketRow.venue,
+            MarketRow.category,
+            FillRow.outcome,
+            FillRow.kind,
+            FillRow.amount,
+            FillRow.price,
+            FillRow.shares,
+            FillRow.max_bet,
+            FillRow.realized_pnl,
+            FillRow.filled_at,
+        )
+        .join(AgentRow, AgentRow.id == FillRow.agent_id)
+        .join(MarketRow, MarketRow.id == FillRow.market_id)
+        .where(AgentRow.cohort_id.in_(cohort_ids))
+        .order_by(FillRow.id)
+    )
+    frame = _frame(session.execute(query).all(), _FILL_COLUMNS)
+    return frame.with_columns(
+        pl.col("price").cast(pl.Float64),
+        pl.col("realized_pnl").fill_null(Decimal(0)),
+    )
+
+
+_FILL_COLUMNS = (
+    "cohort_id",
+    "agent",
+    "market_id",
+    "venue",
+    "category",
+    "outcome",
+    "kind",
+    "amount",
+    "price",
+    "shares",
+    "max_bet",
+    "realized_pnl",
+    "filled_at",
+)
+
+
+def _decisions(session: Session, cohort_ids: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The decisions frame and the raw stated probabilities (one row per market and outcome)."""
+    query = (
+        select(
+            DecisionRow.id,
+            DecisionRow.cohort_id,
+            AgentRow.name,
+            RoundRow.scheduled_at,
+            DecisionRow.error,
+            DecisionRow.error_kind,
+            DecisionRow.prompt_tokens,
+            DecisionRow.completion_tokens,
+            DecisionRow.cost_usd,
+            DecisionRow.latency_s,
+            DecisionRow.probabilities_json,
+        )
+        .join(AgentRow, AgentRow.id == DecisionRow.agent_id)
+        .join(RoundRow, RoundRow.id == DecisionRow.round_id)
+        .where(DecisionRow.cohort_id.in_(cohort_ids), DecisionRow.decided_at.is_not(None))
+        .order_by(DecisionRow.id)
+    )
+    return _decision_frames(session.execute(query).all())
+
+
+def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    decisions = [
+        (
+            r.cohort_id,
+            r.name,
+            r.scheduled_at,
+            None if r.error is None else (r.error_kind or "error"),
+            r.prompt_tokens + r.completion_tokens,
+            r.cost_usd,
+            r.latency_s,
+        )
+        for r in rows
+    ]
+    stated = [
+        (r.cohort_id, r.name, market_id, outcome, _probability(r.id, market_id, outcome, p), r.scheduled_at)
+        for r in rows
+        if r.error is None
+        for market_id, by_outcome in (r.probabilities_json or {}).items()
+        for outcome, p in by_outcome.items()
+    ]
+    decision_columns = ("cohort_id", "agent", "decided_at", "error_kind", "tokens", "cost", "latency_s")
+    forecast_columns = ("cohort_id", "agent", "market_id", "outcome", "p", "stated_at")
+    return _frame(decisions, decision_columns), _frame(stated, forecast_columns)
+
+
+def _probability(decision_id: int, market_id: str, outcome: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise LoadError(
+            f"decision {decision_id}: probabilities_json[{market_id!r}][{outcome!r}] must be a number "
+            f"in [0, 1], got {value!r}"
+        )
+    return float(value)
+
+
+def _binary_markets(session: Session, market_ids: list[str]) -> set[str]:
+    rows = _chunked(
+        session,
+        market_ids,
+        lambda ids: select(MarketRow.id, MarketRow.outcomes_json).where(MarketRow.id.in_(ids)),
+    )
+    return {r.id for r in rows if list(r.outcomes_json) == BINARY}
+
+
+def _binary_on_yes(forecasts: pl.DataFrame, binary: set[str]) -> pl.DataFrame:
+    """Binary statements as YES: the YES value if stated, else 1 − the NO value."""
+    on_binary = pl.col("market_id").is_in(list(binary))
+    key = ["cohort_id", "agent", "market_id", "stated_at"]
+    has_yes = (pl.col("outcome") == "YES").any().over(key)
+    keep = ~on_binary | (pl.col("outcome") == "YES") | ((pl.col("outcome") == "NO") & ~has_yes)
+    flipped = pl.when(on_binary & (pl.col("outcome") == "NO"))
+    return forecasts.filter(keep).with_columns(
+        p=flipped.then(1.0 - pl.col("p")).otherwise(pl.col("p")),
+        outcome=flipped.then(pl.lit("YES")).otherwise(pl.col("outcome")),
+    )
+
+
+def _resolutions(session: Session, market_ids: list[str]) -> pl.DataFrame:
+    rows = _chunked(
+        session,
+        market_ids,
+        lambda ids: select(
+            ResolutionRow.market_id, ResolutionRow.kind, ResolutionRow.payouts_json, ResolutionRow.resolved_at
+        ).where(ResolutionRow.market_id.in_(ids)),
+    )
+    table = [(r.market_id, r.kind, _winner(r.market_id, r.kind, r.payouts_json), r.resolved_at) for r in rows]
+    return _frame(table, ("market_id", "kind", "winner", "resolved_at"))
+
+
+def _winner(market_id: str, kind: str, payouts: dict[str, str]) -> str | None:
+    """The outcome that won, checked against the payouts (all 0 but the winner's 1)."""
+    values = {outcome: Decimal(str(v)) for outcome, v in payouts.items()}
+    winners = [o for o, v in values.items() if v == 1]
+    if kind in ("VOID", "5050"):
+        expected_ok = kind == "VOID" or all(v == Decimal("0.5") for v in values.values())
+        winner = None
+    else:
+        winner = kind if kind in BINARY else (winners[0] if len(winners) == 1 else None)
+        expected_ok = winner is not None and winners == [winner] and all(v in (0, 1) for v in values.values())
+    if not expected_ok:
+        raise LoadError(f"resolution of {market_id!r}: payouts_json {payouts} do not fit kind {kind}")
+    return winner
+
+
+def _prices(session: Session, market_ids: list[str], binary: set[str]) -> pl.DataFrame:
+    snapshots = _chunked(
+        session,
+        market_ids,
+        lambda ids: select(
+            MarketSnapshotRow.market_id,
+            MarketSnapshotRow.source,
+            MarketSnapshotRow.observed_at,
+            MarketSnapshotRow.prices_json,
+        ).where(MarketSnapshotRow.market_id.in_(ids)),
+    )
+    shown = _chunked(
+        session,
+        market_ids,
+        lambda ids: select(
+            RoundMarketRow.market_id, RoundMarketRow.observed_at, RoundMarketRow.prices_json
+        ).where(RoundMarketRow.market_id.in_(ids)),
+    )
+    observations = [(r.market_id, ROUND_SOURCE, r.observed_at, r.prices_json) for r in shown]
+    observations += sorted(
+        ((r.market_id, r.source, r.observed_at, r.prices_json) for r in snapshots), key=lambda r: r[1]
+    )
+    rows: dict[tuple[str, str, Any], float] = {}
+    for market_id, _source, observed_at, prices in observations:
+        for outcome, price in _outcome_prices(market_id, prices, market_id in binary).items():
+            rows.setdefault((market_id, outcome, observed_at), price)
+    table = [(m, o, at, p) for (m, o, at), p in rows.items()]
+    return _frame(table, ("market_id", "outcome", "observed_at", "price"))
+
+
+def _outcome_prices(market_id: str, prices: dict[str, str], binary: bool) -> dict[str, float]:
+    try:
+        values = {outcome: float(Decimal(str(v))) for outcome, v in prices.items()}
+    except ArithmeticError:
+        raise LoadError(f"price of {market_id!r}: prices_json {prices} holds a non-number") from None
+    if not binary:
+        return values
+    if "YES" in values:
+        return {"YES": values["YES"]}
+    return {"YES": 1.0 - values["NO"]} if "NO" in values else {}
+
+
+def _snapshots(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+    query = (
+        select(
+            PortfolioSnapshotRow.cohort_id,
+            AgentRow.name,
+            PortfolioSnapshotRow.marked_at,
+            PortfolioSnapshotRow.cash,
+            PortfolioSnapshotRow.total_value,
+            PortfolioSnapshotRow.realized_pnl,
+            PortfolioSnapshotRow.unrealized_pnl,
+        )
+        .join(AgentRow, AgentRow.id == PortfolioSnapshotRow.agent_id)
+        .where(PortfolioSnapshotRow.cohort_id.in_(cohort_ids))
+    )
+    columns = ("cohort_id", "agent", "marked_at", "cash", "total_value", "realized_pnl", "unrealized_pnl")
+    return _frame(session.execute(query).all(), columns)
+
+
+def _chunked(session: Session, ids: list[str], query: Any) -> list[Any]:
+    rows: list[Any] = []
+    for start in range(0, len(ids), _CHUNK):
+        rows.extend(session.execute(query(ids[start : start + _CHUNK])).all())
+    return rows
+
+
+def _frame(rows: Iterable[Sequence[Any]], columns: Sequence[str]) -> pl.DataFrame:
+    """Rows as a frame with the given column names; dtypes are fixed later by the frame specs."""
+    by_column: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        for name, value in zip(columns, row, strict=True):
+            by_column[name].append(value)
+    return pl.DataFrame(
+        {name: pl.Series(name, by_column[name], dtype=_hint(by_column[name])) for name in columns}
+    )
+
+
+def _hint(values: list[Any]) -> pl.DataType | None:
+    """Decimal columns of mixed scale need a common dtype up front; others are inferred."""
+    if any(isinstance(v, Decimal) for v in values):
+        return pl.Decimal(38, 10)
+    return None if values else pl.Null()

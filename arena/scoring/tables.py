@@ -1,0 +1,37 @@
+"""Per-agent tables beside the leaderboard, for the dashboard, reports and ``--json``."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import polars as pl
+
+from arena.scoring.bets import scored_bets
+from arena.scoring.calibration import murphy, reliability_table
+from arena.scoring.frames import ScoringFrames
+from arena.scoring.stated import standing_forecasts
+from arena.scoring.summary import implied_pairs, stated_pairs
+
+Source = Literal["implied", "stated"]
+SOURCES: tuple[Source, ...] = ("implied", "stated")
+
+
+def forecast_pairs(frames: ScoringFrames, source: Source) -> pl.DataFrame:
+    """Forecast/outcome/weight pairs of resolved forecasts: from bet sizes or from statements."""
+    if source == "implied":
+        return implied_pairs(scored_bets(frames))
+    if source == "stated":
+        return stated_pairs(standing_forecasts(frames))
+    raise ValueError(f"source must be 'implied' or 'stated', got {source!r}")
+
+
+def calibration_table(frames: ScoringFrames, source: Source = "implied") -> pl.DataFrame:
+    """Reliability table per agent: bin, lower, upper, count, weight, mean_forecast, observed, gap."""
+    return reliability_table(forecast_pairs(frames, source), ["agent"]).select(
+        "agent", "bin", "lower", "upper", "count", "weight", "mean_forecast", "observed", "gap"
+    )
+
+
+def calibration_summary(frames: ScoringFrames, source: Source = "implied") -> pl.DataFrame:
+    """Murphy decomposition and ECE per agent (see ``arena.scoring.calibration``)."""
+    return murphy(forecast_pairs(frames, source), ["agent"]).sort("agent")

@@ -1,0 +1,123 @@
+"""Agent: its equity curve, positions, every decision with its reasoning, forecasts, cost and latency."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from arena.reports.formatting import MISSING, money, number, percent, share, signed_money
+from dashboard import figures, queries, tables, widgets
+
+PAGE_SIZE = 20
+
+ctx = widgets.context()
+cohort_id = widgets.single_cohort(ctx)
+roster = queries.agents(ctx.url, cohort_id, ctx.data)
+if roster.is_empty():
+    widgets.stop_with("This cohort has no agents.")
+agent = st.selectbox("Agent", roster["agent"].to_list(), key="agent_name")
+seat = roster.filter(pl.col("agent") == agent).row(0, named=True)
+style = widgets.styles(ctx)[agent]
+score = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct", int(ctx.cohort["seed"])).filter(
+    pl.col("agent") == agent
+)
+row: dict[str, Any] = score.row(0, named=True) if len(score) else {}
+
+st.title(f"Agent · {agent}")
+kind = f"{seat['kind']}{' (baseline)' if seat['baseline'] else ''}"
+st.caption(f"{kind} · model `{seat['model_id'] or 'none'}` · cohort `{cohort_id}`")
+cols = st.columns(5)
+cols[0].metric("Value", money(row.get("value")), signed_money(row.get("pnl")))
+cols[1].metric("Return", percent(row.get("return_pct"), signed=True))
+cols[2].metric("Brier (bets)", number(row.get("brier")), help="0 perfect · 0.25 = always 50%")
+cols[3].metric(
+    "Valid answers", share(row.get("valid_rate")), f"{row.get('decisions', 0)} decisions", delta_color="off"
+)
+cols[4].metric("Model cost", f"${Decimal(str(row.get('cost') or 0)):,.4f}")
+
+marks = queries.equity(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)
+if not marks.is_empty():
+    bankroll = float(row.get("bankroll") or 10_000)
+    st.plotly_chart(
+        figures.equity_curves(marks, {agent: style}, bankroll=bankroll, title=f"Equity curve of {agent}")
+    )
+
+st.subheader("Positions")
+held = queries.positions(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)
+if held.is_empty():
+    st.info("No positions: this agent has not placed a valid bet yet.", icon=":material/info:")
+else:
+    open_tab, closed_tab = st.tabs(
+        [
+            f"Open ({(held['status'] == 'open').sum()})",
+            f"Closed and settled ({(held['status'] != 'open').sum()})",
+        ]
+    )
+    for tab, part in (
+        (open_tab, held.filter(pl.col("status") == "open")),
+        (closed_tab, held.filter(pl.col("status") != "open")),
+    ):
+        view, config = tables.positions(part)
+        tab.dataframe(view, column_config=config, hide_index=True, placeholder="—")
+
+decisions = queries.decisions(ctx.url, cohort_id, ctx.data, agent)
+st.subheader("Forecasts, cost and latency")
+left, right = st.columns(2)
+bets = queries.bets(ctx.url, ctx.ids, ctx.data).filter(pl.col("agent") == agent)
+stated = queries.stated(ctx.url, ctx.ids, ctx.data).filter(
+    (pl.col("agent") == agent) & (pl.col("outcome") == "YES")
+)
+pairs = bets.join(
+    stated, left_on=["market_id", "filled_at"], right_on=["market_id", "stated_at"], how="inner"
+)
+questions = queries.markets(ctx.url, cohort_id, ctx.data).select("market_id", "question")
+points = pairs.join(questions, on="market_id", how="left").select(
+    "question", implied="forecast_yes", stated="p"
+)
+if points.is_empty():
+    left.caption(
+        "No bet came with a stated probability for the same market, so there is nothing to compare yet."
+    )
+else:
+    left.plotly_chart(figures.stated_vs_implied(points, style))
+if decisions.is_empty():
+    right.caption("No decisions yet.")
+else:
+    right.plotly_chart(figures.decision_costs(decisions, style))
+
+st.subheader("Decisions")
+show_raw = st.toggle("Show raw prompts and responses", key="agent_raw")
+newest = decisions.sort("round_index", descending=True)
+pages = max(1, -(-len(newest) // PAGE_SIZE))
+page = st.number_input(f"Page (of {pages}, newest first)", 1, pages, 1, key="agent_page") if pages > 1 else 1
+for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
+    actions = json.loads(d["actions_json"] or "[]")
+    icon = {
+        "done": ":material/check_circle:",
+        "rejected": ":material/block:",
+        "error": ":material/error:",
+    }.get(d["status"], ":material/pending:")
+    title = f"Round {d['round_index']} · {d['scheduled_at']:%Y-%m-%d %H:%M} UTC · {d['status']} · {len(actions)} action(s)"
+    with st.expander(title, icon=icon):
+        if d["error"]:
+            st.error(f"{d['error_kind'] or 'error'}: {d['error']}")
+        st.markdown(f"**Reasoning.** {d['reasoning'] or MISSING}")
+        if actions:
+            st.dataframe(pl.DataFrame(actions), hide_index=True, placeholder="—")
+        stated_now = json.loads(d["probabilities_json"] or "{}")
+        if stated_now:
+            st.caption(
+                "Stated probabilities: " + "; ".join(f"`{m}` {json.dumps(p)}" for m, p in stated_now.items())
+            )
+        tokens = d["prompt_tokens"] + d["completion_tokens"]
+        st.caption(
+            f"Cash at start {money(d['cash_at_start'])} · max bet {money(d['max_bet'])} · {tokens:,} tokens · "
+            f"cost ${Decimal(str(d['cost_usd'])):,.6f} · {d['latency_s']:.2f} s · {d['attempts']} attempt(s)"
+        )
+        if show_raw:
+            st.code(d["raw_prompt"] or "(no prompt recorded)", language=None, wrap_lines=True)
+            st.code(d["raw_response"] or "(no response recorded)", language=None, wrap_lines=True)

@@ -1,0 +1,69 @@
+"""Cohort: portfolio values over time, P/L by agent, how every round went and what failed."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import streamlit as st
+
+from arena.reports.formatting import money
+from dashboard import figures, queries, tables, widgets
+
+ctx = widgets.context()
+cohort_id = widgets.single_cohort(ctx)
+cohort = ctx.cohort
+config: dict[str, Any] = queries.cohort_config(ctx.url, cohort_id, ctx.data)
+bankroll = Decimal(str(config.get("rules", {}).get("bankroll", "10000")))
+planned = config.get("schedule", {}).get("rounds")
+
+st.title(f"Cohort · {cohort['name']}")
+widgets.cohort_caption(ctx)
+cols = st.columns(4)
+cols[0].metric("Status", f"{str(cohort['status']).capitalize()} ({cohort['mode']})")
+cols[1].metric(
+    "Rounds finished", f"{cohort['rounds_done']} / {planned or '—'}", help="— : until the replay data ends"
+)
+cols[2].metric("Agents", cohort["agents"])
+cols[3].metric("Bankroll per agent", money(bankroll))
+
+rounds = queries.rounds(ctx.url, cohort_id, ctx.data)
+marks = queries.equity(ctx.url, cohort_id, ctx.data)
+styles = widgets.styles(ctx)
+if marks.is_empty():
+    st.info(
+        "No portfolio marks yet: agents are marked after their first round. "
+        "Run `arena replay` for a replay cohort, or keep `arena serve` running for a live one.",
+        icon=":material/hourglass_top:",
+    )
+else:
+    unit = st.segmented_control("Show", ["$", "%"], default="$", required=True, key="cohort_unit")
+    st.plotly_chart(
+        figures.equity_curves(
+            marks,
+            styles,
+            bankroll=float(bankroll),
+            percent=unit == "%",
+            decision_times=rounds["scheduled_at"].to_list(),
+        )
+    )
+    scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct", int(cohort["seed"]))
+    st.plotly_chart(figures.pnl_bars(scores.drop_nulls("realized_pnl"), styles))
+
+st.subheader("Rounds")
+if rounds.is_empty():
+    st.info("No round has run yet.", icon=":material/hourglass_top:")
+else:
+    st.plotly_chart(figures.round_outcomes(rounds))
+    view, column_config = tables.rounds(rounds)
+    st.dataframe(view, column_config=column_config, hide_index=True, placeholder="—")
+
+st.subheader("Errors and rejected decisions")
+failures, column_config = tables.errors(queries.decisions(ctx.url, cohort_id, ctx.data))
+if failures.is_empty():
+    st.success("Every decision so far was valid.")
+else:
+    st.dataframe(failures, column_config=column_config, hide_index=True, placeholder="—")
+
+with st.expander("Frozen configuration (secrets redacted)"):
+    st.json(config, expanded=False)

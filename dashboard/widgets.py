@@ -1,0 +1,127 @@
+"""Pieces every page shares: the data context, the cohort picker, empty states and live refresh.
+
+The sidebar (cohort picker, live indicator) is drawn once by ``dashboard/app.py`` before the
+page runs, so its widget state survives page switches. A page asks ``context()`` for what it
+may show; with nothing to show it says what to do (``st.info``) and stops, never a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+import streamlit as st
+
+from arena.reports import catalog
+from dashboard import queries
+from dashboard.figures import AgentStyle, agent_styles
+
+ALL = "__all__"
+COHORT_KEY = "cohort"
+REFRESH_SECONDS = 30
+DEMO_HINT = "Run `arena demo` to replay the bundled markets with the baseline bots, then reload this page."
+
+
+@dataclass(frozen=True)
+class Context:
+    url: str
+    data: queries.Version
+    cohorts: pl.DataFrame
+    choice: str  # a cohort id, or ALL
+
+    @property
+    def ids(self) -> queries.Cohorts:
+        return None if self.choice == ALL else (self.choice,)
+
+    @property
+    def cohort(self) -> dict[str, object]:
+        return self.cohorts.filter(pl.col("cohort_id") == self.choice).row(0, named=True)
+
+
+def stop_with(message: str) -> None:
+    """A helpful empty state: what is missing and what to run."""
+    st.info(message, icon=":material/info:")
+    st.stop()
+
+
+def sidebar() -> Context | None:
+    """Draw the sidebar: database problems, the cohort picker and the live indicator."""
+    url = queries.database_url()
+    state = queries.state(url)
+    if not state.ready:
+        st.sidebar.warning(state.problem)
+        return None
+    data = queries.version(url)
+    table = queries.cohorts(url, data)
+    if table.is_empty():
+        return None
+    names = dict(zip(table["cohort_id"], table["name"], strict=True))
+    default = _default_cohort(table)
+    options = [*table["cohort_id"].to_list(), ALL]
+    if st.session_state.get(COHORT_KEY) not in options:  # first visit: a shared link, else the default
+        linked = st.query_params.get(COHORT_KEY)
+        st.session_state[COHORT_KEY] = linked if linked in options else default
+    choice = st.sidebar.selectbox(
+        "Cohort",
+        options,
+        key=COHORT_KEY,
+        format_func=lambda c: "All cohorts (pooled)" if c == ALL else f"{names[c]} · {c}",
+        help="Leaderboard, calibration and markets can pool every cohort; the other pages show one.",
+    )
+    st.query_params[COHORT_KEY] = str(choice)  # the address bar always links to what is shown
+    live = catalog.live_cohorts(table)
+    if live:
+        st.sidebar.success(f"Live: {len(live)} cohort(s) running; refreshing every {REFRESH_SECONDS} s.")
+        _watch(url, data)
+    return Context(url, data, table, str(choice))
+
+
+def _default_cohort(table: pl.DataFrame) -> str:
+    """A running live cohort if there is one, else the newest cohort."""
+    live = catalog.live_cohorts(table)
+    return live[0] if live else str(table["cohort_id"][0])
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def _watch(url: str, shown: queries.Version) -> None:
+    """Rerun the whole app when new rows land (only drawn while a live cohort runs)."""
+    if queries.version(url) != shown:
+        st.rerun(scope="app")
+
+
+def context() -> Context:
+    """What the page may show; stops with an explanation if the database has nothing yet."""
+    url = queries.database_url()
+    state = queries.state(url)
+    if not state.ready:
+        stop_with(f"{state.problem}\n\n{DEMO_HINT}")
+    data = queries.version(url)
+    table = queries.cohorts(url, data)
+    if table.is_empty():
+        stop_with(f"The database has no cohorts yet. {DEMO_HINT}")
+    choice = st.session_state.get(COHORT_KEY) or _default_cohort(table)
+    return Context(url, data, table, str(choice))
+
+
+def single_cohort(ctx: Context) -> str:
+    """The chosen cohort id; pages about one cohort stop with a hint when "All cohorts" is chosen."""
+    if ctx.choice == ALL:
+        stop_with("This page shows one cohort at a time: pick one in the sidebar.")
+    return ctx.choice
+
+
+def styles(ctx: Context) -> dict[str, AgentStyle]:
+    """Agent colours from the roster of the cohorts in view (the same on every page)."""
+    if ctx.choice == ALL:
+        return agent_styles(queries.frames(ctx.url, None, ctx.data).agents)
+    return agent_styles(queries.agents(ctx.url, ctx.choice, ctx.data))
+
+
+def cohort_caption(ctx: Context) -> None:
+    if ctx.choice == ALL:
+        st.caption(f"All {len(ctx.cohorts)} cohorts pooled: money is summed per agent, bets pooled.")
+        return
+    c = ctx.cohort
+    st.caption(
+        f"Cohort **{c['name']}** (`{c['cohort_id']}`) · {c['mode']} · {c['status']} · {c['agents']} agents"
+    )

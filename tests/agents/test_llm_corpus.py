@@ -1,0 +1,79 @@
+"""Every answer in the bad-output corpus, sent over real HTTP through the LLM bettor.
+
+Each must end as a recorded error (raw text kept, no actions) or as a valid decision whose
+actions the ledger's own check accepts against quotes built independently from the snapshot.
+``decide`` raising at all is a failure.
+"""
+
+from __future__ import annotations
+
+import math
+import ssl
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from agents.llm import LLMBettor, LLMSettings
+from agents.types import AgentView
+from portfolio.quotes import MidQuotes
+from portfolio.validation import check_actions
+from tests.agents.corpus.generate import Case, all_cases
+from tests.agents.corpus.world import view
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+CASES = all_cases()
+TLS = ssl.create_default_context()  # built once: a fresh context per client costs ~0.1 s
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer() as fake:
+        yield fake
+
+
+def ledger_problems(decision_actions: tuple[object, ...], agent_view: AgentView) -> list[str]:
+    """The ledger's verdict, with quotes for every market of the snapshot (not just the listed ones)."""
+    entries = agent_view.snapshot.entries
+    prices = {e.market.market_id: dict(e.price.prices) for e in entries}  # as arena/engine/quotes.py
+    quotes = MidQuotes(prices, outcomes={e.market.market_id: e.market.outcomes for e in entries})
+    positions = {p.position_id: (p.market_id, p.outcome, p.shares) for p in agent_view.portfolio.positions}
+    found = check_actions(
+        decision_actions,  # type: ignore[arg-type]
+        cash=agent_view.portfolio.cash,
+        rules=agent_view.rules,
+        quotes=quotes,
+        positions=positions,
+    )
+    return [str(e) for e in found]
+
+
+def test_the_corpus_is_large_and_mostly_bad() -> None:
+    assert len(CASES) >= 300
+    assert sum(c.expect == "error" for c in CASES) >= 280
+    assert any(len(c.text) >= 1_000_000 for c in CASES)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+async def test_every_corpus_answer_ends_as_an_error_or_a_ledger_valid_decision(
+    server: FakeOpenAIServer, case: Case
+) -> None:
+    server.script(Reply.ok(case.text))
+    settings = LLMSettings(model="m", base_url=server.base_url, invalid_retries=0, transport_retries=0)
+    agent_view = view()
+    async with httpx.AsyncClient(verify=TLS) as http:
+        decision = await LLMBettor("corpus", settings, http, None).decide(agent_view)
+    if case.expect == "error":
+        assert decision.is_error, f"accepted a bad answer: {decision.actions}"
+        assert decision.error_kind in ("invalid_output", "empty_content")
+        assert decision.actions == () and decision.probabilities == {}
+        assert decision.raw_response == case.text
+        assert decision.error and "\n" not in decision.error and len(decision.error) < 2000
+    else:
+        assert not decision.is_error, decision.error
+        assert ledger_problems(decision.actions, agent_view) == []
+        known = {e.market.market_id: e.market.outcomes for e in agent_view.snapshot.entries}
+        for market_id, stated in decision.probabilities.items():
+            assert set(stated) <= set(known[market_id])
+            assert all(math.isfinite(p) and 0 <= p <= 1 for p in stated.values())

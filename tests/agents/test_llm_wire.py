@@ -1,0 +1,147 @@
+"""The chat-completions wire format on recorded payload shapes, and the fake server's concurrency."""
+
+from __future__ import annotations
+
+import json
+import threading
+from decimal import Decimal
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from agents.llm.errors import ChatError, ErrorKind
+from agents.llm.secret import Secret
+from agents.llm.settings import LLMSettings
+from agents.llm.wire import parse_response, retry_after_seconds
+from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
+
+SETTINGS = LLMSettings(model="m", usd_per_mtok_input=Decimal("1"), usd_per_mtok_output=Decimal("2"))
+
+
+def completion(message: dict[str, Any], usage: Any = None, finish_reason: str = "stop") -> str:
+    body: dict[str, Any] = {"choices": [{"index": 0, "message": message, "finish_reason": finish_reason}]}
+    if usage is not None:
+        body["usage"] = usage
+    return json.dumps(body)
+
+
+def test_openrouter_reported_cost_wins_over_the_price_table() -> None:
+    text = completion({"content": "hi"}, {"prompt_tokens": 10, "completion_tokens": 5, "cost": 0.000123})
+    parsed = parse_response(200, {}, text, SETTINGS)
+    assert parsed.content == "hi" and parsed.finish_reason == "stop"
+    assert (parsed.spend.prompt_tokens, parsed.spend.completion_tokens) == (10, 5)
+    assert parsed.spend.cost_usd == Decimal("0.000123")
+
+
+def test_the_price_table_prices_tokens_when_no_cost_is_reported() -> None:
+    parsed = parse_response(
+        200, {}, completion({"content": "x"}, {"prompt_tokens": 1000, "completion_tokens": 500}), SETTINGS
+    )
+    assert parsed.spend.cost_usd == Decimal("0.002")  # 1000 × $1/M + 500 × $2/M
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [None, "n/a", {"prompt_tokens": -1, "completion_tokens": True}, {"prompt_tokens": "10", "cost": "NaN"}],
+)
+def test_missing_or_malformed_usage_counts_nothing(usage: Any) -> None:
+    parsed = parse_response(200, {}, completion({"content": "x"}, usage), SETTINGS)
+    assert (parsed.spend.prompt_tokens, parsed.spend.completion_tokens, parsed.spend.cost_usd) == (
+        0,
+        0,
+        Decimal(0),
+    )
+
+
+def test_content_as_parts_and_null_content() -> None:
+    parts = {
+        "content": [{"type": "text", "text": '{"a": '}, {"type": "image"}, {"type": "text", "text": "1}"}]
+    }
+    assert parse_response(200, {}, completion(parts), SETTINGS).content == '{"a": 1}'
+    assert parse_response(200, {}, completion({"content": None}), SETTINGS).content == ""
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (401, {"error": {"code": 401, "message": "No auth"}}, ErrorKind.AUTH),
+        (402, {"error": {"code": 402, "message": "Insufficient credits"}}, ErrorKind.PAYMENT),
+        (408, {"error": {"code": 408, "message": "Timed out"}}, ErrorKind.TIMEOUT),
+        (429, {"error": {"code": 429, "message": "Rate limited"}}, ErrorKind.RATE_LIMIT),
+        (503, "Service Unavailable", ErrorKind.SERVER),
+        (422, {"detail": "bad"}, ErrorKind.BAD_REQUEST),
+        (200, {"error": {"code": 429, "message": "upstream rate limit"}}, ErrorKind.RATE_LIMIT),
+        (200, {"error": {"code": "overloaded", "message": "busy"}}, ErrorKind.SERVER),
+        (200, {"choices": [{"message": "text"}]}, ErrorKind.EMPTY_CONTENT),
+        (200, {"object": "chat.completion"}, ErrorKind.EMPTY_CONTENT),
+        (200, "<html>gateway</html>", ErrorKind.SERVER),
+    ],
+)
+def test_error_shapes_are_classified(status: int, body: Any, kind: ErrorKind) -> None:
+    text = body if isinstance(body, str) else json.dumps(body)
+    with pytest.raises(ChatError) as caught:
+        parse_response(status, {}, text, SETTINGS)
+    assert caught.value.kind is kind and caught.value.body == text and "\n" not in caught.value.message
+
+
+def test_an_error_body_with_usage_still_counts_its_tokens() -> None:
+    text = json.dumps(
+        {"error": {"code": 502, "message": "cut"}, "usage": {"prompt_tokens": 7, "completion_tokens": 0}}
+    )
+    with pytest.raises(ChatError) as caught:
+        parse_response(200, {}, text, SETTINGS)
+    assert caught.value.spend.prompt_tokens == 7
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        ("3", 3.0),
+        (" 0.5 ", 0.5),
+        ("0", 0.0),
+        ("Wed, 21 Oct 2026 07:28:00 GMT", None),
+        ("-1", None),
+        ("inf", None),
+    ],
+)
+def test_retry_after_accepts_delta_seconds_only(value: str, seconds: float | None) -> None:
+    assert retry_after_seconds(httpx.Headers({"Retry-After": value})) == seconds
+
+
+def test_a_secret_is_scrubbed_and_never_shown() -> None:
+    secret = Secret("sk-or-v1-abcdefgh")
+    assert "abcdefgh" not in repr(secret) and "abcdefgh" not in str(secret)
+    assert secret.scrub("key=sk-or-v1-abcdefgh!") == "key=[REDACTED]!"
+    assert Secret("ollama").scrub("ollama says hi") == "ollama says hi"  # placeholder, not a secret
+    assert Secret(None).auth_headers() == {} and Secret("").auth_headers() == {}
+
+
+@pytest.mark.anyio
+async def test_the_fake_server_answers_100_requests_at_once() -> None:
+    """Every handler waits at a 100-party barrier: only a server that holds 100 requests at once answers."""
+    barrier = threading.Barrier(100, timeout=20)
+
+    def after_all_arrived(request: RecordedRequest) -> Reply:
+        try:
+            barrier.wait()
+        except threading.BrokenBarrierError:
+            return Reply.error(500, "fewer than 100 requests were in flight together")
+        return Reply.ok("together")
+
+    statuses: list[int] = []
+    with FakeOpenAIServer() as server:
+        server.responder = after_all_arrived
+        async with httpx.AsyncClient(limits=httpx.Limits(max_connections=100)) as http:
+
+            async def post() -> None:
+                response = await http.post(
+                    f"{server.base_url}/chat/completions", json={"model": "m"}, timeout=30
+                )
+                statuses.append(response.status_code)
+
+            async with anyio.create_task_group() as group:
+                for _ in range(100):
+                    group.start_soon(post)
+    assert statuses == [200] * 100

@@ -1,0 +1,112 @@
+"""Benchmark: ``arena markets sync`` of 10,000 Polymarket markets (100 per keyset page) from the fake
+Polymarket, run in its own process so the server does not share the client's interpreter.
+
+Prints: first sync, no-change re-sync, heartbeat re-sync (after ``refresh_after``) and a
+10,000-market ``DbMarketSource.snapshot``, on SQLite and PostgreSQL; and the peak Python memory
+of a first sync (tracemalloc) plus the process's peak RSS. Never asserts on time.
+"""
+
+from __future__ import annotations
+
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import anyio
+import pytest
+from sqlalchemy import Engine, func
+from sqlmodel import Session, select
+
+from arena.clock import SimulatedClock
+from arena.db.engine import make_engine
+from arena.db.migrate import upgrade
+from arena.db.models import MarketRow, MarketSnapshotRow
+from arena.live_source import DbMarketSource
+from arena.live_venues import VenueUrls, sync_venue
+from arena.market_sync import SyncReport, SyncSettings
+from markets.types import Venue
+
+pytestmark = pytest.mark.benchmark
+MARKETS = 10_000
+SETTINGS = SyncSettings(top_n=MARKETS, history_days=0, max_days_to_close=None)
+START = datetime(2026, 8, 21, 12, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def fake_url() -> Iterator[str]:
+    """The fake Polymarket with 10,000 markets, in a child process (stdin closing stops it)."""
+    command = [sys.executable, "-m", "tests.fakes.polymarket_server", "--markets", str(MARKETS)]
+    root = Path(__file__).resolve().parents[2]
+    with subprocess.Popen(
+        command, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as child:
+        assert child.stdout is not None and child.stdin is not None
+        yield child.stdout.readline().strip()
+        child.stdin.close()
+        child.wait(timeout=30)
+
+
+def run(engine: Engine, clock: SimulatedClock, url: str) -> tuple[SyncReport, float]:
+    async def main() -> SyncReport:
+        return await sync_venue(
+            engine, clock, Venue.POLYMARKET, SETTINGS, urls=VenueUrls(gamma=url, clob=url)
+        )
+
+    started = time.perf_counter()
+    report = anyio.run(main)
+    return report, time.perf_counter() - started
+
+
+def rows(engine: Engine) -> tuple[int, int]:
+    with Session(engine) as session:
+        markets = session.exec(select(func.count()).select_from(MarketRow)).one()
+        return markets, session.exec(select(func.count()).select_from(MarketSnapshotRow)).one()
+
+
+def test_bench_sync_10k_markets(engine: Engine, fake_url: str) -> None:
+    backend = engine.dialect.name
+    clock = SimulatedClock(START)
+    first, first_s = run(engine, clock, fake_url)
+    assert first.selected == MARKETS and first.problems == [] and rows(engine) == (MARKETS, 2 * MARKETS)
+    clock.advance(timedelta(minutes=1))
+    same, same_s = run(engine, clock, fake_url)
+    assert (same.markets_written, same.snapshots_written) == (0, 0) and rows(engine) == (MARKETS, 2 * MARKETS)
+    clock.advance(SETTINGS.refresh_after)
+    beat, beat_s = run(engine, clock, fake_url)
+    assert beat.snapshots_written == 2 * MARKETS
+    source = DbMarketSource(engine, [Venue.POLYMARKET])
+    started = time.perf_counter()
+    snapshot = source.snapshot(clock.now())
+    snapshot_s = time.perf_counter() - started
+    assert len(snapshot.entries) == MARKETS
+    print(
+        f"\n[bench sync {backend}] {MARKETS} markets, 100/page: first sync {first_s:.1f}s "
+        f"({first.markets_written} markets, {first.snapshots_written} snapshots); "
+        f"no-change re-sync {same_s:.1f}s (0 rows written); "
+        f"heartbeat re-sync {beat_s:.1f}s ({beat.snapshots_written} snapshots); "
+        f"DbMarketSource.snapshot {snapshot_s:.2f}s"
+    )
+
+
+def test_bench_sync_memory(tmp_path: Path, fake_url: str) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'memory.db'}")
+    upgrade(engine)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    try:
+        report, seconds = run(engine, SimulatedClock(START), fake_url)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert report.selected == MARKETS
+    print(
+        f"\n[bench sync memory] first sync of {MARKETS} markets: peak Python allocations "
+        f"{peak / 2**20:.0f} MiB (tracemalloc, run took {seconds:.1f}s under tracing); "
+        f"process peak RSS {rss_after / 1024:.0f} MiB (was {rss_before / 1024:.0f} MiB before)"
+    )

@@ -1,0 +1,62 @@
+"""Plug-in bettors for engine tests (loaded by the arena like any user's bot, by path)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from decimal import Decimal
+from pathlib import Path
+
+from agents.types import AgentView, Decision
+from portfolio.actions import Bet
+
+
+class SlowBettor:
+    """Waits ``delay`` seconds, then bets ``stake`` on YES of the first market offered."""
+
+    uses_peers = False
+
+    def __init__(self, name: str, delay: float = 0.3, stake: int = 100) -> None:
+        self.name, self.delay, self.stake = name, delay, Decimal(stake)
+
+    async def decide(self, view: AgentView) -> Decision:
+        await asyncio.sleep(self.delay)
+        if not view.snapshot.entries:
+            return Decision()
+        return Decision(actions=(Bet(view.snapshot.entries[0].market.market_id, "YES", self.stake),))
+
+
+class FailingBettor:
+    """Fails like an LLM whose provider answers 402 Payment Required."""
+
+    uses_peers = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def decide(self, view: AgentView) -> Decision:
+        raise RuntimeError("provider answered 402 Payment Required")
+
+
+class SpyBettor:
+    """Holds, and appends what it was shown (prices, portfolio) to a JSON-lines file."""
+
+    uses_peers = False
+
+    def __init__(self, name: str, log: str, stake: int = 0) -> None:
+        self.name, self.log, self.stake = name, Path(log), Decimal(stake)
+
+    async def decide(self, view: AgentView) -> Decision:
+        seen = {
+            "round": view.round_index,
+            "prices_visible": view.prices_visible,
+            "markets": sorted(e.market.market_id for e in view.snapshot.entries),
+            "prices": {e.market.market_id: {o: str(p) for o, p in e.price.prices.items()} for e in view.snapshot.entries},
+            "history": sum(len(e.history) for e in view.snapshot.entries),
+            "positions": [[p.market_id, str(p.mark_price), str(p.value), p.stale] for p in view.portfolio.positions],
+        }
+        with self.log.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(seen) + "\n")
+        if self.stake and view.round_index == 0 and view.snapshot.entries:
+            return Decision(actions=(Bet(view.snapshot.entries[0].market.market_id, "YES", self.stake),))
+        return Decision()

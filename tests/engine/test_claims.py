@@ -1,0 +1,129 @@
+"""Claims: one execution per (round, agent), whoever runs the round and however often."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, func, update
+from sqlmodel import Session, col, select
+
+from arena.db.engine import make_engine, session_scope
+from arena.db.models import DecisionRow, FillRow
+from arena.engine.claims import ClaimLost, claim_round, finish, new_token
+from arena.engine.rounds import RoundReport, run_round
+from arena.engine.runtime import CohortRuntime
+from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
+
+SLOW = {"kind": "plugin", "path": "tests.engine.bots:SlowBettor", "settings": {"delay": 0.4, "stake": 100}}
+
+
+def _cohort(engine: Engine, tmp_path: Path) -> tuple[str, object]:
+    agents = [{"name": "slow1", **SLOW}, {"name": "slow2", **SLOW}, {"name": "random", "kind": "random"}]
+    return launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), agents))
+
+
+def _buys(engine: Engine) -> dict[int, int]:
+    with Session(engine) as session:
+        rows = session.exec(select(FillRow.agent_id, func.count()).where(FillRow.kind == "buy").group_by(col(FillRow.agent_id)))
+        return dict(rows.all())
+
+
+def test_two_runners_of_one_round_execute_each_decision_once(engine: Engine, tmp_path: Path) -> None:
+    cohort_id, source = _cohort(engine, tmp_path)
+    url = engine.url.render_as_string(hide_password=False)
+    engines = [make_engine(url), make_engine(url)]
+    runtimes = [runtime(e, cohort_id, source) for e in engines]  # type: ignore[arg-type]
+    start = threading.Barrier(2)
+    reports: dict[int, RoundReport] = {}
+
+    def run(i: int) -> None:
+        start.wait()
+        reports[i] = asyncio.run(run_round(runtimes[i], 0, day(0)))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert sorted(r.status for r in reports.values()) == ["busy", "done"]  # they overlapped: one found the claims taken
+    with Session(engine) as session:
+        decisions = session.exec(select(DecisionRow)).all()
+    assert len(decisions) == 3 and {d.status for d in decisions} == {"done"}
+    slow_ids = [s.id for s in runtimes[0].agents if s.name.startswith("slow")]
+    assert {a: n for a, n in _buys(engine).items() if a in slow_ids} == dict.fromkeys(slow_ids, 1)
+    # The runner that lost the race did not move its in-memory ledgers either.
+    for rt in runtimes:
+        rt.reload()
+        assert [s.book.ledger.cash for s in rt.agents if s.name.startswith("slow")] == [9900, 9900]
+    for e in engines:
+        e.dispose()
+
+
+def test_rerunning_a_finished_round_executes_nothing(engine: Engine, tmp_path: Path) -> None:
+    cohort_id, source = _cohort(engine, tmp_path)
+    rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    first = asyncio.run(run_round(rt, 0, day(0)))
+    buys = _buys(engine)
+    again = asyncio.run(run_round(runtime(engine, cohort_id, source), 0, day(0)))  # type: ignore[arg-type]
+    assert first.status == again.status == "done"
+    assert _buys(engine) == buys and len(buys) == 3
+    assert again.statuses == first.statuses
+
+
+def _claimed_decision(rt: CohortRuntime) -> tuple[int, str]:
+    """Round 0 claimed by a runner that then 'dies' before finishing; returns (round id, token)."""
+    from arena.engine.round_store import open_round
+    from arena.engine.universe import select_universe
+
+    token = new_token()
+    universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
+    with session_scope(rt.engine) as session:
+        round_id = open_round(session, rt.cohort_id, 0, day(0), universe)
+        claims = claim_round(
+            session, round_id=round_id, cohort_id=rt.cohort_id, agent_ids=[a.id for a in rt.agents],
+            token=token, now=rt.lease_clock.now(), lease=timedelta(minutes=5),
+        )
+    assert len(claims.claimed) == 3
+    return round_id, token
+
+
+def test_live_claims_are_left_alone_and_expired_ones_taken_over(engine: Engine, tmp_path: Path) -> None:
+    cohort_id, source = _cohort(engine, tmp_path)
+    rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    round_id, dead = _claimed_decision(rt)
+    busy = asyncio.run(run_round(rt, 0, day(0)))
+    assert busy.status == "busy" and _buys(engine) == {}
+    # The owner's lease runs out (claimed long ago): the next runner takes the claims over.
+    with session_scope(engine) as session:
+        session.exec(update(DecisionRow).values(claimed_at=rt.lease_clock.now() - timedelta(hours=1)))  # type: ignore[call-overload]
+    done = asyncio.run(run_round(rt, 0, day(0)))
+    assert done.status == "done" and len(_buys(engine)) == 3
+    with Session(engine) as session:
+        tokens = set(session.exec(select(DecisionRow.claim_token).where(DecisionRow.round_id == round_id)).all())
+    assert dead not in tokens and len(tokens) == 1
+
+
+def test_a_runner_whose_claim_was_taken_over_cannot_finish(engine: Engine, tmp_path: Path) -> None:
+    from arena.engine.claims import Claim
+
+    cohort_id, source = _cohort(engine, tmp_path)
+    rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    round_id, slow_owner = _claimed_decision(rt)
+    later = rt.lease_clock.now() + timedelta(minutes=10)
+    with session_scope(engine) as session:
+        taken = claim_round(
+            session, round_id=round_id, cohort_id=rt.cohort_id, agent_ids=[rt.agents[0].id],
+            token=new_token(), now=later, lease=timedelta(minutes=5),
+        )
+    (claim,) = taken.claimed.values()
+    stale = Claim(claim.decision_id, claim.agent_id, slow_owner)
+    with pytest.raises(ClaimLost), session_scope(engine) as session:
+        finish(session, stale, {"status": "done"})
+    with session_scope(engine) as session:
+        finish(session, claim, {"status": "done"})
+    with pytest.raises(ClaimLost), session_scope(engine) as session:
+        finish(session, claim, {"status": "done"})  # finished decisions are final

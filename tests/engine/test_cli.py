@@ -1,0 +1,106 @@
+"""The engine's commands, run through the real ``arena`` CLI on a SQLite file."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.db.engine import make_engine
+from arena.db.models import CohortRow
+from tests.engine.helpers import A, day, script, tiny_dataset
+
+runner = CliRunner()
+
+
+def _toml(path: Path, dataset: Path, agents: str, extra: str = "") -> Path:
+    path.write_text(
+        f'name = "cli test"\ndataset = "{dataset}"\nstart = 2025-01-01T00:00:00Z\n{extra}\n'
+        '[schedule]\nevery = "7d"\nrounds = 2\n[universe]\nmin_price = "0.01"\nmax_price = "0.99"\n' + agents,
+        encoding="utf-8",
+    )
+    tomllib.loads(path.read_text())  # the test's own TOML must be valid
+    return path
+
+
+def _arena(*args: str, db: Path) -> tuple[int, str]:
+    """Exit code and output with whitespace collapsed (rich wraps lines at the terminal width)."""
+    result = runner.invoke(app, [*args, "--database-url", f"sqlite:///{db}"], catch_exceptions=False)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def _cohorts(db: Path) -> list[CohortRow]:
+    with Session(make_engine(f"sqlite:///{db}")) as session:
+        return list(session.exec(select(CohortRow)).all())
+
+
+def test_replay_a_config_to_the_end_and_print_the_leaderboard(tmp_path: Path) -> None:
+    lines = [{"time": day(0).isoformat(), "market_id": A, "outcome": "YES", "amount": 500}]
+    agents = f'[[agents]]\nname = "alice"\nkind = "scripted"\npath = "{script(tmp_path / "a.jsonl", lines)}"\n'
+    agents += '[[agents]]\nname = "hold"\nkind = "hold"\n'
+    code, out = _arena("replay", str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)), db=tmp_path / "a.db")
+    assert code == 0, out
+    assert "completed: every round run and every position settled" in out and "Leaderboard" in out
+    (cohort,) = _cohorts(tmp_path / "a.db")
+    assert cohort.status == "completed"
+    # The same config again is a new cohort (a re-run never mixes with the first).
+    assert _arena("replay", str(tmp_path / "c.toml"), db=tmp_path / "a.db")[0] == 0
+    assert len(_cohorts(tmp_path / "a.db")) == 2
+
+
+def test_a_round_where_every_agent_fails_exits_non_zero(tmp_path: Path) -> None:
+    agents = '[[agents]]\nname = "broke"\nkind = "plugin"\npath = "tests.engine.bots:FailingBettor"\n'
+    code, out = _arena("replay", str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)), db=tmp_path / "a.db")
+    assert code == 1
+    assert "error: every agent failed in round(s) 0, 1" in out
+
+
+def test_bad_config_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    agents = '[[agents]]\nname = "h"\nkind = "hold"\n'
+    config = _toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents, extra='fill_model = "mid"')
+    code, out = _arena("cohort", "launch", str(config), db=tmp_path / "a.db")
+    assert code == 2
+    assert out == f"error: {config}: fill_model: unknown key (check the spelling; see README 'cohorts' for the keys)"
+    assert _cohorts(tmp_path / "a.db") == []
+
+
+def test_launch_list_show_pause_resume_cancel(tmp_path: Path) -> None:
+    agents = '[[agents]]\nname = "fav"\nkind = "favorite"\n'
+    config = _toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)
+    db = tmp_path / "a.db"
+    code, out = _arena("cohort", "launch", str(config), "--id", "c1", db=db)
+    assert code == 0 and "Launched cohort c1" in out and "arena replay --cohort c1" in out
+    assert _arena("cohort", "launch", str(config), "--id", "c1", db=db)[1].startswith("Already launched: cohort c1")
+    assert "pending" in _arena("cohort", "list", db=db)[1]
+    assert _arena("cohort", "pause", "c1", db=db) == (0, "cohort c1 is now paused")
+    code, out = _arena("replay", "--cohort", "c1", db=db)
+    assert code == 0 and "Stopped: cohort c1 is paused." in out
+    assert _arena("cohort", "resume", "c1", db=db)[0] == 0
+    code, out = _arena("replay", "--cohort", "c1", db=db)
+    assert code == 0 and "completed" in out
+    code, out = _arena("cohort", "show", "c1", db=db)
+    assert code == 0 and "fav" in out and "completed" in out
+    code, out = _arena("cohort", "cancel", "c1", db=db)
+    assert code == 2 and "cohort c1 is completed; cancel needs one of: pending, running, paused" in out
+
+
+def test_markets_pending_and_a_bad_override(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    code, out = _arena("markets", "pending", db=db)
+    assert code == 0 and "No pending markets" in out
+    code, out = _arena("markets", "resolve", "polymarket:x", "--outcome", "MAYBE", db=db)
+    assert code == 2 and "--outcome 'MAYBE': expected one of YES, NO, VOID, 5050" in out
+
+
+@pytest.mark.slow
+def test_demo_runs_offline_on_the_bundled_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
+    code, out = _arena("demo", db=tmp_path / "demo.db")
+    assert code == 0, out
+    assert "completed" in out and "Leaderboard" in out and "arena dashboard" in out
+    (cohort,) = _cohorts(tmp_path / "demo.db")
+    assert cohort.status == "completed" and cohort.name == "demo-baselines"

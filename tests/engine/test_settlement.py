@@ -1,0 +1,113 @@
+"""Settlement, deferral, the stale-market report, completion and the operator's override."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, select
+
+from arena.db.engine import session_scope
+from arena.db.models import CohortRow, FillRow, JobRunRow, ResolutionRow
+from arena.engine.completion import complete_if_done
+from arena.engine.ledger_store import reconcile
+from arena.engine.resolving import OverrideError, override, pending_markets
+from arena.engine.rounds import run_round
+from arena.engine.settlement import settle
+from arena.market_record import resolution_row, write_resolutions
+from markets.types import Resolution, ResolutionKind
+from tests.engine.helpers import A, config, day, launch_cohort, replay, runtime, script, tiny_dataset, write_market_dataset
+
+D = Decimal
+U = "polymarket:u"
+LATER = datetime(2030, 1, 1, tzinfo=UTC)  # a wall-clock "now" long after the data
+
+
+def _bettor(tmp_path: Path, *bets: tuple[str, str, int]) -> dict[str, object]:
+    lines = [{"time": day(0).isoformat(), "market_id": m, "outcome": o, "amount": a} for m, o, a in bets]
+    return {"name": "alice", "kind": "scripted", "path": str(script(tmp_path / "alice.jsonl", lines))}
+
+
+def _cohort_status(engine: Engine, cohort_id: str) -> str:
+    with Session(engine) as session:
+        row = session.get(CohortRow, cohort_id)
+        assert row is not None
+        return row.status
+
+
+def test_fifty_fifty_pays_half_a_dollar_a_share(engine: Engine, tmp_path: Path) -> None:
+    dataset = write_market_dataset(tmp_path / "data", {A: {0: "0.40"}}, {A: (3, ResolutionKind.FIFTY_FIFTY)})
+    result, rt = replay(engine, config(dataset, [_bettor(tmp_path, (A, "YES", 100))], schedule={"every": "1d", "rounds": 1}))
+    assert result.completed
+    # 250 shares at 0.40 pay 0.50 each: 125, realised +25
+    assert (rt.agents[0].book.ledger.cash, rt.agents[0].book.ledger.realized_pnl) == (D("10025"), D("25"))
+
+
+def test_an_inapplicable_resolution_is_deferred_and_changes_nothing(engine: Engine, tmp_path: Path) -> None:
+    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "NO", 100))]))
+    rt = runtime(engine, cohort_id, source)
+    asyncio.run(run_round(rt, 0, day(0)))
+    odd = Resolution(A, ResolutionKind.OUTCOME, {"YES": D(1)}, day(3), "venue")  # says nothing about NO
+    report = settle(rt, [odd], day(3))
+    assert A in report.deferred and "payout for outcome 'NO'" in report.deferred[A]
+    assert rt.agents[0].book.ledger.cash == D("9900") and len(rt.agents[0].book.ledger.open_positions()) == 1
+    with session_scope(engine) as session:  # the venue's row, as the live sync would have stored it
+        write_resolutions(session, [resolution_row(odd, day(3), None)])
+    (pending,) = pending_markets(engine, LATER)
+    assert (pending.market_id, pending.positions) == (A, 1) and "deferred" in pending.reason
+
+
+def test_settling_twice_pays_once(engine: Engine, tmp_path: Path) -> None:
+    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "YES", 100))]))
+    rt = runtime(engine, cohort_id, source)
+    asyncio.run(run_round(rt, 0, day(0)))
+    win = Resolution.binary(A, ResolutionKind.YES, day(19), "test")
+    assert sum(settle(rt, [win], day(19)).settled.values()) == 1
+    assert settle(runtime(engine, cohort_id, source), [win], day(19)).settled == {}  # a second process: no-op
+    with Session(engine) as session:
+        assert len(session.exec(select(FillRow).where(FillRow.kind == "settle")).all()) == 1
+
+
+def test_an_all_hold_cohort_completes_after_its_last_round_not_before(engine: Engine, tmp_path: Path) -> None:
+    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [{"name": "h", "kind": "hold"}]))
+    rt = runtime(engine, cohort_id, source)
+    asyncio.run(run_round(rt, 0, day(0)))
+    assert not complete_if_done(rt, day(1)) and _cohort_status(engine, cohort_id) == "pending"
+    asyncio.run(run_round(rt, 1, day(7)))
+    assert complete_if_done(rt, day(8)) and _cohort_status(engine, cohort_id) == "completed"
+
+
+def test_unresolved_positions_are_reported_then_resolved_by_the_operator(engine: Engine, tmp_path: Path) -> None:
+    series = {A: {0: "0.40", 7: "0.50"}, U: {d: "0.30" for d in range(5)}}
+    dataset = write_market_dataset(tmp_path / "data", series, {A: (19, ResolutionKind.YES)}, close_days={U: 5})
+    data = config(dataset, [_bettor(tmp_path, (U, "YES", 300))], marks={"every": "1d", "stale_after_days": 7})
+    result, rt = replay(engine, data)
+    assert not result.completed and result.end == day(19)
+    (stale,) = result.stale
+    assert (stale.market_id, stale.reason, stale.waiting_since) == (U, "market closed, no resolution", day(5))
+    assert _cohort_status(engine, rt.cohort_id) == "running"
+    (pending,) = pending_markets(engine, LATER)
+    assert (pending.market_id, pending.reason) == (U, "closed, no resolution yet")
+
+    settled = override(engine, U, ResolutionKind.VOID, note="market cancelled by the venue", now=LATER, environ={})
+    assert settled == {rt.cohort_id: 1}
+    assert _cohort_status(engine, rt.cohort_id) == "completed" and pending_markets(engine, LATER) == []
+    with Session(engine) as session:
+        row = session.exec(select(ResolutionRow).where(ResolutionRow.market_id == U)).one()
+        refund = session.exec(select(FillRow).where(FillRow.kind == "settle")).one()
+        job = session.exec(select(JobRunRow).where(JobRunRow.job == "resolve-override")).one()
+        assert reconcile(session, rt.rules, [rt.agents[0].id]) == []
+    assert (row.source, row.kind) == ("operator", "VOID") and "market cancelled by the venue" in (row.override_note or "")
+    assert (refund.amount, refund.filled_at) == (D("300"), day(19))  # at the replay's last instant
+    assert job.ok and job.scope == U
+    with pytest.raises(OverrideError, match="already resolved VOID and settled"):
+        override(engine, U, ResolutionKind.YES, note="second thoughts", now=LATER, environ={})
+
+
+def test_override_of_an_unknown_market_is_refused(engine: Engine) -> None:
+    with pytest.raises(OverrideError, match="unknown market 'polymarket:nope'"):
+        override(engine, "polymarket:nope", ResolutionKind.YES, note="", now=LATER, environ={})

@@ -1,0 +1,172 @@
+"""The live scheduler: leader lease, once-per-period job claims, status, and a real ``arena serve``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, inspect, text
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from arena.clock import SimulatedClock
+from arena.cli import app
+from arena.db.models import JobRunRow
+from arena.scheduling import lease
+from arena.scheduling.jobs import JOBS
+from arena.scheduling.runs import JobFailed, JobSpec, bucket_of, run_once
+from arena.scheduling.status import job_statuses
+
+T0 = datetime(2026, 3, 1, 12, 0, 30, tzinfo=UTC)
+TTL = timedelta(seconds=60)
+
+
+def _url(engine: Engine) -> str:
+    return engine.url.render_as_string(hide_password=False)
+
+
+def test_lease_elects_one_leader_and_fails_over_when_it_expires(engine: Engine) -> None:
+    assert lease.try_acquire(engine, "a", T0, TTL)
+    assert not lease.try_acquire(engine, "b", T0 + timedelta(seconds=1), TTL)
+    assert lease.try_acquire(engine, "a", T0 + timedelta(seconds=30), TTL)  # renewal
+    late = T0 + timedelta(seconds=30) + TTL + timedelta(seconds=1)
+    assert lease.try_acquire(engine, "b", late, TTL)  # a died: b takes over
+    assert not lease.try_acquire(engine, "a", late, TTL)
+    lease.release(engine, "b")
+    assert lease.try_acquire(engine, "a", late, TTL)  # a clean release frees it at once
+    held = lease.holder(engine)
+    assert held is not None and held.owner == "a"
+
+
+def test_a_job_runs_once_per_period(engine: Engine) -> None:
+    runs: list[datetime] = []
+    clock = SimulatedClock(T0)
+    spec = JobSpec("marks", timedelta(minutes=10), lambda _e, c: runs.append(c.now()) or "marked 3", "test")
+    assert run_once(spec, engine, clock)
+    assert not run_once(spec, engine, clock)  # same period: skipped
+    clock.advance(timedelta(minutes=10))
+    assert run_once(spec, engine, clock)
+    assert runs == [T0, T0 + timedelta(minutes=10)]
+    with Session(engine) as session:
+        rows = session.exec(select(JobRunRow).order_by(JobRunRow.bucket)).all()  # type: ignore[arg-type]
+    assert [(r.bucket, r.ok, r.message) for r in rows] == [
+        (bucket_of(T0, timedelta(minutes=10)), True, "marked 3"),
+        (bucket_of(T0 + timedelta(minutes=10), timedelta(minutes=10)), True, "marked 3"),
+    ]
+
+
+def test_a_failed_job_is_recorded_reported_and_raised(engine: Engine) -> None:
+    def broken(_engine: Engine, _clock: SimulatedClock) -> str:
+        raise ValueError("every agent of round 3 failed")
+
+    spec = JobSpec("rounds", timedelta(minutes=1), broken, "test")
+    with pytest.raises(JobFailed, match="every agent of round 3 failed"):
+        run_once(spec, engine, SimulatedClock(T0))
+    status = {s.name: s for s in job_statuses(engine, T0)}
+    assert status["rounds"].last_ok is False
+    assert status["rounds"].failures_24h == 1
+    assert "every agent of round 3 failed" in status["rounds"].last_message
+    assert status["marks"].last_started is None
+
+
+_RACER = textwrap.dedent(
+    """
+    import os, sys, time
+    from datetime import datetime, timedelta, UTC
+    from arena.clock import SimulatedClock
+    from arena.db.engine import make_engine
+    from arena.scheduling.runs import JobSpec, run_once
+
+    url, log, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    def body(engine, clock):
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\\n")
+        time.sleep(0.5)
+        return "ran"
+    engine = make_engine(url)
+    while time.time() < start:
+        time.sleep(0.005)
+    run_once(JobSpec("settle", timedelta(minutes=10), body, "race"), engine, SimulatedClock(datetime(2026, 3, 1, tzinfo=UTC)))
+    """
+)
+
+
+def test_two_processes_firing_the_same_job_execute_it_once(engine: Engine, tmp_path: Path) -> None:
+    script, log = tmp_path / "racer.py", tmp_path / "executions.log"
+    script.write_text(_RACER)
+    start = time.time() + 1.5
+    procs = [
+        subprocess.Popen([sys.executable, str(script), _url(engine), str(log), str(start)]) for _ in range(3)
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0]
+    assert len(log.read_text().splitlines()) == 1
+
+
+def _wait_for(predicate, timeout: float = 30.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _serve(url: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "ARENA_DATABASE_URL": url}
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "serve", "--poll", "0.3"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def test_second_serve_stands_by_and_takes_over_after_ctrl_c(engine: Engine) -> None:
+    first = _serve(_url(engine))
+    second = None
+    try:
+        assert _wait_for(lambda: lease.holder(engine) is not None), "first serve never took the lease"
+        leader = lease.holder(engine)
+        assert leader is not None
+        assert _wait_for(lambda: inspect(engine).has_table("apscheduler_jobs"))
+        with engine.connect() as conn:
+            jobs = {row[0] for row in conn.execute(text("SELECT id FROM apscheduler_jobs"))}
+        assert jobs == set(JOBS)
+        second = _serve(_url(engine))
+        time.sleep(2.0)
+        standby = lease.holder(engine)
+        assert standby is not None and standby.owner == leader.owner  # second did not take over
+        first.send_signal(signal.SIGINT)
+        assert first.wait(timeout=30) == 0, first.stdout.read().decode() if first.stdout else ""
+        assert _wait_for(lambda: (h := lease.holder(engine)) is not None and h.owner != leader.owner)
+    finally:
+        for proc in (first, second):
+            if proc is not None and proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+                proc.wait(timeout=30)
+    assert second is not None and second.returncode == 0
+
+
+def test_status_lists_jobs_and_exits_non_zero_after_a_failure(engine: Engine) -> None:
+    env = {"ARENA_DATABASE_URL": _url(engine)}
+    result = CliRunner().invoke(app, ["status"], env=env)
+    assert result.exit_code == 0, result.output
+    assert "not running" in result.output
+    for name in JOBS:
+        assert name in result.output
+
+    def broken(_engine: Engine, _clock: SimulatedClock) -> str:
+        raise RuntimeError("venue unreachable")
+
+    with pytest.raises(JobFailed):
+        run_once(JobSpec("sync", timedelta(minutes=15), broken, "t"), engine, SimulatedClock(T0))
+    result = CliRunner().invoke(app, ["status"], env=env)
+    assert result.exit_code == 1
+    assert "failed" in result.output

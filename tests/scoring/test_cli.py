@@ -1,0 +1,97 @@
+"""`arena leaderboard` end to end on a real SQLite file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.db.engine import make_engine
+from arena.db.migrate import upgrade
+from arena.scoring import COLUMNS
+from tests.scoring.stored import populate
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = f"sqlite:///{tmp_path_factory.mktemp('cli') / 'arena.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    populate(engine)
+    engine.dispose()
+    return url
+
+
+def _run(*args: str, env: dict[str, str] | None = None):
+    return runner.invoke(app, ["leaderboard", *args], env=env)
+
+
+def test_table_for_one_cohort(url: str) -> None:
+    result = _run("--cohort", "c1", "--database-url", url, "--replicates", "50", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Leaderboard — c1" in result.output
+    lines = [line.split() for line in result.output.splitlines()]
+    # llm-1 made +750 on 5,000 (+15%); one bet at 40% on YES, YES won: Brier (0.4 − 1)² = 0.36.
+    assert ["1", "llm-1", "‡", "5,750", "+750", "+15.0", "0.360", "1", "100%", "—", "good"] in lines
+    assert ["2", "hold", "†‡", "5,000", "0", "+0.0", "—", "0", "—", "—", "flat"] in lines  # † baseline
+    assert "50 replicates, seed 0" in result.output
+
+
+def test_json_pools_all_cohorts_by_default(url: str) -> None:
+    result = _run("--json", "--replicates", "50", env={"ARENA_DATABASE_URL": url})
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["cohorts"] == ["c1", "c2"]
+    agents = {a["agent"]: a for a in document["agents"]}
+    assert list(agents["llm-1"]) == list(COLUMNS)
+    # llm-1 sat in both cohorts: 750 P/L on 5,000 + 10,000 of capital.
+    assert (agents["llm-1"]["cohorts"], agents["llm-1"]["pnl"]) == (2, 750.0)
+    assert agents["llm-1"]["return_pct"] == pytest.approx(5.0)
+
+
+def test_sort_and_point_in_time(url: str) -> None:
+    result = _run(
+        "--cohort",
+        "c1",
+        "--by",
+        "brier",
+        "--json",
+        "--database-url",
+        url,
+        "--replicates",
+        "20",
+        "--as-of",
+        "2025-03-02T00:00:00+00:00",
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert (document["sort_by"], document["as_of"]) == ("brier", "2025-03-02T00:00:00+00:00")
+    assert all(agent["resolved_bets"] == 0 for agent in document["agents"])  # nothing had resolved yet
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--cohort", "nope"], "error: cohort 'nope' not found"),
+        (["--by", "luck"], "error: --by 'luck' is not a metric"),
+        (["--as-of", "2025-03-02"], "error: --as-of '2025-03-02': expected an ISO 8601 time with a zone"),
+    ],
+)
+def test_bad_arguments_are_one_line_errors(url: str, args: list[str], message: str) -> None:
+    result = _run(*args, "--database-url", url)
+    assert result.exit_code == 1
+    assert result.stderr.strip().startswith(message)
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_missing_database_is_not_created(tmp_path: Path) -> None:
+    path = tmp_path / "none" / "arena.db"
+    result = _run("--database-url", f"sqlite:///{path}")
+    assert result.exit_code == 1
+    assert "error: no arena database at" in result.stderr
+    assert not path.exists()

@@ -1,0 +1,186 @@
+"""The assembled leaderboard: properties that must hold, reproducibility, sorting, aggregation, JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+
+import polars as pl
+import pytest
+
+from arena.scoring import COLUMNS, Settings, leaderboard, leaderboard_document
+from arena.scoring.scores import LOG_CLIP
+from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement
+from tests.scoring.synthetic import World, synthetic_frames
+
+N_MARKETS = 12
+
+
+def _arena():
+    """12 binary markets; prices move once mid-life; half resolve YES.
+
+    oracle: bets its max on the side that wins and states 1 for it.
+    echo: bets YES with confidence equal to the YES price and restates every price it sees.
+    idle: never bets, never states.
+    """
+    agents = [seat("oracle"), seat("echo", kind="baseline"), seat("idle")]
+    fills, forecasts, prices, resolutions = [], [], [], []
+    for k in range(N_MARKETS):
+        market, winner = f"polymarket:{k}", ("YES" if k % 2 else "NO")
+        first, later = 0.3 + 0.04 * k, 0.2 + 0.05 * k
+        prices += [price(market, day(0), first), price(market, day(2), later)]
+        resolutions.append(resolution(market, winner, at=day(5)))
+        win_price = first if winner == "YES" else 1 - first
+        fills.append(buy("oracle", market, winner, "2500", round(win_price, 4), at=day(0)))
+        forecasts.append(statement("oracle", market, 1.0 if winner == "YES" else 0.0, day(0)))
+        fills.append(buy("echo", market, "YES", str(Decimal(2500) * Decimal(str(first))), first, at=day(0)))
+        forecasts += [statement("echo", market, first, day(0)), statement("echo", market, later, day(2))]
+    snapshots = [mark("oracle", day(5), "13000"), mark("echo", day(5), "9900")]
+    return build(
+        agents=agents,
+        fills=fills,
+        forecasts=forecasts,
+        prices=prices,
+        resolutions=resolutions,
+        snapshots=snapshots,
+    )
+
+
+@pytest.fixture(scope="module")
+def table() -> pl.DataFrame:
+    return leaderboard(_arena(), replicates=300, seed=1)
+
+
+def _row(table: pl.DataFrame, agent: str) -> dict:
+    return table.filter(pl.col("agent") == agent).row(0, named=True)
+
+
+def test_columns_are_the_documented_ones(table: pl.DataFrame) -> None:
+    assert tuple(table.columns) == COLUMNS
+    assert len(set(COLUMNS)) == len(COLUMNS)
+
+
+def test_perfect_forecaster(table: pl.DataFrame) -> None:
+    oracle = _row(table, "oracle")
+    assert (oracle["brier"], oracle["brier_lo"], oracle["brier_hi"]) == (0.0, 0.0, 0.0)
+    assert (oracle["win_rate"], oracle["brier_label"], oracle["bss_random"]) == (1.0, "excellent", 1.0)
+    assert oracle["stated_brier"] == 0.0
+    assert oracle["log_score"] == pytest.approx(math.log(1 - LOG_CLIP))  # 1 is clipped to 0.999 for the log
+
+
+def test_market_baseline_has_no_skill_against_the_market(table: pl.DataFrame) -> None:
+    echo = _row(table, "echo")
+    assert echo["bss_market"] == pytest.approx(0.0, abs=1e-12)
+    assert echo["brier"] == pytest.approx(echo["brier_market"])
+    assert echo["rel_log_score"] == pytest.approx(0.0, abs=1e-12)
+    assert echo["coverage"] == pytest.approx(1.0)
+    assert echo["tournament_take"] == pytest.approx(1.0)
+    assert echo["baseline"] is True
+
+
+def test_agent_that_never_bets(table: pl.DataFrame) -> None:
+    idle = _row(table, "idle")
+    assert (idle["value"], idle["pnl"], idle["return_pct"], idle["return_label"]) == (
+        Decimal(10000),
+        Decimal(0),
+        0.0,
+        "flat",
+    )
+    assert (idle["bets"], idle["resolved_bets"], idle["brier"], idle["win_rate"]) == (0, 0, None, None)
+    assert (idle["coverage"], idle["tournament_take"], idle["turnover"]) == (0.0, 0.0, 0.0)
+
+
+def test_sorted_by_return_with_the_leader_compared(table: pl.DataFrame) -> None:
+    assert table["agent"].to_list() == ["oracle", "idle", "echo"]  # +30%, 0%, −1%
+    assert table["rank"].to_list() == [1, 2, 3]
+    leader = table.row(0, named=True)
+    assert all(leader[f"vs_leader_{m}_diff"] is None for m in ("brier", "log_score", "return_pct"))
+    echo = _row(table, "echo")
+    assert echo["vs_leader_brier_common_markets"] == N_MARKETS
+    assert echo["vs_leader_brier_share_better"] == 0.0  # the oracle is perfect on every market
+    assert echo["vs_leader_brier_few_markets"] is True  # 12 < 30 common markets
+    assert echo["few_markets"] is True
+
+
+def test_sort_by_brier_ascending_with_unscored_last() -> None:
+    table = leaderboard(_arena(), by="brier", replicates=50)
+    assert table["agent"].to_list() == ["oracle", "echo", "idle"]
+    assert table["rank"].to_list() == [1, 2, None]
+    with pytest.raises(ValueError, match="cannot sort by 'luck'"):
+        leaderboard(_arena(), by="luck")
+
+
+def test_seeded_bootstrap_is_reproducible() -> None:
+    frames = synthetic_frames(World(agents=4, markets=60, bets=600))
+    first = leaderboard(frames, seed=5, replicates=400)
+    assert first.equals(leaderboard(frames, seed=5, replicates=400))
+    other = leaderboard(frames, seed=6, replicates=400)
+    assert first.select("agent", "brier", "return_pct").equals(other.select("agent", "brier", "return_pct"))
+    assert not first["brier_lo"].equals(other["brier_lo"])
+
+
+def test_intervals_bracket_the_estimates() -> None:
+    table = leaderboard(synthetic_frames(World(agents=5, markets=120, bets=2_000)), replicates=500)
+    for metric in ("brier", "stated_brier", "log_score", "rel_log_score", "return_pct", "bss_market"):
+        lo, value, hi = (table[c] for c in (f"{metric}_lo", metric, f"{metric}_hi"))
+        assert ((lo <= value) & (value <= hi)).all(), metric
+
+
+def test_point_in_time_scoring() -> None:
+    before = leaderboard(_arena().as_of(day(4)), replicates=50)
+    assert before["resolved_bets"].sum() == 0
+    assert before["stated_events"].sum() == 0
+
+
+def test_cross_cohort_table_pools_cohorts() -> None:
+    frames = build(
+        agents=[seat("a"), seat("a", cohort="c2", bankroll="5000"), seat("b")],
+        snapshots=[mark("a", day(1), "11000"), mark("a", day(1), "4750", cohort="c2")],
+    )
+    pooled = leaderboard(frames, replicates=20)
+    assert _row(pooled, "a")["cohorts"] == 2
+    assert _row(pooled, "a")["return_pct"] == pytest.approx(5.0)
+    alone = leaderboard(frames.cohorts(["c2"]), replicates=20)
+    assert alone["agent"].to_list() == ["a"]
+    assert alone.row(0, named=True)["return_pct"] == pytest.approx(-5.0)
+
+
+def test_json_document_is_plain_json_with_stable_keys() -> None:
+    frames = _arena()
+    document = leaderboard_document(frames, Settings(replicates=50), cohorts=["c1"], as_of=day(9))
+    text = json.dumps(document)  # nothing but JSON types
+    again = json.loads(text)
+    assert list(again) == [
+        "schema_version",
+        "cohorts",
+        "as_of",
+        "sort_by",
+        "bootstrap",
+        "min_markets",
+        "prize_pool",
+        "agents",
+        "breakdowns",
+        "calibration",
+    ]
+    assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
+    assert again["as_of"] == "2025-01-10T00:00:00+00:00"
+    oracle = again["agents"][0]
+    assert list(oracle) == list(COLUMNS)
+    assert (oracle["value"], oracle["pnl"], oracle["bankroll"]) == (13000.0, 3000.0, 10000.0)
+    assert {row["dimension"] for row in again["breakdowns"]} == {"venue", "category", "horizon"}
+    assert {row["agent"] for row in again["calibration"]["stated"]} == {"oracle", "echo"}
+
+
+def test_empty_arena_gives_an_empty_table_with_every_column() -> None:
+    empty = leaderboard(build(), replicates=10)
+    assert (empty.height, tuple(empty.columns)) == (0, COLUMNS)
+    idle = leaderboard(build(agents=[seat("a")]), replicates=10)
+    assert idle.select("agent", "value", "bets", "brier", "return_pct_lo", "return_pct_hi").row(0) == (
+        "a",
+        Decimal(10000),
+        0,
+        None,
+        0.0,
+        0.0,
+    )

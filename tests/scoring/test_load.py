@@ -1,0 +1,107 @@
+"""The loader against a real database (SQLite and PostgreSQL, migrated to head)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+import pytest
+from sqlalchemy import Engine, select
+
+from arena.db.engine import session_scope
+from arena.db.models import DecisionRow, ResolutionRow
+from arena.scoring import LoadError, leaderboard, load_frames
+from tests.scoring.stored import BIN, MULTI, T0, VOID, populate
+
+
+def test_loads_every_frame(engine: Engine) -> None:
+    populate(engine)
+    frames = load_frames(engine, ["c1"])
+
+    agents = frames.agents.sort("agent")
+    assert agents.select("agent", "agent_kind", "baseline").rows() == [
+        ("hold", "hold", True),
+        ("llm-1", "llm", False),
+    ]
+    assert agents["bankroll"].to_list() == [Decimal(5000), Decimal(5000)]
+
+    fills = frames.fills.sort("filled_at")
+    assert fills.select("kind", "venue", "category", "price").rows() == [
+        ("buy", "polymarket", "politics", 0.4),
+        ("settle", "polymarket", "politics", 1.0),
+    ]
+    assert fills["realized_pnl"].to_list() == [Decimal(0), Decimal(750)]  # a buy's null P/L reads as 0
+    assert fills["max_bet"].to_list() == [Decimal(1250), None]
+
+    assert dict(frames.resolutions.select("market_id", "winner").iter_rows()) == {BIN: "YES", MULTI: "B"}
+
+    prices = frames.prices.sort("market_id", "observed_at", "outcome")
+    assert prices.select("market_id", "outcome", "price").rows() == [
+        (BIN, "YES", 0.4),  # the round's price wins over another source at the same instant
+        (BIN, "YES", pytest.approx(0.45)),  # only NO was recorded: YES = 1 − NO
+        (MULTI, "A", 0.2),
+        (MULTI, "B", 0.5),
+        (MULTI, "C", 0.3),
+    ]
+
+    forecasts = frames.forecasts.sort("market_id", "outcome")
+    # NO 0.7 on a binary market is YES 0.3; the errored decision's probabilities are not used.
+    assert forecasts.select("market_id", "outcome", "p").rows() == [
+        (BIN, "YES", pytest.approx(0.3)),
+        (MULTI, "A", 0.1),
+        (MULTI, "B", 0.8),
+    ]
+    assert set(forecasts["stated_at"]) == {T0}
+
+    decisions = frames.decisions.sort("agent", "decided_at")
+    # The hold bot's round-1 decision is still only claimed: left out.
+    assert decisions.select("agent", "error_kind", "tokens").rows() == [
+        ("hold", None, 0),
+        ("llm-1", None, 150),
+        ("llm-1", "parse", 0),
+    ]
+    assert decisions["cost"].to_list()[1] == Decimal("0.0012345678")
+
+    assert frames.snapshots.select("agent", "total_value").rows() == [("llm-1", Decimal(5750))]
+
+
+def test_cohort_selection_and_scoring_end_to_end(engine: Engine) -> None:
+    populate(engine)
+    assert set(load_frames(engine).agents["cohort_id"]) == {"c1", "c2"}  # all cohorts by default
+    only_c2 = load_frames(engine, ["c2"])
+    assert only_c2.agents.select("agent", "bankroll").rows() == [
+        ("llm-1", Decimal(10000))
+    ]  # default bankroll
+    assert only_c2.fills.is_empty() and only_c2.forecasts.is_empty()
+
+    table = leaderboard(load_frames(engine, ["c1"]), replicates=100)
+    llm = table.filter(pl.col("agent") == "llm-1").row(0, named=True)
+    assert (llm["pnl"], llm["return_pct"]) == (Decimal(750), pytest.approx(15.0))
+    assert llm["brier"] == pytest.approx((500 / 1250 - 1) ** 2)  # 40% confidence on YES, YES won
+    assert llm["stated_events"] == 3  # bin YES, multi A and B
+    assert (llm["decisions"], llm["valid_rate"]) == (2, 0.5)
+
+
+def test_unknown_cohort_and_bad_payouts_are_clear_errors(engine: Engine) -> None:
+    populate(engine)
+    with pytest.raises(LoadError, match="cohort 'nope' not found"):
+        load_frames(engine, ["nope"])
+    with session_scope(engine) as s:
+        # A YES resolution whose payouts say NO won, on a market the LLM stated a probability for.
+        s.add(
+            ResolutionRow(
+                market_id=VOID,
+                kind="YES",
+                payouts_json={"YES": "0", "NO": "1"},
+                resolved_at=T0,
+                detected_at=T0,
+            )
+        )
+        (decision,) = [
+            d for d in s.execute(select(DecisionRow)).scalars() if d.error is None and d.probabilities_json
+        ]
+        decision.probabilities_json = {**decision.probabilities_json, VOID: {"YES": 0.5}}
+    with pytest.raises(
+        LoadError, match=r"resolution of 'manifold:void': payouts_json .* do not fit kind YES"
+    ):
+        load_frames(engine, ["c1"])

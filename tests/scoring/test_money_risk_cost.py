@@ -1,0 +1,179 @@
+"""P/L (headline and per market), risk from the marks, trading activity, cost and labels, by hand."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+from decimal import Decimal
+
+import polars as pl
+import pytest
+
+from arena.scoring.costs import cost_metrics
+from arena.scoring.labels import brier_label, return_label
+from arena.scoring.pnl import market_pnl, seat_values
+from arena.scoring.risk import daily_returns, risk_metrics
+from arena.scoring.summary import money, portfolio_metrics
+from tests.scoring.builders import build, buy, day, decision, mark, price, resolution, seat, sell, settle
+
+M, NO_SIDE, UNPRICED, SETTLED = "polymarket:m", "polymarket:no", "polymarket:unpriced", "polymarket:settled"
+
+
+def test_seat_values_never_bettor_marked_and_unmarked() -> None:
+    frames = build(
+        agents=[seat("idle"), seat("marked"), seat("unmarked")],
+        fills=[buy("unmarked", M, "YES", "100", 0.5)],
+        snapshots=[
+            mark("marked", day(1), "10100", realized="60", unrealized="40"),
+            mark("marked", day(0), "9000"),
+        ],
+    )
+    got = {r["agent"]: r for r in seat_values(frames).iter_rows(named=True)}
+    assert (got["idle"]["value"], got["idle"]["pnl"], got["idle"]["realized"]) == (Decimal(10000), 0, 0)
+    assert (got["marked"]["value"], got["marked"]["pnl"]) == (Decimal(10100), Decimal(100))  # the latest mark
+    assert (got["marked"]["realized"], got["marked"]["unrealized"]) == (Decimal(60), Decimal(40))
+    assert got["unmarked"]["value"] is None  # traded but never marked: unknown, not the bankroll
+
+
+def test_market_pnl_by_hand() -> None:
+    frames = build(
+        agents=[seat("a")],
+        fills=[
+            # 100 at 0.40 → 250 shares; sell 125 at 0.60 → $75, releasing $50 of cost: +$25 realised.
+            buy("a", M, "YES", "100", 0.4),
+            sell("a", M, "YES", "75", 0.6, shares="125", realized="25", at=day(1)),
+            # 60 on NO at 0.60 → 100 shares; YES now 0.5 so NO is worth 0.5: 50 − 60 = −10.
+            buy("a", NO_SIDE, "NO", "60", 0.6),
+            buy("a", UNPRICED, "YES", "100", 0.5),  # no price ever seen: valued at cost, 0
+            # 100 at 0.25 → 400 shares, settled at $1: +$300 whatever the last price was.
+            buy("a", SETTLED, "YES", "100", 0.25),
+            settle("a", SETTLED, "YES", "400", shares="400", realized="300", price=1.0, at=day(3)),
+        ],
+        prices=[
+            price(M, day(0), 0.4),
+            price(M, day(2), 0.5),
+            price(NO_SIDE, day(2), 0.5),
+            price(SETTLED, day(2), 0.9),
+        ],
+        resolutions=[resolution(SETTLED, "YES", at=day(3))],
+    )
+    got = dict(market_pnl(frames).select("market_id", "pnl").iter_rows())
+    # M: +25 realised, and 125 shares costing $50 now worth 125 × 0.5 = $62.50.
+    assert got == {
+        M: pytest.approx(37.5),
+        NO_SIDE: pytest.approx(-10.0),
+        UNPRICED: 0.0,
+        SETTLED: pytest.approx(300.0),
+    }
+
+
+def test_daily_returns_volatility_sharpe_and_drawdown_by_hand() -> None:
+    # Bankroll 100; daily closes 110 (the last of two marks on day 1), 99, 108.9: returns +10%, −10%, +10%.
+    frames = build(
+        agents=[seat("a", bankroll="100")],
+        snapshots=[
+            mark("a", day(1), "105"),
+            mark("a", day(1) + timedelta(hours=12), "110"),
+            mark("a", day(2), "99"),
+            mark("a", day(3), "108.9"),
+        ],
+    )
+    assert daily_returns(frames)["daily_return"].to_list() == pytest.approx([0.1, -0.1, 0.1])
+    row = risk_metrics(frames).row(0, named=True)
+    mean = 0.1 / 3
+    std = math.sqrt((2 * (0.1 - mean) ** 2 + (-0.1 - mean) ** 2) / 2)
+    assert row["return_days"] == 3
+    assert row["volatility"] == pytest.approx(std)
+    assert row["sharpe"] == pytest.approx(mean / std)
+    assert row["max_drawdown"] == pytest.approx(0.1)  # from the 110 close down to 99
+
+
+def test_agent_in_two_cohorts_is_one_book() -> None:
+    # c1 (bankroll 100) closes 110 then 99; c2 (bankroll 300) joins on day 2 and closes 330.
+    # Day 2: (99 − 110 + 330 − 300) / (110 + 300): new capital is not a profit.
+    frames = build(
+        agents=[seat("a", bankroll="100"), seat("a", cohort="c2", bankroll="300")],
+        snapshots=[mark("a", day(1), "110"), mark("a", day(2), "99"), mark("a", day(2), "330", cohort="c2")],
+    )
+    assert daily_returns(frames)["daily_return"].to_list() == pytest.approx([0.1, 19 / 410])
+
+
+def test_turnover_and_deployed_share() -> None:
+    frames = build(
+        agents=[seat("a", bankroll="1000")],
+        fills=[buy("a", M, "YES", "100", 0.4), sell("a", M, "YES", "75", 0.6, shares="125", realized="25")],
+        snapshots=[mark("a", day(1), "1000", cash="600"), mark("a", day(2), "1000", cash="1000")],
+    )
+    row = portfolio_metrics(frames).row(0, named=True)
+    assert row["turnover"] == pytest.approx((100 + 75) / 1000)
+    assert row["deployed_share"] == pytest.approx((0.4 + 0.0) / 2)
+
+
+def test_cross_cohort_return_is_on_capital_allocated() -> None:
+    # +1,000 on 10,000 and −250 on 5,000: 750 / 15,000 = 5% (the mean of +10% and −5% would say 2.5%).
+    frames = build(
+        agents=[seat("a"), seat("a", cohort="c2", bankroll="5000")],
+        snapshots=[mark("a", day(1), "11000"), mark("a", day(1), "4750", cohort="c2")],
+    )
+    row = money(frames).row(0, named=True)
+    assert (row["pnl"], row["value"]) == (Decimal(750), Decimal(15750))
+    assert row["return_pct"] == pytest.approx(5.0)
+
+
+def test_cost_metrics() -> None:
+    frames = build(
+        agents=[seat("a"), seat("bot", kind="baseline")],
+        decisions=[
+            decision("a", day(0), tokens=100, cost="0.01", latency=1.0),
+            decision("a", day(1), tokens=200, cost="0.02", latency=2.0, error_kind="parse"),
+            decision("a", day(2), tokens=300, cost="0.03", latency=3.0),
+        ],
+    )
+    got = {r["agent"]: r for r in cost_metrics(frames).iter_rows(named=True)}
+    a = got["a"]
+    assert (a["decisions"], a["tokens"], a["cost"]) == (3, 600, Decimal("0.06"))
+    assert (a["valid_rate"], a["cost_per_decision"], a["mean_latency_s"]) == (
+        pytest.approx(2 / 3),
+        pytest.approx(0.02),
+        pytest.approx(2.0),
+    )
+    assert (got["bot"]["decisions"], got["bot"]["valid_rate"]) == (0, None)
+
+
+@pytest.mark.parametrize(
+    ("brier", "label"),
+    [
+        (0.0, "excellent"),
+        (0.10, "excellent"),
+        (0.1001, "good"),
+        (0.20, "good"),
+        (0.25, "fair"),
+        (0.40, "poor"),
+        (0.41, "very poor"),
+        (None, None),
+    ],
+)
+def test_brier_labels(brier: float | None, label: str | None) -> None:
+    frame = pl.DataFrame({"b": [brier]}, schema={"b": pl.Float64})
+    assert frame.select(brier_label(pl.col("b"))).item() == label
+
+
+@pytest.mark.parametrize(
+    ("pct", "label"),
+    [
+        (50.01, "exceptional"),
+        (50.0, "strong"),
+        (20.01, "strong"),
+        (20.0, "good"),
+        (5.0, "flat"),
+        (0.0, "flat"),
+        (-5.0, "flat"),
+        (-5.01, "poor"),
+        (-20.0, "poor"),
+        (-20.01, "very poor"),
+        (None, None),
+    ],
+)
+def test_return_labels(pct: float | None, label: str | None) -> None:
+    frame = pl.DataFrame({"r": [pct]}, schema={"r": pl.Float64})
+    assert frame.select(return_label(pl.col("r"))).item() == label
