@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, data, leaderboard, markets, report, resolutions, run, serve
+from arena.commands import cohort, data, db, leaderboard, markets, report, resolutions, run, serve
 
 app = typer.Typer(
     name="arena",
@@ -15,6 +15,7 @@ app = typer.Typer(
 )
 app.add_typer(data.app, name="data", help="Replay datasets: import, inspect.")
 app.add_typer(markets.app, name="markets", help="Live markets: sync, record, pending resolutions.")
+app.add_typer(db.app, name="db")
 app.add_typer(cohort.app, name="cohort", help="Cohorts: launch, list, show, pause, resume, cancel.")
 resolutions.register(markets.app)
 run.register(app)

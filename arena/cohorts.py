@@ -147,11 +147,17 @@ def change_status(engine: Engine, cohort_id: str, action: str, *, at: datetime) 
         if row is None:
             raise CohortStateError(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
         if row.status not in allowed:
-            raise CohortStateError(f"cohort {cohort_id} is {row.status}; {action} needs one of: {', '.join(allowed)}")
+            raise CohortStateError(
+                f"cohort {cohort_id} is {row.status}; {action} needs one of: {', '.join(allowed)}"
+            )
         values: dict[str, Any] = {"status": target}
         if target == "cancelled":
             values["finished_at"] = at
-        stmt = update(CohortRow).where(col(CohortRow.id) == cohort_id, col(CohortRow.status) == row.status).values(**values)
+        stmt = (
+            update(CohortRow)
+            .where(col(CohortRow.id) == cohort_id, col(CohortRow.status) == row.status)
+            .values(**values)
+        )
         session.exec(stmt)  # type: ignore[call-overload]
     return target
 
@@ -168,8 +174,12 @@ def _git_commit() -> str | None:
     """The checkout's commit (with ``-dirty`` if modified), recorded so results can be traced to code."""
     root = Path(__file__).resolve().parent.parent
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, timeout=5, check=True)
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5, check=True
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, timeout=5, check=True
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")

@@ -254,7 +254,9 @@ class CohortConfig(_Strict):
 
 
 def _describe(error: Mapping[str, Any]) -> str:
-    location = ".".join(str(part) for part in error["loc"] if part not in ("function-after",)) or "(top level)"
+    location = (
+        ".".join(str(part) for part in error["loc"] if part not in ("function-after",)) or "(top level)"
+    )
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
         message = "unknown key (check the spelling; see README 'cohorts' for the keys)"

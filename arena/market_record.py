@@ -270,15 +270,20 @@ def chunks(items: Sequence[str], size: int = 900) -> list[Sequence[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def tracked_markets(session: Session, venue: Venue) -> dict[str, str]:
-    """Unresolved markets of ``venue`` the arena already stores: market id -> venue id.
+def tracked_markets(session: Session, venue: Venue, sources: Sequence[str]) -> dict[str, str]:
+    """Unresolved markets of ``venue`` that a sync observed (a snapshot from one of its
+    ``sources``): market id -> venue id.
 
-    They keep being refreshed even after they drop out of the top-N, because agents may hold them.
+    They keep being refreshed even after they drop out of the top-N, because agents may hold
+    them. Market rows written by anything else (e.g. a replay cohort's markets) are not tracked.
     """
+    observed = select(MarketSnapshotRow.id).where(
+        MarketSnapshotRow.market_id == MarketRow.id, col(MarketSnapshotRow.source).in_(sources)
+    )
     query = (
         select(MarketRow.id, MarketRow.venue_id)
         .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
-        .where(MarketRow.venue == venue.value, col(ResolutionRow.id).is_(None))
+        .where(MarketRow.venue == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
     )
     return {market_id: venue_id for market_id, venue_id in session.exec(query).all()}
 

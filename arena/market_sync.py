@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -62,7 +62,7 @@ class SyncSettings:
     history_days: int = 7  # backfill for new markets; 0 turns it off
     history_fidelity_minutes: int = 60
     refresh_after: timedelta = timedelta(minutes=10)
-    discovery: str = "markets"  # Polymarket: list via /markets/keyset or /events/keyset
+    discovery: Literal["markets", "events"] = "markets"  # Polymarket: /markets/keyset or /events/keyset
     manifold_scan: int = 2000  # Manifold: how many recently traded markets to consider
     concurrency: int = 8
     write_batch: int = 500
@@ -132,6 +132,7 @@ class Tracked:
 
 class Collector(Protocol):
     venue: Venue
+    sources: tuple[str, ...]  # the snapshot sources it records (what makes a stored market "tracked")
 
     async def collect(
         self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
@@ -177,7 +178,7 @@ async def run_sync(
     now = clock.now()
     report = SyncReport(collector.venue, now)
     with session_scope(engine, write=False) as session:
-        ids = tracked_markets(session, collector.venue)
+        ids = tracked_markets(session, collector.venue, collector.sources)
     tracked = Tracked(ids, lambda wanted: _read_raw(engine, wanted))
     observations = await collector.collect(now, tracked, settings, report, progress)
     with session_scope(engine, write=False) as session:

@@ -181,6 +181,10 @@ def equity_curves(
             )
         )
     fig.update_yaxes(tickformat="+.1f" if percent else "$,.0f", ticksuffix="%" if percent else "")
+    if len(data) and not percent:  # a flat book still gets a readable $ axis, not $9,999.99 … $10,000.01
+        low, high = float(data["total_value"].min()), float(data["total_value"].max())  # type: ignore[arg-type]
+        if high - low < 100:
+            fig.update_yaxes(range=[low - 50, high + 50])
     return fig
 
 
@@ -299,7 +303,7 @@ def decision_costs(decisions: pl.DataFrame, style: AgentStyle) -> go.Figure:
     )
     fig.update_xaxes(title_text="Round")
     fig.update_yaxes(title_text="Cost ($)", tickformat="$,.4f", secondary_y=False)
-    fig.update_yaxes(title_text="Latency (s)", secondary_y=True, showgrid=False)
+    fig.update_yaxes(title_text="Latency (s)", secondary_y=True, showgrid=False, rangemode="tozero")
     return fig
 
 
@@ -373,10 +377,12 @@ def market_history(
         fig.add_vline(x=when, line={"color": "#059669" if kind != "VOID" else "#9ca3af", "dash": "dash"})
         fig.add_annotation(
             x=when,
-            y=1.02,
+            y=0.97,
             yref="paper",
+            xanchor="right",
             text="Voided" if kind == "VOID" else f"Resolved {kind}",
             showarrow=False,
+            bgcolor="rgba(255,255,255,0.8)",
         )
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
     return fig
@@ -454,6 +460,6 @@ def reliability_diagrams(
                 marker={"symbol": symbol, "color": "#374151"},
             )
         )
-    fig.update_xaxes(range=[0, 1], tickformat=".0%", title_text="Forecast")
-    fig.update_yaxes(range=[0, 1], tickformat=".0%", title_text="Observed")
+    fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Forecast")
+    fig.update_yaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Observed")
     return fig

@@ -29,7 +29,8 @@ app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause
 console = Console()
 
 DatabaseOption = Annotated[
-    str | None, typer.Option("--database-url", help="Database URL (default: ARENA_DATABASE_URL or .arena/arena.db).")
+    str | None,
+    typer.Option("--database-url", help="Database URL (default: ARENA_DATABASE_URL or .arena/arena.db)."),
 ]
 
 
@@ -54,7 +55,9 @@ def open_engine(database_url: str | None) -> Engine:
 @app.command("launch")
 def launch_command(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG.toml", help="Cohort config file.")],
-    cohort_id: Annotated[str | None, typer.Option("--id", help="Cohort id (default: name + launch time).")] = None,
+    cohort_id: Annotated[
+        str | None, typer.Option("--id", help="Cohort id (default: name + launch time).")
+    ] = None,
     database_url: DatabaseOption = None,
 ) -> None:
     """Check a config completely (agents, keys, dataset), freeze it and create the cohort.
@@ -65,7 +68,12 @@ def launch_command(
     try:
         config = load_config(config_path)
         launched = launch(
-            engine, config, source=open_source(config, engine), environ=os.environ, clock=SystemClock(), cohort_id=cohort_id
+            engine,
+            config,
+            source=open_source(config, engine),
+            environ=os.environ,
+            clock=SystemClock(),
+            cohort_id=cohort_id,
         )
     except ConfigError as exc:
         fail(str(exc))
@@ -73,7 +81,9 @@ def launch_command(
     console.print(f"{verb} cohort [bold]{launched.cohort_id}[/] ({config.mode}, {len(config.agents)} agents)")
     console.print(f"config sha256 {launched.config.config_hash()}")
     if launched.excluded:
-        console.print(f"leakage guard: {launched.excluded} markets resolved before an agent's knowledge cutoff are excluded")
+        console.print(
+            f"leakage guard: {launched.excluded} markets resolved before an agent's knowledge cutoff are excluded"
+        )
     nxt = f"arena replay --cohort {launched.cohort_id}" if config.mode == "replay" else "arena serve"
     console.print(f"Run it with: [bold]{nxt}[/]")
 
@@ -89,12 +99,22 @@ def list_command(database_url: DatabaseOption = None) -> None:
     for header in ("Id", "Name", "Mode", "Status", "Agents", "Rounds", "Created (UTC)"):
         table.add_column(header)
     for r in rows:
-        table.add_row(r.id, r.name, r.mode, r.status, str(r.agents), f"{r.rounds_done}/{r.rounds_planned}", f"{r.created_at:%Y-%m-%d %H:%M}")
+        table.add_row(
+            escape(r.id),
+            escape(r.name),
+            r.mode,
+            r.status,
+            str(r.agents),
+            f"{r.rounds_done}/{r.rounds_planned}",
+            f"{r.created_at:%Y-%m-%d %H:%M}",
+        )
     console.print(table)
 
 
 @app.command("show")
-def show_command(cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None) -> None:
+def show_command(
+    cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
+) -> None:
     """A cohort's config, agents (value, P/L, bets, errors), rounds and stale positions."""
     overview = cohort_overview(open_engine(database_url), cohort_id)
     if overview is None:
@@ -113,20 +133,30 @@ def render_overview(o: CohortOverview) -> None:
     )
     console.print(f"config sha256 {o.config_hash}" + (f"   code {o.git_commit}" if o.git_commit else ""))
     if o.excluded:
-        console.print(f"leakage guard: {o.excluded} markets excluded (resolved before an agent's knowledge cutoff)")
+        console.print(
+            f"leakage guard: {o.excluded} markets excluded (resolved before an agent's knowledge cutoff)"
+        )
     table = Table(title="Agents")
     for header in ("Agent", "Kind", "Model", "Value", "P/L", "Return %", "Cash", "Open", "Bets", "Errors"):
         table.add_column(header, justify="left" if header in ("Agent", "Kind", "Model") else "right")
     for a in o.agents:
         table.add_row(
-            a.name, a.kind, a.model or "—", _money(a.value), _money(a.pnl, signed=True), _pct(a.return_pct),
-            _money(a.cash), str(a.open_positions), str(a.bets), str(a.errors),
+            a.name,
+            a.kind,
+            escape(a.model or "—"),
+            _money(a.value),
+            _money(a.pnl, signed=True),
+            _pct(a.return_pct),
+            _money(a.cash),
+            str(a.open_positions),
+            str(a.bets),
+            str(a.errors),
         )
     console.print(table)
     if o.stale:
         console.print(f"[yellow]{len(o.stale)} positions are waiting for a resolution:[/]")
         for line in o.stale[:20]:
-            console.print(f"  {line}")
+            console.print(f"  {escape(line)}")
 
 
 def _money(value: Decimal | None, *, signed: bool = False) -> str:
@@ -140,7 +170,9 @@ def _pct(value: Decimal | None) -> str:
 
 
 def _transition(action: str) -> Any:
-    def command(cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None) -> None:
+    def command(
+        cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
+    ) -> None:
         try:
             status = change_status(open_engine(database_url), cohort_id, action, at=SystemClock().now())
         except CohortStateError as exc:

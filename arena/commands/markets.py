@@ -10,6 +10,7 @@ import shlex
 import sys
 from datetime import timedelta
 from decimal import Decimal
+from enum import StrEnum
 from pathlib import Path
 
 import anyio
@@ -34,6 +35,13 @@ from markets.replay.write import write_dataset
 from markets.types import Venue
 
 app = typer.Typer(no_args_is_help=True, help="markets commands")
+
+
+class Discovery(StrEnum):
+    MARKETS = "markets"  # /markets/keyset ordered by market volume
+    EVENTS = "events"  # /events/keyset ordered by event volume, markets flattened
+
+
 console = Console()
 
 
@@ -68,8 +76,6 @@ def sync_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every retry and pending resolution."),
 ) -> None:
     """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
-    if discovery not in ("markets", "events"):
-        raise typer.BadParameter("expected 'markets' or 'events'", param_hint="--discovery")
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -81,7 +87,7 @@ def sync_command(
         max_price=max_price,
         fetch_books=books,
         history_days=history_days,
-        discovery=discovery,
+        discovery=discovery.value,
     )
     engine = _engine()
     urls = VenueUrls(gamma=gamma_url, clob=clob_url, manifold=manifold_url)

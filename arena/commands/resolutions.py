@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.clock import SystemClock
@@ -16,7 +17,12 @@ from arena.engine.resolving import OverrideError, override, pending_markets
 from markets.types import ResolutionKind
 
 console = Console()
-OUTCOMES = {"YES": ResolutionKind.YES, "NO": ResolutionKind.NO, "VOID": ResolutionKind.VOID, "5050": ResolutionKind.FIFTY_FIFTY}
+OUTCOMES = {
+    "YES": ResolutionKind.YES,
+    "NO": ResolutionKind.NO,
+    "VOID": ResolutionKind.VOID,
+    "5050": ResolutionKind.FIFTY_FIFTY,
+}
 
 
 def register(markets_app: typer.Typer) -> None:
@@ -36,15 +42,23 @@ def pending_command(database_url: DatabaseOption = None) -> None:
         table.add_column(header)
     for p in rows:
         closed = f"{p.close_time:%Y-%m-%d}" if p.close_time else "—"
-        table.add_row(p.market_id, p.question[:60], closed, str(p.cohorts), str(p.positions), p.reason)
+        table.add_row(
+            escape(p.market_id), escape(p.question[:60]), closed, str(p.cohorts), str(p.positions), p.reason
+        )
     console.print(table)
-    console.print("Resolve one by hand with `arena markets resolve MARKET --outcome YES|NO|VOID|5050 --note WHY`.")
+    console.print(
+        "Resolve one by hand with `arena markets resolve MARKET --outcome YES|NO|VOID|5050 --note WHY`."
+    )
 
 
 def resolve_command(
     market_id: Annotated[str, typer.Argument(metavar="MARKET", help="Market id, e.g. polymarket:0x123….")],
-    outcome: Annotated[str, typer.Option("--outcome", help="YES, NO, VOID (refund the cost basis) or 5050 ($0.50 a share).")],
-    note: Annotated[str, typer.Option("--note", help="Why (stored with the override).")] = "resolved by the operator",
+    outcome: Annotated[
+        str, typer.Option("--outcome", help="YES, NO, VOID (refund the cost basis) or 5050 ($0.50 a share).")
+    ],
+    note: Annotated[
+        str, typer.Option("--note", help="Why (stored with the override).")
+    ] = "resolved by the operator",
     database_url: DatabaseOption = None,
 ) -> None:
     """Resolve a market by hand and settle it in every active cohort that holds it."""
@@ -57,6 +71,6 @@ def resolve_command(
         )
     except OverrideError as exc:
         fail(str(exc))
-    console.print(f"{market_id} resolved {kind.value} by operator override.")
+    console.print(f"{escape(market_id)} resolved {kind.value} by operator override.")
     for cohort_id, positions in settled.items():
         console.print(f"  cohort {cohort_id}: {positions} positions settled")

@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy import Engine
 
@@ -42,8 +43,12 @@ def register(app: typer.Typer) -> None:
 
 
 def replay_command(
-    config_path: Annotated[Path | None, typer.Argument(metavar="[CONFIG.toml]", help="Config of a new replay cohort.")] = None,
-    cohort_id: Annotated[str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")] = None,
+    config_path: Annotated[
+        Path | None, typer.Argument(metavar="[CONFIG.toml]", help="Config of a new replay cohort.")
+    ] = None,
+    cohort_id: Annotated[
+        str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")
+    ] = None,
     database_url: DatabaseOption = None,
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
@@ -61,8 +66,12 @@ def replay_command(
 
 
 def demo_command(
-    fresh: Annotated[bool, typer.Option("--fresh", help="Start from an empty local SQLite database.")] = False,
-    llm_base_url: Annotated[str | None, typer.Option(help="Add an LLM agent served at this OpenAI-compatible URL.")] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Start from an empty local SQLite database.")
+    ] = False,
+    llm_base_url: Annotated[
+        str | None, typer.Option(help="Add an LLM agent served at this OpenAI-compatible URL.")
+    ] = None,
     model: Annotated[str | None, typer.Option(help="Model id for the LLM agent.")] = None,
     database_url: DatabaseOption = None,
 ) -> None:
@@ -86,7 +95,9 @@ def _demo_config(llm_base_url: str | None, model: str | None) -> dict[str, Any]:
     """The example config, plus an LLM agent if a key or a local server is available."""
     data = tomllib.loads(DEMO_CONFIG.read_text(encoding="utf-8"))
     if llm_base_url is not None:
-        data["agents"].append({"name": "llm", "kind": "llm", "model": model or "local-model", "base_url": llm_base_url})
+        data["agents"].append(
+            {"name": "llm", "kind": "llm", "model": model or "local-model", "base_url": llm_base_url}
+        )
     elif os.environ.get("OPENROUTER_API_KEY"):
         data["agents"].append({"name": "llm", "kind": "llm", "model": model or DEMO_LLM_MODEL})
     return data
@@ -101,10 +112,14 @@ def _remove_sqlite(url: str) -> None:
 
 
 def _launch(engine: Engine, config: Any) -> str:
-    launched = launch(engine, config, source=open_source(config, engine), environ=os.environ, clock=SystemClock())
+    launched = launch(
+        engine, config, source=open_source(config, engine), environ=os.environ, clock=SystemClock()
+    )
     console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
     if launched.excluded:
-        console.print(f"leakage guard: {launched.excluded} markets excluded (resolved before a knowledge cutoff)")
+        console.print(
+            f"leakage guard: {launched.excluded} markets excluded (resolved before a knowledge cutoff)"
+        )
     return launched.cohort_id
 
 
@@ -118,7 +133,9 @@ def _run(engine: Engine, cohort_id: str) -> ReplayResult:
         source = open_source(overview.config, engine)
         with _ReplayProgress() as progress:
             return asyncio.run(
-                replay_cohort(engine, cohort_id, source, environ=os.environ, wall_clock=SystemClock(), progress=progress)
+                replay_cohort(
+                    engine, cohort_id, source, environ=os.environ, wall_clock=SystemClock(), progress=progress
+                )
             )
     except (ConfigError, CohortNotFound) as exc:
         fail(str(exc))
@@ -132,7 +149,7 @@ def _finish(engine: Engine, result: ReplayResult) -> None:
     else:
         console.print(f"[yellow]The data ended with {len(result.stale)} positions unresolved:[/]")
         for stale in result.stale[:20]:
-            console.print(f"  {stale.describe(result.end or stale.waiting_since)}")
+            console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
     _print_leaderboard(engine, result.cohort_id)
     if result.failed_rounds:
@@ -154,7 +171,11 @@ class _ReplayProgress:
 
     def __init__(self) -> None:
         self._bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
         )
         self._task = self._bar.add_task("replay", total=None)
         self._round = "—"

@@ -30,7 +30,9 @@ def serve(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every job run."),
 ) -> None:
     """Run the live scheduler: market sync, due rounds, marks, settlement, completion. Ctrl-C stops."""
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s"
+    )
     logging.getLogger("arena").setLevel(logging.INFO)
     settings = Settings()
     ensure_schema(settings.db_url)
@@ -67,8 +69,13 @@ def status() -> None:
         outcome = {None: "[dim]—[/]", True: "[green]ok[/]", False: "[red]failed[/]"}[job.last_ok]
         failing |= job.last_ok is False
         table.add_row(
-            job.name, str(job.every), _fmt(job.last_started), outcome, _fmt(job.next_run),
-            str(job.failures_24h), job.last_message[:80],
+            job.name,
+            str(job.every),
+            _fmt(job.last_started),
+            outcome,
+            _fmt(job.next_run),
+            str(job.failures_24h),
+            job.last_message[:80],
         )
     console.print(table)
     if failing:

@@ -51,5 +51,7 @@ async def _ask(call: Call, gate: asyncio.Semaphore, timeout: timedelta) -> Decis
         except Exception as exc:  # an agent's bug must not end the round for the others
             return Decision(error=f"{type(exc).__name__}: {exc}", error_kind="exception")
     if not isinstance(decision, Decision):
-        return Decision(error=f"decide() returned {type(decision).__name__}, not a Decision", error_kind="exception")
+        return Decision(
+            error=f"decide() returned {type(decision).__name__}, not a Decision", error_kind="exception"
+        )
     return decision

@@ -67,20 +67,34 @@ def claim_round(
 ) -> ClaimResult:
     """Claim every unfinished decision of the round for ``token``; the caller commits."""
     rows = [
-        {"round_id": round_id, "agent_id": a, "cohort_id": cohort_id, "claim_token": token, "status": CLAIMED, "claimed_at": now}
+        {
+            "round_id": round_id,
+            "agent_id": a,
+            "cohort_id": cohort_id,
+            "claim_token": token,
+            "status": CLAIMED,
+            "claimed_at": now,
+        }
         for a in agent_ids
     ]
     insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"])
     existing = session.exec(
-        select(DecisionRow.id, DecisionRow.agent_id, DecisionRow.claim_token, DecisionRow.status, DecisionRow.claimed_at)
-        .where(DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids))
+        select(
+            DecisionRow.id,
+            DecisionRow.agent_id,
+            DecisionRow.claim_token,
+            DecisionRow.status,
+            DecisionRow.claimed_at,
+        ).where(DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids))
     ).all()
     result = ClaimResult()
     for decision_id, agent_id, owner, status, claimed_at in existing:
         assert decision_id is not None
         if status in FINAL_STATUSES:
             result.finished[agent_id] = status
-        elif owner == token or (claimed_at + lease <= now and _take_over(session, decision_id, owner, token, now)):
+        elif owner == token or (
+            claimed_at + lease <= now and _take_over(session, decision_id, owner, token, now)
+        ):
             result.claimed[agent_id] = Claim(decision_id, agent_id, token)
         else:
             result.busy.add(agent_id)
@@ -91,7 +105,11 @@ def _take_over(session: Session, decision_id: int, old: str, token: str, now: da
     """Compare-and-swap the token of an expired claim; False if someone else moved first."""
     stmt = (
         update(DecisionRow)
-        .where(col(DecisionRow.id) == decision_id, col(DecisionRow.claim_token) == old, col(DecisionRow.status) == CLAIMED)
+        .where(
+            col(DecisionRow.id) == decision_id,
+            col(DecisionRow.claim_token) == old,
+            col(DecisionRow.status) == CLAIMED,
+        )
         .values(claim_token=token, claimed_at=now)
     )
     return session.exec(stmt).rowcount == 1  # type: ignore[call-overload,attr-defined,no-any-return]

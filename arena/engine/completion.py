@@ -33,8 +33,10 @@ def planned_rounds(rt: CohortRuntime) -> int:
 
 
 def finished_rounds(session: Session, cohort_id: str) -> int:
-    query = select(func.count()).select_from(RoundRow).where(
-        RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed"))
+    query = (
+        select(func.count())
+        .select_from(RoundRow)
+        .where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed")))
     )
     return int(session.exec(query).one())
 
@@ -77,7 +79,9 @@ def stale_positions(rt: CohortRuntime, at: datetime) -> list[StalePosition]:
     limit = timedelta(days=rt.config.marks.stale_after_days)
     held = {p.market_id for s in rt.agents for p in s.book.ledger.open_positions()}
     with Session(rt.engine) as session:
-        closes = dict(session.exec(select(MarketRow.id, MarketRow.close_time).where(col(MarketRow.id).in_(held))).all())
+        closes = dict(
+            session.exec(select(MarketRow.id, MarketRow.close_time).where(col(MarketRow.id).in_(held))).all()
+        )
     found: list[StalePosition] = []
     for slot in rt.agents:
         for p in slot.book.ledger.open_positions():

@@ -47,14 +47,24 @@ def probability_problem(probabilities: Mapping[str, Mapping[str, float]]) -> str
     """Stated probabilities must be finite numbers in [0, 1] (they are stored and scored as given)."""
     for market_id, by_outcome in probabilities.items():
         for outcome, p in by_outcome.items():
-            if isinstance(p, bool) or not isinstance(p, int | float | Decimal) or not math.isfinite(p) or not 0 <= p <= 1:
+            if (
+                isinstance(p, bool)
+                or not isinstance(p, int | float | Decimal)
+                or not math.isfinite(p)
+                or not 0 <= p <= 1
+            ):
                 return f"stated probability for {outcome!r} of {market_id!r} must be a number in [0, 1], got {p!r}"
     return None
 
 
 def action_json(action: Action) -> dict[str, str]:
     if isinstance(action, Bet):
-        return {"type": "bet", "market_id": action.market_id, "outcome": action.outcome, "amount": str(action.amount)}
+        return {
+            "type": "bet",
+            "market_id": action.market_id,
+            "outcome": action.outcome,
+            "amount": str(action.amount),
+        }
     assert isinstance(action, Sell)
     return {"type": "sell", "position_id": action.position_id, "percent": str(action.percent)}
 
@@ -70,7 +80,9 @@ def decision_values(
         "raw_prompt": decision.raw_prompt,
         "raw_response": decision.raw_response,
         "actions_json": [action_json(a) for a in decision.actions],
-        "probabilities_json": {m: {o: float(p) for o, p in ps.items()} for m, ps in decision.probabilities.items()}
+        "probabilities_json": {
+            m: {o: float(p) for o, p in ps.items()} for m, ps in decision.probabilities.items()
+        }
         if outcome.error_kind != "invalid_probabilities"
         else {},
         "reasoning": decision.reasoning,

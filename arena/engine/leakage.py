@@ -16,7 +16,9 @@ from markets.types import MarketSource
 
 def knowledge_cutoff(config: CohortConfig) -> datetime | None:
     """The end of the latest ``knowledge_cutoff`` day among the agents, or None if none declares one."""
-    cutoffs = [_as_date(a.settings["knowledge_cutoff"]) for a in config.agents if a.settings.get("knowledge_cutoff")]
+    cutoffs = [
+        _as_date(a.settings["knowledge_cutoff"]) for a in config.agents if a.settings.get("knowledge_cutoff")
+    ]
     if not cutoffs:
         return None
     latest = max(cutoffs)

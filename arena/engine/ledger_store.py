@@ -103,10 +103,14 @@ def lock_and_check(session: Session, books: Sequence[AgentBook]) -> None:
     """Lock the agents' rows (PostgreSQL; SQLite's writer lock already serialises) and verify that
     the database holds exactly the fills each ledger was built from."""
     ids = sorted(b.agent_id for b in books)
-    session.exec(select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id)).with_for_update()).all()
+    session.exec(
+        select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id)).with_for_update()
+    ).all()
     counts = dict(
         session.exec(
-            select(FillRow.agent_id, func.count()).where(col(FillRow.agent_id).in_(ids)).group_by(col(FillRow.agent_id))
+            select(FillRow.agent_id, func.count())
+            .where(col(FillRow.agent_id).in_(ids))
+            .group_by(col(FillRow.agent_id))
         ).all()
     )
     for book in books:
@@ -150,7 +154,7 @@ def write_positions(session: Session, rows: Sequence[dict[str, object]]) -> None
 def _position_upsert(dialect: str) -> Any:
     """One INSERT .. ON CONFLICT statement per dialect, built once: marks rewrite many rows a day."""
     table = PositionRow.__table__  # type: ignore[attr-defined]
-    stmt = (postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table))
+    stmt = postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
     keys = ("agent_id", "position_id")
     updated = [c for c in POSITION_COLUMNS if c not in keys]
     return stmt.on_conflict_do_update(index_elements=list(keys), set_={c: stmt.excluded[c] for c in updated})
@@ -209,8 +213,14 @@ def reconcile(session: Session, rules: Rules, agent_ids: Sequence[int]) -> list[
 
 
 def _compare_positions(session: Session, agent_id: int, ledger: Ledger) -> list[str]:
-    rows = {r.position_id: r for r in session.exec(select(PositionRow).where(PositionRow.agent_id == agent_id))}
-    problems = [f"agent {agent_id}: position {pid} is in the fill log but not cached" for pid in ledger.positions if pid not in rows]
+    rows = {
+        r.position_id: r for r in session.exec(select(PositionRow).where(PositionRow.agent_id == agent_id))
+    }
+    problems = [
+        f"agent {agent_id}: position {pid} is in the fill log but not cached"
+        for pid in ledger.positions
+        if pid not in rows
+    ]
     for pid, row in rows.items():
         replayed = ledger.positions.get(pid)
         if replayed is None:
@@ -219,14 +229,21 @@ def _compare_positions(session: Session, agent_id: int, ledger: Ledger) -> list[
         cached = (row.status, row.shares, row.cost_basis, row.realized_pnl)
         truth = (replayed.status.value, replayed.shares, replayed.cost_basis, replayed.realized_pnl)
         if cached != truth:
-            problems.append(f"agent {agent_id}: position {pid} cached {cached} but the fill log gives {truth}")
+            problems.append(
+                f"agent {agent_id}: position {pid} cached {cached} but the fill log gives {truth}"
+            )
     return problems
 
 
 def _compare_snapshots(session: Session, rules: Rules, agent_id: int) -> list[str]:
-    fills = [row_to_fill(r) for r in session.exec(select(FillRow).where(FillRow.agent_id == agent_id).order_by(col(FillRow.id)))]
+    fills = [
+        row_to_fill(r)
+        for r in session.exec(select(FillRow).where(FillRow.agent_id == agent_id).order_by(col(FillRow.id)))
+    ]
     snapshots = session.exec(
-        select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.agent_id == agent_id).order_by(col(PortfolioSnapshotRow.marked_at))
+        select(PortfolioSnapshotRow)
+        .where(PortfolioSnapshotRow.agent_id == agent_id)
+        .order_by(col(PortfolioSnapshotRow.marked_at))
     ).all()
     return [
         problem
@@ -241,7 +258,9 @@ def _cash_and_realized(rules: Rules, fills: Sequence[Fill], at: datetime) -> tup
     return cash, sum((f.realized_pnl for f in upto), Decimal(0))
 
 
-def _snapshot_problem(agent_id: int, snap: PortfolioSnapshotRow, truth: tuple[Decimal, Decimal]) -> str | None:
+def _snapshot_problem(
+    agent_id: int, snap: PortfolioSnapshotRow, truth: tuple[Decimal, Decimal]
+) -> str | None:
     if (snap.cash, snap.realized_pnl) == truth:
         return None
     return (

@@ -34,7 +34,9 @@ class JobFailure(RuntimeError):
 def live_cohorts(engine: Engine) -> list[str]:
     with Session(engine) as session:
         rows = session.exec(
-            select(CohortRow.id).where(CohortRow.mode == "live", col(CohortRow.status).in_(("pending", "running")))
+            select(CohortRow.id).where(
+                CohortRow.mode == "live", col(CohortRow.status).in_(("pending", "running"))
+            )
         ).all()
     return sorted(rows)
 
@@ -74,10 +76,14 @@ def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
     with Session(rt.engine) as session:
         finished = set(
             session.exec(
-                select(RoundRow.round_index).where(RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(("done", "failed")))
+                select(RoundRow.round_index).where(
+                    RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(("done", "failed"))
+                )
             ).all()
         )
-    return [k for k in range(planned_rounds(rt)) if round_time(rt.start, every, k) <= now and k not in finished]
+    return [
+        k for k in range(planned_rounds(rt)) if round_time(rt.start, every, k) <= now and k not in finished
+    ]
 
 
 def _mark_running(engine: Engine, cohort_id: str) -> None:

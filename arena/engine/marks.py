@@ -31,7 +31,9 @@ def bucket_start(start: datetime, every: timedelta, at: datetime) -> datetime:
     return start + every * ((at - start) // every)
 
 
-def mark_rows(rt: CohortRuntime, at: datetime, agent_ids: Sequence[int] | None = None) -> list[dict[str, object]]:
+def mark_rows(
+    rt: CohortRuntime, at: datetime, agent_ids: Sequence[int] | None = None
+) -> list[dict[str, object]]:
     """Re-mark the in-memory ledgers at ``at`` and return their portfolio_snapshot rows."""
     slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
     held = held_markets([s.book.ledger for s in slots])
@@ -55,7 +57,12 @@ def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, objec
 
 
 def persist_marks(
-    session: Session, rt: CohortRuntime, rows: Sequence[dict[str, object]], *, at: datetime, replace: bool = False
+    session: Session,
+    rt: CohortRuntime,
+    rows: Sequence[dict[str, object]],
+    *,
+    at: datetime,
+    replace: bool = False,
 ) -> None:
     """Store snapshot rows and the current marks of open positions, fenced like any ledger write.
 
@@ -68,7 +75,9 @@ def persist_marks(
         upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
     elif rows:
         insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
-    write_positions(session, [position_row(s.id, p, at=at) for s in slots for p in s.book.ledger.open_positions()])
+    write_positions(
+        session, [position_row(s.id, p, at=at) for s in slots for p in s.book.ledger.open_positions()]
+    )
 
 
 def unmarked_agents(session: Session, rt: CohortRuntime, at: datetime) -> list[int]:

@@ -15,7 +15,16 @@ from sqlmodel import Session, col, select
 
 from arena.config import CohortConfig, config_from_frozen
 from arena.engine.completion import StalePosition, waiting_since
-from arena.db.models import AgentRow, CohortRow, DecisionRow, FillRow, MarketRow, PortfolioSnapshotRow, PositionRow, RoundRow
+from arena.db.models import (
+    AgentRow,
+    CohortRow,
+    DecisionRow,
+    FillRow,
+    MarketRow,
+    PortfolioSnapshotRow,
+    PositionRow,
+    RoundRow,
+)
 
 
 @dataclass(frozen=True)
@@ -62,11 +71,21 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
     with Session(engine) as session:
         cohorts = session.exec(select(CohortRow).order_by(col(CohortRow.created_at).desc())).all()
         agents = _count_by(session, AgentRow.cohort_id, select(AgentRow.cohort_id))
-        done = _count_by(session, RoundRow.cohort_id, select(RoundRow.cohort_id).where(col(RoundRow.status).in_(("done", "failed"))))
+        done = _count_by(
+            session,
+            RoundRow.cohort_id,
+            select(RoundRow.cohort_id).where(col(RoundRow.status).in_(("done", "failed"))),
+        )
     return [
         CohortSummary(
-            c.id, c.name, c.mode, c.status, agents.get(c.id, 0), done.get(c.id, 0),
-            str((c.config_json.get("schedule") or {}).get("rounds") or "end"), c.created_at,
+            c.id,
+            c.name,
+            c.mode,
+            c.status,
+            agents.get(c.id, 0),
+            done.get(c.id, 0),
+            str((c.config_json.get("schedule") or {}).get("rounds") or "end"),
+            c.created_at,
         )
         for c in cohorts
     ]
@@ -85,7 +104,9 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
         if row is None:
             return None
         config = config_from_frozen(row.config_json)
-        agents = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))).all()
+        agents = session.exec(
+            select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))
+        ).all()
         ids = [a.id for a in agents if a.id is not None]
         latest = _latest_snapshots(session, ids)
         overview = CohortOverview(
@@ -95,18 +116,45 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
             config_hash=row.config_hash,
             git_commit=row.git_commit,
             excluded=row.excluded_markets,
-            rounds_done=int(session.exec(select(func.count()).select_from(RoundRow).where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed")))).one()),
+            rounds_done=int(
+                session.exec(
+                    select(func.count())
+                    .select_from(RoundRow)
+                    .where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed")))
+                ).one()
+            ),
             rounds_planned=config.schedule.rounds,
         )
-        bets = _per_agent(session, select(FillRow.agent_id, func.count()).where(col(FillRow.agent_id).in_(ids), FillRow.kind == "buy"))
-        errors = _per_agent(session, select(DecisionRow.agent_id, func.count()).where(col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"))
-        opened = _per_agent(session, select(PositionRow.agent_id, func.count()).where(col(PositionRow.agent_id).in_(ids), PositionRow.status == "open"))
+        bets = _per_agent(
+            session,
+            select(FillRow.agent_id, func.count()).where(
+                col(FillRow.agent_id).in_(ids), FillRow.kind == "buy"
+            ),
+        )
+        errors = _per_agent(
+            session,
+            select(DecisionRow.agent_id, func.count()).where(
+                col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"
+            ),
+        )
+        opened = _per_agent(
+            session,
+            select(PositionRow.agent_id, func.count()).where(
+                col(PositionRow.agent_id).in_(ids), PositionRow.status == "open"
+            ),
+        )
         for a in agents:
             assert a.id is not None
             overview.agents.append(_agent_summary(a, latest.get(a.id), config, bets, errors, opened))
         when = now or max((s.marked_at for s in latest.values()), default=None)
         if when is not None:
-            overview.stale = _stale_lines(session, ids, {a.id: a.name for a in agents}, when, timedelta(days=config.marks.stale_after_days))
+            overview.stale = _stale_lines(
+                session,
+                ids,
+                {a.id: a.name for a in agents},
+                when,
+                timedelta(days=config.marks.stale_after_days),
+            )
     return overview
 
 
@@ -123,13 +171,22 @@ def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, Portf
     )
     rows = session.exec(
         select(PortfolioSnapshotRow).join(
-            newest, (PortfolioSnapshotRow.agent_id == newest.c.agent_id) & (PortfolioSnapshotRow.marked_at == newest.c.at)  # type: ignore[arg-type]
+            newest,
+            (PortfolioSnapshotRow.agent_id == newest.c.agent_id)
+            & (PortfolioSnapshotRow.marked_at == newest.c.at),  # type: ignore[arg-type]
         )
     ).all()
     return {r.agent_id: r for r in rows}
 
 
-def _agent_summary(a: AgentRow, snap: PortfolioSnapshotRow | None, config: CohortConfig, bets: dict[int, int], errors: dict[int, int], opened: dict[int, int]) -> AgentSummary:  # noqa: E501
+def _agent_summary(
+    a: AgentRow,
+    snap: PortfolioSnapshotRow | None,
+    config: CohortConfig,
+    bets: dict[int, int],
+    errors: dict[int, int],
+    opened: dict[int, int],
+) -> AgentSummary:  # noqa: E501
     assert a.id is not None
     bankroll = config.rules.bankroll
     pnl = None if snap is None else snap.total_value - bankroll
@@ -147,7 +204,9 @@ def _agent_summary(a: AgentRow, snap: PortfolioSnapshotRow | None, config: Cohor
     )
 
 
-def _stale_lines(session: Session, agent_ids: list[int], names: dict[int | None, str], now: datetime, limit: timedelta) -> list[str]:  # noqa: E501
+def _stale_lines(
+    session: Session, agent_ids: list[int], names: dict[int | None, str], now: datetime, limit: timedelta
+) -> list[str]:  # noqa: E501
     """Open positions whose market closed longer than ``limit`` ago, or unmarked for that long."""
     rows = session.exec(
         select(PositionRow, MarketRow.close_time)
@@ -158,5 +217,7 @@ def _stale_lines(session: Session, agent_ids: list[int], names: dict[int | None,
     for pos, close in rows:
         stale = waiting_since(close, pos.last_marked_at, now, limit)
         if stale is not None:
-            lines.append(StalePosition(names[pos.agent_id], pos.position_id, pos.market_id, *stale).describe(now))
+            lines.append(
+                StalePosition(names[pos.agent_id], pos.position_id, pos.market_id, *stale).describe(now)
+            )
     return lines

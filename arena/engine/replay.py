@@ -27,7 +27,13 @@ from sqlmodel import Session, col, select
 from arena.clock import Clock, SimulatedClock
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, JobRunRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
-from arena.engine.completion import StalePosition, complete_if_done, open_positions, planned_rounds, stale_positions
+from arena.engine.completion import (
+    StalePosition,
+    complete_if_done,
+    open_positions,
+    planned_rounds,
+    stale_positions,
+)
 from arena.engine.marks import mark_rows, persist_marks
 from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
@@ -76,7 +82,9 @@ class ReplayRunner:
         rt, result = self.rt, ReplayResult(self.rt.cohort_id)
         end = getattr(rt.source, "end", None)
         if end is None:
-            raise CohortNotRunnable(f"cohort {rt.cohort_id}: its market source has no data end; is it a replay?")
+            raise CohortNotRunnable(
+                f"cohort {rt.cohort_id}: its market source has no data end; is it a replay?"
+            )
         rounds = {round_time(rt.start, rt.config.schedule.every, k): k for k in range(planned_rounds(rt))}
         self._last_round_at = max(rounds, default=rt.start)
         steps = self._steps(set(rounds), end)
@@ -128,7 +136,10 @@ class ReplayRunner:
             pause = min(self.rt.claim_lease, BUSY_RETRY)
             log.warning(
                 "cohort %s round %s: decisions claimed by another runner; retrying in %ss (claims expire after %s)",
-                self.rt.cohort_id, index, pause.total_seconds(), self.rt.claim_lease,
+                self.rt.cohort_id,
+                index,
+                pause.total_seconds(),
+                self.rt.claim_lease,
             )
             await asyncio.sleep(pause.total_seconds())
             report = await run_round(self.rt, index, at)
@@ -143,7 +154,9 @@ class ReplayRunner:
 
     def _prepare(self, end: datetime) -> None:
         """Resolutions in time order, markets already offered (when resuming), cohort running."""
-        self._resolutions = sorted(self.rt.source.resolutions(end), key=lambda r: (r.resolved_at, r.market_id))
+        self._resolutions = sorted(
+            self.rt.source.resolutions(end), key=lambda r: (r.resolved_at, r.market_id)
+        )
         with session_scope(self.rt.engine) as session:
             self._offered = set(
                 session.exec(
@@ -160,7 +173,10 @@ class ReplayRunner:
 
     def _due_resolutions(self, at: datetime) -> list[Resolution]:
         due = []
-        while self._resolved_upto < len(self._resolutions) and self._resolutions[self._resolved_upto].resolved_at <= at:
+        while (
+            self._resolved_upto < len(self._resolutions)
+            and self._resolutions[self._resolved_upto].resolved_at <= at
+        ):
             due.append(self._resolutions[self._resolved_upto])
             self._resolved_upto += 1
         return due
@@ -175,7 +191,9 @@ class ReplayRunner:
 
     def _last_mark(self) -> datetime | None:
         with Session(self.rt.engine) as session:
-            query = select(func.max(PortfolioSnapshotRow.marked_at)).where(PortfolioSnapshotRow.cohort_id == self.rt.cohort_id)
+            query = select(func.max(PortfolioSnapshotRow.marked_at)).where(
+                PortfolioSnapshotRow.cohort_id == self.rt.cohort_id
+            )
             value = session.exec(query).one()
         return value  # type: ignore[no-any-return]
 
@@ -209,7 +227,9 @@ async def replay_cohort(
     """
     started = wall_clock.now()
     async with httpx.AsyncClient() as http:
-        rt = load_runtime(engine, cohort_id, source=source, environ=environ, http_client=http, lease_clock=wall_clock)
+        rt = load_runtime(
+            engine, cohort_id, source=source, environ=environ, http_client=http, lease_clock=wall_clock
+        )
         result = await ReplayRunner(rt, progress=progress).run()
     failed = [r.round_index for r in result.failed_rounds]
     message = (
@@ -226,7 +246,10 @@ async def replay_cohort(
                 finished_at=wall_clock.now(),
                 ok=not failed,
                 message=message,
-                details_json={"failed_rounds": failed, "stale": [s.describe(result.end or started) for s in result.stale]},
+                details_json={
+                    "failed_rounds": failed,
+                    "stale": [s.describe(result.end or started) for s in result.stale],
+                },
             )
         )
     if failed:

@@ -18,7 +18,16 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import AgentRow, CohortRow, FillRow, JobRunRow, MarketRow, PortfolioSnapshotRow, PositionRow, ResolutionRow
+from arena.db.models import (
+    AgentRow,
+    CohortRow,
+    FillRow,
+    JobRunRow,
+    MarketRow,
+    PortfolioSnapshotRow,
+    PositionRow,
+    ResolutionRow,
+)
 from arena.db.types import decimals_to_json
 from arena.engine.completion import complete_if_done
 from arena.engine.marks import mark_rows, persist_marks
@@ -53,15 +62,21 @@ def pending_markets(engine: Engine, now: datetime) -> list[PendingMarket]:
     with Session(engine) as session:
         rows = session.exec(
             select(
-                MarketRow.id, MarketRow.question, MarketRow.close_time, ResolutionRow.kind,
-                func.count(func.distinct(AgentRow.cohort_id)), func.count(),
+                MarketRow.id,
+                MarketRow.question,
+                MarketRow.close_time,
+                ResolutionRow.kind,
+                func.count(func.distinct(AgentRow.cohort_id)),
+                func.count(),
             )
             .join(PositionRow, col(PositionRow.market_id) == col(MarketRow.id))
             .join(AgentRow, col(AgentRow.id) == col(PositionRow.agent_id))
             .join(CohortRow, col(CohortRow.id) == col(AgentRow.cohort_id))
             .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
             .where(PositionRow.status == "open", col(CohortRow.status).in_(ACTIVE))
-            .group_by(col(MarketRow.id), col(MarketRow.question), col(MarketRow.close_time), col(ResolutionRow.kind))
+            .group_by(
+                col(MarketRow.id), col(MarketRow.question), col(MarketRow.close_time), col(ResolutionRow.kind)
+            )
             .order_by(col(MarketRow.close_time))
         ).all()
     found = []
@@ -77,7 +92,13 @@ def pending_markets(engine: Engine, now: datetime) -> list[PendingMarket]:
 
 
 def override(
-    engine: Engine, market_id: str, kind: ResolutionKind, *, note: str, now: datetime, environ: Mapping[str, str]
+    engine: Engine,
+    market_id: str,
+    kind: ResolutionKind,
+    *,
+    note: str,
+    now: datetime,
+    environ: Mapping[str, str],
 ) -> dict[str, int]:
     """Store the operator's resolution and settle it in every active cohort holding the market;
     returns positions settled per cohort."""
@@ -85,28 +106,55 @@ def override(
     _store_override(engine, market_id, kind, payouts, note, now)
     settled: dict[str, int] = {}
     for cohort_id in _holding_cohorts(engine, market_id):
-        settled[cohort_id] = _settle_in(engine, cohort_id, Resolution(market_id, kind, payouts, now, "operator"), now, environ)
+        settled[cohort_id] = _settle_in(
+            engine, cohort_id, Resolution(market_id, kind, payouts, now, "operator"), now, environ
+        )
     with session_scope(engine) as session:
         session.add(
             JobRunRow(
-                job="resolve-override", scope=market_id, started_at=now, finished_at=now, ok=True,
-                message=f"{kind.value} by operator: {note}", details_json={"settled": settled},
+                job="resolve-override",
+                scope=market_id,
+                started_at=now,
+                finished_at=now,
+                ok=True,
+                message=f"{kind.value} by operator: {note}",
+                details_json={"settled": settled},
             )
         )
     log.warning("operator override: %s resolved %s (%s); settled %s", market_id, kind.value, note, settled)
     return settled
 
 
-def _store_override(engine: Engine, market_id: str, kind: ResolutionKind, payouts: Mapping[str, object], note: str, now: datetime) -> None:  # noqa: E501
+def _store_override(
+    engine: Engine,
+    market_id: str,
+    kind: ResolutionKind,
+    payouts: Mapping[str, object],
+    note: str,
+    now: datetime,
+) -> None:  # noqa: E501
     with session_scope(engine) as session:
         if session.get(MarketRow, market_id) is None:
-            raise OverrideError(f"unknown market {market_id!r}; ids look like polymarket:0x… or manifold:abc (see `arena markets pending`)")
-        paid = session.exec(select(func.count()).select_from(FillRow).where(FillRow.market_id == market_id, FillRow.kind == "settle")).one()
+            raise OverrideError(
+                f"unknown market {market_id!r}; ids look like polymarket:0x… or manifold:abc (see `arena markets pending`)"
+            )
+        paid = session.exec(
+            select(func.count())
+            .select_from(FillRow)
+            .where(FillRow.market_id == market_id, FillRow.kind == "settle")
+        ).one()
         row = session.exec(select(ResolutionRow).where(ResolutionRow.market_id == market_id)).first()
         if paid and row is not None:
-            raise OverrideError(f"{market_id} is already resolved {row.kind} and settled ({paid} positions); an override cannot undo paid settlements")
+            raise OverrideError(
+                f"{market_id} is already resolved {row.kind} and settled ({paid} positions); an override cannot undo paid settlements"
+            )
         row = row or ResolutionRow(market_id=market_id, kind=kind.value, resolved_at=now, detected_at=now)
-        row.kind, row.payouts_json, row.resolved_at, row.detected_at = kind.value, decimals_to_json(payouts), now, now  # type: ignore[arg-type]
+        row.kind, row.payouts_json, row.resolved_at, row.detected_at = (
+            kind.value,
+            decimals_to_json(payouts),
+            now,
+            now,
+        )  # type: ignore[arg-type]
         row.source, row.override_note = "operator", f"operator override at {now.isoformat()}: {note}"
         session.add(row)
 
@@ -117,22 +165,34 @@ def _holding_cohorts(engine: Engine, market_id: str) -> list[str]:
             select(AgentRow.cohort_id)
             .join(PositionRow, col(PositionRow.agent_id) == col(AgentRow.id))
             .join(CohortRow, col(CohortRow.id) == col(AgentRow.cohort_id))
-            .where(PositionRow.market_id == market_id, PositionRow.status == "open", col(CohortRow.status).in_(ACTIVE))
+            .where(
+                PositionRow.market_id == market_id,
+                PositionRow.status == "open",
+                col(CohortRow.status).in_(ACTIVE),
+            )
             .distinct()
         ).all()
     return sorted(rows)
 
 
-def _settle_in(engine: Engine, cohort_id: str, resolution: Resolution, now: datetime, environ: Mapping[str, str]) -> int:
+def _settle_in(
+    engine: Engine, cohort_id: str, resolution: Resolution, now: datetime, environ: Mapping[str, str]
+) -> int:
     """Settle in one cohort at its present: wall time for live, its last mark for a replay (whose
     simulated clock stopped there), then re-mark that instant so snapshots match the fill log."""
     with Session(engine) as session:
         cohort = session.get(CohortRow, cohort_id)
         assert cohort is not None
-        last = session.exec(select(func.max(PortfolioSnapshotRow.marked_at)).where(PortfolioSnapshotRow.cohort_id == cohort_id)).one()
+        last = session.exec(
+            select(func.max(PortfolioSnapshotRow.marked_at)).where(
+                PortfolioSnapshotRow.cohort_id == cohort_id
+            )
+        ).one()
     config = config_from_frozen(cohort.config_json)
     at = now if config.mode == "live" or last is None else last
-    rt = load_runtime(engine, cohort_id, source=open_source(config, engine), environ=environ, with_bettors=False)
+    rt = load_runtime(
+        engine, cohort_id, source=open_source(config, engine), environ=environ, with_bettors=False
+    )
     report = settle(rt, [resolution], at)
     if resolution.market_id in report.deferred:
         raise OverrideError(f"cohort {cohort_id}: {report.deferred[resolution.market_id]}")

@@ -44,7 +44,9 @@ def open_round(session: Session, cohort_id: str, index: int, at: datetime, snaps
         ],
         on=["cohort_id", "round_index"],
     )
-    row = session.exec(select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)).one()
+    row = session.exec(
+        select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)
+    ).one()
     assert row.id is not None
     if row.snapshot_hash != digest or row.scheduled_at != at:
         raise SnapshotChanged(

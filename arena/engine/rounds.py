@@ -133,7 +133,11 @@ class _Plan:
             if position.market_id in self.tradable:
                 entries.setdefault(position.market_id, self.tradable[position.market_id])
         pairs = [(e.market, e.price) for e in entries.values()]
-        return build_quotes(self.rt.config.fills, pairs, venue_of={e.market.market_id: e.market.venue for e in entries.values()})
+        return build_quotes(
+            self.rt.config.fills,
+            pairs,
+            venue_of={e.market.market_id: e.market.venue for e in entries.values()},
+        )
 
     async def phase(
         self,
@@ -145,7 +149,9 @@ class _Plan:
         cfg = self.rt.config
         calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
-        answers = await ask_all(calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining)
+        answers = await ask_all(
+            calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining
+        )
         for slot in slots:
             self.commit(slot, claims[slot.id], answers[slot.name])
 
@@ -153,7 +159,9 @@ class _Plan:
         """Execute and store one agent's decision in one transaction (claim check included)."""
         book = slot.book
         cash, max_bet = book.ledger.cash, book.ledger.max_bet()
-        outcome = execute(book.ledger, decision, self.quotes_for(slot), self.at, decision_id=str(claim.decision_id))
+        outcome = execute(
+            book.ledger, decision, self.quotes_for(slot), self.at, decision_id=str(claim.decision_id)
+        )
         values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=self.at)
         try:
             with session_scope(self.rt.engine) as session:
@@ -178,7 +186,11 @@ class _Plan:
 
         failed = Outcome(ERROR, (), f"not executed: {message}", "ledger_conflict")
         with session_scope(self.rt.engine) as session:
-            finish(session, claim, decision_values(decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.at))
+            finish(
+                session,
+                claim,
+                decision_values(decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.at),
+            )
 
 
 def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:
@@ -209,13 +221,17 @@ def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> R
     report = read_report(rt, index, only_final=False)
     assert report is not None
     if report.failed:
-        log.error("round %s of cohort %s failed: every agent errored (%s)", index, rt.cohort_id, report.errors)
+        log.error(
+            "round %s of cohort %s failed: every agent errored (%s)", index, rt.cohort_id, report.errors
+        )
     return report
 
 
 def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
     with Session(rt.engine) as session:
-        row = session.exec(select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)).first()
+        row = session.exec(
+            select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)
+        ).first()
         if row is None or row.id is None or (only_final and row.status not in ("done", "failed")):
             return None
         statuses = _statuses(session, rt, row.id)
@@ -233,6 +249,8 @@ def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundRepo
 def _statuses(session: Session, rt: CohortRuntime, round_id: int) -> dict[str, tuple[str, str | None]]:
     names = {s.id: s.name for s in rt.agents}
     rows = session.exec(
-        select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(DecisionRow.round_id == round_id)
+        select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
+            DecisionRow.round_id == round_id
+        )
     ).all()
     return {names[a]: (status, error) for a, status, error in rows if a in names}

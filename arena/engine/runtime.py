@@ -115,7 +115,9 @@ def load_runtime(
         if cohort is None:
             raise CohortNotFound(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
         config = config_from_frozen(cohort.config_json)
-        rows = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))).all()
+        rows = session.exec(
+            select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))
+        ).all()
         books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
     agents = [
         AgentSlot(
@@ -123,7 +125,12 @@ def load_runtime(
             name=row.name,
             kind=row.kind,
             bettor=build_bettor(
-                row.name, row.kind, row.settings_json, seed=cohort.seed, environ=environ, http_client=http_client
+                row.name,
+                row.kind,
+                row.settings_json,
+                seed=cohort.seed,
+                environ=environ,
+                http_client=http_client,
             )
             if with_bettors
             else _NoBettor(row.name),
@@ -141,4 +148,3 @@ def load_runtime(
         excluded=excluded_markets(config, source),
         lease_clock=lease_clock or SystemClock(),
     )
-

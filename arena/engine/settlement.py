@@ -53,7 +53,11 @@ def _holds(slot: AgentSlot, market_id: str) -> bool:
 
 
 def _settle_market(
-    rt: CohortRuntime, resolution: Resolution, holders: list[AgentSlot], at: datetime, report: SettlementReport
+    rt: CohortRuntime,
+    resolution: Resolution,
+    holders: list[AgentSlot],
+    at: datetime,
+    report: SettlementReport,
 ) -> None:
     for attempt in (1, 2):
         try:

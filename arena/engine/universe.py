@@ -20,7 +20,11 @@ def select_universe(
     snapshot: MarketSnapshot, universe: UniverseConfig, excluded: frozenset[str] = frozenset()
 ) -> MarketSnapshot:
     """Filter, order and cap the snapshot's markets; the result is what every agent of the round sees."""
-    kept = [e for e in snapshot.entries if e.market.market_id not in excluded and _passes(e, universe, snapshot.as_of)]
+    kept = [
+        e
+        for e in snapshot.entries
+        if e.market.market_id not in excluded and _passes(e, universe, snapshot.as_of)
+    ]
     kept.sort(key=_ordering(universe.order_by))
     return MarketSnapshot(as_of=snapshot.as_of, entries=tuple(kept[: universe.max_markets]))
 

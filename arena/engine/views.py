@@ -23,7 +23,9 @@ def latest_prices(
     return {m: dict(p.prices) for m, p in found.items() if at - p.observed_at <= max_age}
 
 
-def portfolio_view(ledger: Ledger, at: datetime, *, open_markets: Collection[str], prices_visible: bool) -> PortfolioView:
+def portfolio_view(
+    ledger: Ledger, at: datetime, *, open_markets: Collection[str], prices_visible: bool
+) -> PortfolioView:
     valuation = ledger.valuation(at)
     positions = tuple(
         PositionView(

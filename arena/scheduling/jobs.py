@@ -33,8 +33,12 @@ JOBS: dict[str, JobSpec] = {
         JobSpec("sync", timedelta(minutes=15), sync_job, "Sync live venues' markets, prices and resolutions"),
         JobSpec("rounds", timedelta(minutes=1), _with_environ(live.rounds_job), "Run due decision rounds"),
         JobSpec("marks", timedelta(hours=1), _with_environ(live.marks_job), "Mark portfolios to market"),
-        JobSpec("settle", timedelta(minutes=10), _with_environ(live.settlement_job), "Settle resolved markets"),
-        JobSpec("complete", timedelta(hours=1), _with_environ(live.completion_job), "Complete finished cohorts"),
+        JobSpec(
+            "settle", timedelta(minutes=10), _with_environ(live.settlement_job), "Settle resolved markets"
+        ),
+        JobSpec(
+            "complete", timedelta(hours=1), _with_environ(live.completion_job), "Complete finished cohorts"
+        ),
     )
 }
 

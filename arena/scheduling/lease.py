@@ -37,7 +37,10 @@ def try_acquire(engine: Engine, owner: str, now: datetime, ttl: timedelta) -> bo
     """Take or renew the lease when it is free, expired or already ours; True if we hold it."""
     with session_scope(engine) as session:
         insert_ignore(
-            session, SchedulerLeaseRow, [{"name": LEASE_NAME, "owner": owner, "expires_at": now + ttl}], on=("name",)
+            session,
+            SchedulerLeaseRow,
+            [{"name": LEASE_NAME, "owner": owner, "expires_at": now + ttl}],
+            on=("name",),
         )
         result = session.execute(
             update(SchedulerLeaseRow)

@@ -53,10 +53,15 @@ def run_once(spec: JobSpec, engine: Engine, clock: Clock) -> bool:
     bucket = bucket_of(started, spec.every)
     with session_scope(engine) as session:
         claimed = insert_ignore(
-            session, JobRunRow, [{"job": spec.name, "bucket": bucket, "started_at": started}], on=("job", "bucket")
+            session,
+            JobRunRow,
+            [{"job": spec.name, "bucket": bucket, "started_at": started}],
+            on=("job", "bucket"),
         )
     if not claimed:
-        log.info("job %s: bucket %s already claimed by another runner; skipped", spec.name, bucket.isoformat())
+        log.info(
+            "job %s: bucket %s already claimed by another runner; skipped", spec.name, bucket.isoformat()
+        )
         return False
     try:
         message, ok = spec.body(engine, clock), True

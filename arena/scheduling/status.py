@@ -39,7 +39,11 @@ def job_statuses(engine: Engine, now: datetime) -> list[JobStatus]:
             failures = session.exec(
                 select(func.count())
                 .select_from(JobRunRow)
-                .where(JobRunRow.job == spec.name, JobRunRow.ok == False, JobRunRow.started_at >= now - timedelta(days=1))  # type: ignore[arg-type]  # noqa: E712
+                .where(
+                    JobRunRow.job == spec.name,
+                    JobRunRow.ok.is_(False),  # type: ignore[union-attr]
+                    JobRunRow.started_at >= now - timedelta(days=1),
+                )  # type: ignore[arg-type]
             ).one()
             out.append(
                 JobStatus(

@@ -16,26 +16,31 @@ PAGE_SIZE = 20
 
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
+st.title("Agent")
 roster = queries.agents(ctx.url, cohort_id, ctx.data)
 if roster.is_empty():
     widgets.stop_with("This cohort has no agents.")
-agent = st.selectbox("Agent", roster["agent"].to_list(), key="agent_name")
+scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct", int(ctx.cohort["seed"]))
+agent = st.selectbox(
+    "Agent", scores["agent"].to_list(), key="agent_name", help="Ordered by return, best first."
+)
 seat = roster.filter(pl.col("agent") == agent).row(0, named=True)
 style = widgets.styles(ctx)[agent]
-score = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct", int(ctx.cohort["seed"])).filter(
-    pl.col("agent") == agent
-)
-row: dict[str, Any] = score.row(0, named=True) if len(score) else {}
+row: dict[str, Any] = scores.filter(pl.col("agent") == agent).row(0, named=True)
 
-st.title(f"Agent · {agent}")
 kind = f"{seat['kind']}{' (baseline)' if seat['baseline'] else ''}"
 st.caption(f"{kind} · model `{seat['model_id'] or 'none'}` · cohort `{cohort_id}`")
+pnl = row.get("pnl")
 cols = st.columns(5)
-cols[0].metric("Value", money(row.get("value")), signed_money(row.get("pnl")))
+cols[0].metric("Value", money(row.get("value")), signed_money(pnl) if pnl else None)
 cols[1].metric("Return", percent(row.get("return_pct"), signed=True))
 cols[2].metric("Brier (bets)", number(row.get("brier")), help="0 perfect · 0.25 = always 50%")
 cols[3].metric(
-    "Valid answers", share(row.get("valid_rate")), f"{row.get('decisions', 0)} decisions", delta_color="off"
+    "Valid answers",
+    share(row.get("valid_rate")),
+    f"{row.get('decisions', 0)} decisions",
+    delta_arrow="off",
+    delta_color="off",
 )
 cols[4].metric("Model cost", f"${Decimal(str(row.get('cost') or 0)):,.4f}")
 
@@ -101,7 +106,8 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
         "rejected": ":material/block:",
         "error": ":material/error:",
     }.get(d["status"], ":material/pending:")
-    title = f"Round {d['round_index']} · {d['scheduled_at']:%Y-%m-%d %H:%M} UTC · {d['status']} · {len(actions)} action(s)"
+    when = f"{d['scheduled_at']:%Y-%m-%d %H:%M} UTC"
+    title = f"Round {d['round_index']} · {when} · {d['status']} · {len(actions)} action(s)"
     with st.expander(title, icon=icon):
         if d["error"]:
             st.error(f"{d['error_kind'] or 'error'}: {d['error']}")
@@ -114,9 +120,10 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
                 "Stated probabilities: " + "; ".join(f"`{m}` {json.dumps(p)}" for m, p in stated_now.items())
             )
         tokens = d["prompt_tokens"] + d["completion_tokens"]
+        cost = f"${Decimal(str(d['cost_usd'])):,.6f}"
         st.caption(
             f"Cash at start {money(d['cash_at_start'])} · max bet {money(d['max_bet'])} · {tokens:,} tokens · "
-            f"cost ${Decimal(str(d['cost_usd'])):,.6f} · {d['latency_s']:.2f} s · {d['attempts']} attempt(s)"
+            f"cost {cost} · {d['latency_s']:.2f} s · {d['attempts']} attempt(s)"
         )
         if show_raw:
             st.code(d["raw_prompt"] or "(no prompt recorded)", language=None, wrap_lines=True)

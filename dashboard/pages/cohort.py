@@ -20,7 +20,7 @@ planned = config.get("schedule", {}).get("rounds")
 st.title(f"Cohort · {cohort['name']}")
 widgets.cohort_caption(ctx)
 cols = st.columns(4)
-cols[0].metric("Status", f"{str(cohort['status']).capitalize()} ({cohort['mode']})")
+cols[0].metric("Status", str(cohort["status"]).capitalize(), help=f"A {cohort['mode']} cohort")
 cols[1].metric(
     "Rounds finished", f"{cohort['rounds_done']} / {planned or '—'}", help="— : until the replay data ends"
 )

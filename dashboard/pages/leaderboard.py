@@ -59,7 +59,9 @@ cols[0].metric(
     help=f"Best {RANK_BY[by].lower()} (sorted {'up' if not SORTABLE[by] else 'down'})",
 )
 cols[1].metric("Leader's P/L", signed_money(leader["pnl"]), percent(leader["return_pct"], signed=True))
-cols[2].metric("Agents", len(table), f"{int(table['baseline'].sum())} baselines", delta_color="off")
+cols[2].metric(
+    "Agents", len(table), f"{int(table['baseline'].sum())} baselines", delta_color="off", delta_arrow="off"
+)
 cols[3].metric("Resolved markets", int(table["resolved_markets"].max() or 0))
 
 if int(table["resolved_bets"].sum()) == 0:

@@ -14,11 +14,13 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from arena.clock import SimulatedClock
+from arena.db.engine import session_scope
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
 from arena.live_venues import VenueUrls, sync_venue
+from arena.market_record import market_row, write_markets
 from arena.market_sync import SyncReport, SyncSettings
 from markets.http import RetryPolicy
-from markets.types import Venue
+from markets.types import Market, Venue
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market, token_ids
 from tests.fakes.venue_server import Fault
 
@@ -273,3 +275,13 @@ async def test_long_decimal_volumes_are_stored_rounded_to_the_column_scale(engin
         row = session.get(MarketRow, key(0))
     assert row is not None and row.volume == Decimal("12071015.216478")
     assert row.raw_json["volume"] == "12071015.216477996"  # the raw payload keeps every digit
+
+
+async def test_market_rows_written_by_others_are_not_tracked(engine, fake, clock) -> None:
+    """A replay cohort stores its markets in the same table (no snapshots): sync must leave them be."""
+    replay_market = Market(Venue.POLYMARKET, "0x" + "12" * 32, "A resolved replay market?")
+    with session_scope(engine) as session:
+        write_markets(session, [market_row(replay_market, {}, START)])
+    report = await sync(engine, fake, clock)
+    assert (report.refreshed, report.gone, report.problems) == (0, [], [])
+    assert all("condition_ids" not in s.query for s in fake.requests_to("/markets/keyset"))

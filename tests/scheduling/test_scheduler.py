@@ -16,8 +16,8 @@ from sqlalchemy import Engine, inspect, text
 from sqlmodel import Session, select
 from typer.testing import CliRunner
 
-from arena.clock import SimulatedClock
 from arena.cli import app
+from arena.clock import SimulatedClock
 from arena.db.models import JobRunRow
 from arena.scheduling import lease
 from arena.scheduling.jobs import JOBS
@@ -93,7 +93,8 @@ _RACER = textwrap.dedent(
     engine = make_engine(url)
     while time.time() < start:
         time.sleep(0.005)
-    run_once(JobSpec("settle", timedelta(minutes=10), body, "race"), engine, SimulatedClock(datetime(2026, 3, 1, tzinfo=UTC)))
+    spec = JobSpec("settle", timedelta(minutes=10), body, "race")
+    run_once(spec, engine, SimulatedClock(datetime(2026, 3, 1, tzinfo=UTC)))
     """
 )
 

@@ -1,0 +1,86 @@
+"""A whole replay of the bundled dataset: six baselines, weekly rounds, daily marks (printed, not asserted).
+
+Target: under 60 s wall and 1 GiB peak memory on 2 cores. The replay runs in a subprocess of its
+own so its peak RSS is measured alone; wall and CPU time are both printed because on a shared
+machine wall time includes waiting for the CPU. Correctness is asserted: the cohort completes and
+every ledger reconciles with its fill log.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BASELINES = ("hold", "market", "random", "favorite", "contrarian", "kelly")
+
+
+def replay_bundled(db_url: str) -> dict[str, float]:
+    """Launch and replay the cohort in this process; return the figures."""
+    import asyncio
+
+    from sqlmodel import Session
+
+    from arena.clock import SystemClock
+    from arena.cohorts import launch
+    from arena.config import parse_config
+    from arena.db.engine import make_engine
+    from arena.db.migrate import upgrade
+    from arena.engine.ledger_store import reconcile
+    from arena.engine.replay import ReplayRunner
+    from arena.engine.runtime import load_runtime
+    from arena.engine.sources import open_source
+
+    started, cpu = time.perf_counter(), time.process_time()
+    engine = make_engine(db_url)
+    upgrade(engine)
+    config = parse_config(
+        {"name": "bench", "schedule": {"every": "7d"}, "marks": {"every": "1d"}, "agents": [{"name": k, "kind": k} for k in BASELINES]}
+    )
+    source = open_source(config, engine)
+    cohort = launch(engine, config, source=source, environ={}, clock=SystemClock()).cohort_id
+    rt = load_runtime(engine, cohort, source=source, environ={})
+    loaded = time.perf_counter()
+    result = asyncio.run(ReplayRunner(rt).run())
+    replayed = time.perf_counter()
+    assert result.completed, result
+    with Session(engine) as session:
+        assert reconcile(session, rt.rules, [s.id for s in rt.agents]) == []
+    days = (result.end - rt.start).total_seconds() / 86_400  # type: ignore[operator]
+    return {
+        "setup_s": loaded - started,
+        "replay_s": replayed - loaded,
+        "cpu_s": time.process_time() - cpu,
+        "simulated_days": days,
+        "rounds": len(result.rounds),
+        "fills": sum(s.book.fill_count for s in rt.agents),
+    }
+
+
+@pytest.mark.benchmark
+def test_replay_whole_bundled_dataset(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'bench.db'}"
+    code = f"import json; from tests.benchmarks.test_bench_replay import replay_bundled; print(json.dumps(replay_bundled({db_url!r})))"
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    wall = time.perf_counter() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(
+        f"\nreplay of the bundled dataset, {len(BASELINES)} baselines, weekly rounds, daily marks (SQLite):\n"
+        f"  {figures['simulated_days']:.0f} simulated days, {figures['rounds']} rounds, {figures['fills']} fills\n"
+        f"  wall {wall:.1f} s (process incl. imports), setup {figures['setup_s']:.1f} s, replay {figures['replay_s']:.1f} s, "
+        f"CPU {figures['cpu_s']:.1f} s\n"
+        f"  {figures['simulated_days'] / figures['replay_s']:.0f} simulated days/s; peak RSS {peak_mib:.0f} MiB"
+    )
