@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-from functools import cache
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -59,16 +59,26 @@ def check_agents(config: CohortConfig, environ: Mapping[str, str]) -> None:
 
 
 def effective_config(config: CohortConfig, source: MarketSource, clock: Clock) -> CohortConfig:
-    """The config with its start resolved: the dataset's first instant (replay) or now (live)."""
+    """The config with its start resolved: the dataset's first instant (replay), or for a live
+    cohort the next calendar boundary after now (midnight UTC for daily or slower schedules, else
+    the next whole hour), so rounds fall on round times rather than on the launch's second."""
     start = config.start
     end = getattr(source, "end", None) if config.mode == "replay" else None
     if start is None:
-        start = getattr(source, "start", None) if config.mode == "replay" else clock.now()
+        start = (
+            getattr(source, "start", None) if config.mode == "replay" else _next_boundary(config, clock.now())
+        )
         if start is None:
             raise ConfigError("start: the dataset has no prices, so no start time can be chosen")
     if end is not None and start > end:
         raise ConfigError(f"start: {start.isoformat()} is after the dataset's last instant {end.isoformat()}")
     return config.model_copy(update={"start": start})
+
+
+def _next_boundary(config: CohortConfig, now: datetime) -> datetime:
+    unit = timedelta(days=1) if config.schedule.every >= timedelta(days=1) else timedelta(hours=1)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    return epoch - ((epoch - now) // unit) * unit  # ceiling to the unit
 
 
 def launch(
@@ -158,7 +168,7 @@ def change_status(engine: Engine, cohort_id: str, action: str, *, at: datetime) 
             .where(col(CohortRow.id) == cohort_id, col(CohortRow.status) == row.status)
             .values(**values)
         )
-        session.exec(stmt)  # type: ignore[call-overload]
+        session.execute(stmt)
     return target
 
 

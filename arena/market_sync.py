@@ -135,8 +135,10 @@ class Collector(Protocol):
     sources: tuple[str, ...]  # the snapshot sources it records (what makes a stored market "tracked")
 
     async def collect(
-        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
-    ) -> list[Observation]: ...
+        self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+    ) -> list[Observation]:
+        """Observations stamped with the clock's time once their payloads were read."""
+        ...
 
     async def backfill(
         self,
@@ -180,7 +182,7 @@ async def run_sync(
     with session_scope(engine, write=False) as session:
         ids = tracked_markets(session, collector.venue, collector.sources)
     tracked = Tracked(ids, lambda wanted: _read_raw(engine, wanted))
-    observations = await collector.collect(now, tracked, settings, report, progress)
+    observations = await collector.collect(clock, tracked, settings, report, progress)
     with session_scope(engine, write=False) as session:
         known = existing_markets(
             session, [o.market.market_id for o in observations if o.market.market_id not in ids]
@@ -191,7 +193,7 @@ async def run_sync(
         histories = await collector.backfill(fresh, now, settings, report, progress)
         for obs in observations:
             obs.history = histories.get(obs.market.market_id, [])
-    _write(engine, observations, now, settings, report, progress)
+    _write(engine, observations, clock.now(), settings, report, progress)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -250,8 +252,8 @@ def _worth_writing(
     before = latest.get(snapshot.source)
     if before is None:
         return True
-    if snapshot.observed_at <= before.observed_at:
-        return False
+    if snapshot.observed_at <= before.observed_at or not (snapshot.prices or before.prices):
+        return False  # nothing newer, or a "seen closed" observation repeated
     same = (
         dict(snapshot.prices) == dict(before.prices)
         and dict(snapshot.bids) == dict(before.bids)

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from arena.clock import Clock
 from arena.market_sync import Observation, Progress, SyncReport, SyncSettings, Tracked, exclusion
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.manifold import parse
@@ -32,8 +33,9 @@ class ManifoldCollector:
         self._client = client
 
     async def collect(
-        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+        self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
     ) -> list[Observation]:
+        now = clock.now()
         progress.stage("listing", settings.manifold_scan)
         candidates = await self._scan(now, settings, report, progress)
         listed = sorted(candidates, key=lambda x: x[0].volume or 0, reverse=True)[: settings.top_n]
@@ -45,7 +47,8 @@ class ManifoldCollector:
         )
         refreshed = [x for x in fetched if x is not None]
         report.selected, report.refreshed = len(listed), len(refreshed)
-        return [self._observe(m, p, now, report) for m, p in listed + refreshed]
+        seen = clock.now()  # the payloads (and their prices) were all read by now
+        return [self._observe(m, p, seen, report) for m, p in listed + refreshed]
 
     async def backfill(
         self,

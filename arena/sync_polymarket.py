@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from arena.clock import Clock
 from arena.market_sync import Observation, Progress, SyncReport, SyncSettings, Tracked, exclusion
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
@@ -35,17 +36,20 @@ class PolymarketCollector:
         self._clob = clob_client
 
     async def collect(
-        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+        self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
     ) -> list[Observation]:
+        now = clock.now()
         progress.stage("listing", settings.top_n)
         listed = await self._list_open(now, settings, report, progress)
         kept = {m.market_id for m, _ in listed}
-        refreshed = await self._refresh([i for i in tracked.ids if i not in kept], tracked, report, progress)
+        rest = [i for i in tracked.ids if i not in kept]
+        refreshed = await self._refresh(rest, tracked, settings, report, progress)
         report.selected, report.refreshed = len(listed), len(refreshed)
         everything = listed + refreshed
         priced = [(m, p) for m, p in everything if _open(p)]
         mids, quotes = await self._prices(priced, settings, progress)
-        return [self._observe(m, p, mids, quotes, now, report) for m, p in everything]
+        seen = clock.now()  # prices are stamped when they were read, not when the run began
+        return [self._observe(m, p, mids, quotes, seen, report) for m, p in everything]
 
     async def backfill(
         self,
@@ -115,7 +119,12 @@ class PolymarketCollector:
                 yield page
 
     async def _refresh(
-        self, market_ids: list[str], tracked: Tracked, report: SyncReport, progress: Progress
+        self,
+        market_ids: list[str],
+        tracked: Tracked,
+        settings: SyncSettings,
+        report: SyncReport,
+        progress: Progress,
     ) -> list[Listed]:
         """Stored markets outside the listing: by condition id, then by Gamma id for those not found."""
         progress.stage("refreshing stored markets", len(market_ids))
@@ -134,7 +143,7 @@ class PolymarketCollector:
         missing = [i for i in market_ids if i not in found]
         raw = tracked.raw(missing)
         confirmed = await gather_bounded(
-            [partial(self._by_gamma_id, i, raw.get(i), report) for i in missing], 8
+            [partial(self._by_gamma_id, i, raw.get(i), report) for i in missing], settings.concurrency
         )
         found.update({listed[0].market_id: listed for listed in confirmed if listed is not None})
         progress.advance(len(market_ids))

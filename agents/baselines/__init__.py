@@ -3,3 +3,6 @@
 One rule each, stated in the class docstring and the README table: ``hold``, ``market``,
 ``random``, ``favorite``, ``contrarian`` and ``kelly``.
 """
+
+# The kinds the registry builds from this package; scoring and reports mark them as baselines.
+BASELINE_KINDS: frozenset[str] = frozenset({"hold", "market", "random", "favorite", "contrarian", "kelly"})

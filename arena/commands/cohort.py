@@ -82,7 +82,8 @@ def launch_command(
     console.print(f"config sha256 {launched.config.config_hash()}")
     if launched.excluded:
         console.print(
-            f"leakage guard: {launched.excluded} markets resolved before an agent's knowledge cutoff are excluded"
+            f"leakage guard: {launched.excluded} markets resolved before an agent's knowledge cutoff "
+            "are excluded"
         )
     nxt = f"arena replay --cohort {launched.cohort_id}" if config.mode == "replay" else "arena serve"
     console.print(f"Run it with: [bold]{nxt}[/]")

@@ -18,18 +18,15 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from sqlalchemy import Engine
 
 from arena.clock import SystemClock
-from arena.db.engine import make_engine, session_scope
-from arena.db.migrate import ensure_schema
+from arena.commands.cohort import DatabaseOption, fail, open_engine
+from arena.db.engine import session_scope
 from arena.live_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
 from arena.live_venues import VenueUrls, sync_venue
 from arena.market_record import recorded_data
 from arena.market_sync import SyncReport, SyncSettings
 from arena.settings import Settings
-from markets.manifold.client import MANIFOLD_URL
-from markets.polymarket.client import CLOB_URL, GAMMA_URL
 from markets.replay.format import DatasetError, DatasetInfo
 from markets.replay.write import write_dataset
 from markets.types import Venue
@@ -67,12 +64,19 @@ def sync_command(
     history_days: int = typer.Option(
         7, "--history-days", min=0, help="Price history backfilled for new markets."
     ),
-    discovery: str = typer.Option(
-        "markets", "--discovery", help="Polymarket listing: 'markets' or 'events'."
+    discovery: Discovery = typer.Option(
+        Discovery.MARKETS, "--discovery", help="Polymarket listing endpoint."
     ),
-    gamma_url: str = typer.Option(GAMMA_URL, "--gamma-url", help="Polymarket Gamma base URL."),
-    clob_url: str = typer.Option(CLOB_URL, "--clob-url", help="Polymarket CLOB base URL."),
-    manifold_url: str = typer.Option(MANIFOLD_URL, "--manifold-url", help="Manifold API base URL."),
+    gamma_url: str | None = typer.Option(
+        None, "--gamma-url", help="Gamma base URL [default: ARENA_GAMMA_URL or public]."
+    ),
+    clob_url: str | None = typer.Option(
+        None, "--clob-url", help="CLOB base URL [default: ARENA_CLOB_URL or public]."
+    ),
+    manifold_url: str | None = typer.Option(
+        None, "--manifold-url", help="Manifold base URL [default: ARENA_MANIFOLD_URL or public]."
+    ),
+    database_url: DatabaseOption = None,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every retry and pending resolution."),
 ) -> None:
     """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
@@ -87,10 +91,15 @@ def sync_command(
         max_price=max_price,
         fetch_books=books,
         history_days=history_days,
-        discovery=discovery.value,
+        discovery=Discovery(discovery).value,
     )
-    engine = _engine()
-    urls = VenueUrls(gamma=gamma_url, clob=clob_url, manifold=manifold_url)
+    engine = open_engine(database_url)
+    env = Settings()
+    urls = VenueUrls(
+        gamma=gamma_url or env.gamma_url,
+        clob=clob_url or env.clob_url,
+        manifold=manifold_url or env.manifold_url,
+    )
     with _RichProgress() as progress:
 
         async def main() -> SyncReport:
@@ -110,20 +119,17 @@ def record_command(
     ),
     name: str = typer.Option("live-record", "--name", help="Dataset name."),
     force: bool = typer.Option(False, "--force", help="Replace an existing dataset at --out."),
+    database_url: DatabaseOption = None,
 ) -> None:
     """Export what sync stored (markets, accounting prices, resolutions) as a replay dataset."""
-    engine = _engine()
+    engine = open_engine(database_url)
     now = SystemClock().now()
     with session_scope(engine, write=False) as session:
         markets, prices, resolutions = recorded_data(
             session, venue, [ACCOUNTING_SOURCES[v] for v in venue], [HISTORY_SOURCES[v] for v in venue]
         )
     if not markets:
-        typer.echo(
-            "error: nothing to record: no stored market has a price (run `arena markets sync` first)",
-            err=True,
-        )
-        raise typer.Exit(1)
+        fail("nothing to record: no stored market has a price (run `arena markets sync` first)", code=1)
     info = DatasetInfo(
         name=name,
         version=now.strftime("%Y-%m-%dT%H%MZ"),
@@ -140,19 +146,11 @@ def record_command(
             out, markets=markets, prices=prices, resolutions=resolutions, info=info, overwrite=force
         )
     except DatasetError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+        fail(str(exc), code=1)
     console.print(
         f"Recorded {len(dataset.markets)} markets, {len(prices)} price snapshots and "
         f"{len(resolutions)} resolutions to {out}"
     )
-
-
-def _engine() -> Engine:
-    """The configured database (``ARENA_DATABASE_URL`` or the SQLite default), at the current schema."""
-    settings = Settings()
-    ensure_schema(settings.db_url)
-    return make_engine(settings.db_url)
 
 
 class _RichProgress:

@@ -1,7 +1,66 @@
-"""Top-level commands of this group are added to the given Typer app by ``register``."""
+"""``arena report COHORT --out DIR``: export a cohort's report folder (HTML, Markdown, tables) and zip."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from arena.clock import SystemClock
+from arena.db.engine import make_engine, redact_url
+from arena.reports import ReportError, build_report
+from arena.reports.catalog import database_state
+from arena.settings import Settings
+
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to ``app``."""
+    """Add ``arena report`` to ``app``."""
+    app.command("report")(report_command)
+
+
+def report_command(
+    cohort: Annotated[str, typer.Argument(help="Cohort id (see `arena cohort list`).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder to create for the report.")],
+    prompts: Annotated[
+        bool, typer.Option("--prompts/--no-prompts", help="Include raw prompts and model responses.")
+    ] = True,
+    make_zip: Annotated[
+        bool, typer.Option("--zip/--no-zip", help="Also write DIR.zip next to the folder.")
+    ] = True,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")] = False,
+    database_url: Annotated[
+        str | None, typer.Option(help="Database URL (default: ARENA_DATABASE_URL or the local SQLite file).")
+    ] = None,
+) -> None:
+    """Write report.html (opens offline), report.md, tables/ (Parquet + CSV) and manifest.json."""
+    url = database_url or Settings().db_url
+    state = database_state(url)
+    if not state.ready:
+        _fail(state.problem)
+    engine = make_engine(url)
+    try:
+        report = build_report(
+            engine,
+            cohort,
+            out,
+            clock=SystemClock(),
+            environ=os.environ,
+            prompts=prompts,
+            make_zip=make_zip,
+            replace=force,
+        )
+    except ReportError as exc:
+        _fail(str(exc))
+    finally:
+        engine.dispose()
+    typer.echo(f"Report of cohort {cohort} from {redact_url(url)} written to {report.folder}")
+    if report.zip:
+        typer.echo(f"  zip: {report.zip}")
+    typer.echo("  rows: " + ", ".join(f"{name} {rows:,}" for name, rows in sorted(report.rows.items())))
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)

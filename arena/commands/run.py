@@ -20,12 +20,13 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy import Engine
 
+from agents.registry import AgentConfigError
 from arena.clock import SystemClock
 from arena.cohorts import launch
 from arena.commands.cohort import DatabaseOption, fail, open_engine
 from arena.config import ConfigError, load_config, parse_config
 from arena.engine.overview import cohort_overview
-from arena.engine.replay import ReplayResult, replay_cohort
+from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.rounds import RoundReport
 from arena.engine.runtime import CohortNotFound
 from arena.engine.sources import open_source
@@ -34,6 +35,7 @@ from arena.settings import Settings
 console = Console()
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
 DEMO_LLM_MODEL = "openai/gpt-4o-mini"
+DEMO_LLM_CUTOFF = "2023-10-01"  # its published training cutoff
 
 
 def register(app: typer.Typer) -> None:
@@ -73,33 +75,58 @@ def demo_command(
         str | None, typer.Option(help="Add an LLM agent served at this OpenAI-compatible URL.")
     ] = None,
     model: Annotated[str | None, typer.Option(help="Model id for the LLM agent.")] = None,
+    knowledge_cutoff: Annotated[
+        str | None,
+        typer.Option(help="The LLM's training cutoff (YYYY-MM-DD): markets resolved before it are left out."),
+    ] = None,
+    report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
     database_url: DatabaseOption = None,
 ) -> None:
     """The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled
-    dataset, offline: launch, replay to the end, print the leaderboard."""
+    dataset, offline: launch, replay to the end, print the leaderboard, write the report."""
     url = database_url or Settings().db_url
     if fresh:
         _remove_sqlite(url)
     engine = open_engine(url)
     try:
-        config = parse_config(_demo_config(llm_base_url, model), source=str(DEMO_CONFIG))
+        config = parse_config(_demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG))
         cohort_id = _launch(engine, config)
     except ConfigError as exc:
         fail(str(exc))
     result = _run(engine, cohort_id)
     _finish(engine, result)
+    if report:
+        _write_report(engine, cohort_id)
     console.print("\nOpen the dashboard with [bold]arena dashboard[/] to explore the cohort.")
 
 
-def _demo_config(llm_base_url: str | None, model: str | None) -> dict[str, Any]:
+def _write_report(engine: Engine, cohort_id: str) -> None:
+    """The cohort's report folder (HTML, Markdown, tables) under ``$ARENA_HOME/reports``."""
+    from arena.reports import ReportError, build_report
+
+    out = Settings().home / "reports" / cohort_id
+    try:
+        report = build_report(
+            engine, cohort_id, out, clock=SystemClock(), environ=os.environ, make_zip=False, replace=True
+        )
+    except ReportError as exc:
+        fail(str(exc), code=1)
+    console.print(f"Report written to {report.folder} (open report.html; `arena report` for more).")
+
+
+def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None) -> dict[str, Any]:
     """The example config, plus an LLM agent if a key or a local server is available."""
     data = tomllib.loads(DEMO_CONFIG.read_text(encoding="utf-8"))
+    llm: dict[str, Any] = {"name": "llm", "kind": "llm"}
     if llm_base_url is not None:
-        data["agents"].append(
-            {"name": "llm", "kind": "llm", "model": model or "local-model", "base_url": llm_base_url}
-        )
+        llm |= {"model": model or "local-model", "base_url": llm_base_url}
     elif os.environ.get("OPENROUTER_API_KEY"):
-        data["agents"].append({"name": "llm", "kind": "llm", "model": model or DEMO_LLM_MODEL})
+        llm |= {"model": model or DEMO_LLM_MODEL, "knowledge_cutoff": DEMO_LLM_CUTOFF}
+    else:
+        return data
+    if cutoff is not None:
+        llm["knowledge_cutoff"] = cutoff
+    data["agents"].append(llm)
     return data
 
 
@@ -137,7 +164,7 @@ def _run(engine: Engine, cohort_id: str) -> ReplayResult:
                     engine, cohort_id, source, environ=os.environ, wall_clock=SystemClock(), progress=progress
                 )
             )
-    except (ConfigError, CohortNotFound) as exc:
+    except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError) as exc:
         fail(str(exc))
 
 

@@ -66,26 +66,19 @@ def claim_round(
     lease: timedelta,
 ) -> ClaimResult:
     """Claim every unfinished decision of the round for ``token``; the caller commits."""
-    rows = [
-        {
-            "round_id": round_id,
-            "agent_id": a,
-            "cohort_id": cohort_id,
-            "claim_token": token,
-            "status": CLAIMED,
-            "claimed_at": now,
-        }
-        for a in agent_ids
-    ]
-    insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"])
+    fresh = dict(round_id=round_id, cohort_id=cohort_id, claim_token=token, status=CLAIMED, claimed_at=now)
+    insert_ignore(
+        session, DecisionRow, [{**fresh, "agent_id": a} for a in agent_ids], on=["round_id", "agent_id"]
+    )
+    columns = (
+        DecisionRow.id,
+        DecisionRow.agent_id,
+        DecisionRow.claim_token,
+        DecisionRow.status,
+        DecisionRow.claimed_at,
+    )
     existing = session.exec(
-        select(
-            DecisionRow.id,
-            DecisionRow.agent_id,
-            DecisionRow.claim_token,
-            DecisionRow.status,
-            DecisionRow.claimed_at,
-        ).where(DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids))
+        select(*columns).where(DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids))
     ).all()
     result = ClaimResult()
     for decision_id, agent_id, owner, status, claimed_at in existing:
@@ -112,7 +105,7 @@ def _take_over(session: Session, decision_id: int, old: str, token: str, now: da
         )
         .values(claim_token=token, claimed_at=now)
     )
-    return session.exec(stmt).rowcount == 1  # type: ignore[call-overload,attr-defined,no-any-return]
+    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined,no-any-return]
 
 
 def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
@@ -130,5 +123,5 @@ def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
         )
         .values(**values)
     )
-    if session.exec(stmt).rowcount != 1:  # type: ignore[call-overload,attr-defined]
+    if session.execute(stmt).rowcount != 1:  # type: ignore[attr-defined]
         raise ClaimLost(f"decision {claim.decision_id}: the claim was taken over by another runner")

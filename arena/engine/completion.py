@@ -57,7 +57,7 @@ def complete_if_done(rt: CohortRuntime, at: datetime) -> bool:
             .where(col(CohortRow.id) == rt.cohort_id, col(CohortRow.status).in_(ACTIVE_STATUSES))
             .values(status="completed", finished_at=at)
         )
-        session.exec(stmt)  # type: ignore[call-overload]
+        session.execute(stmt)
     return True
 
 

@@ -47,14 +47,15 @@ def probability_problem(probabilities: Mapping[str, Mapping[str, float]]) -> str
     """Stated probabilities must be finite numbers in [0, 1] (they are stored and scored as given)."""
     for market_id, by_outcome in probabilities.items():
         for outcome, p in by_outcome.items():
-            if (
-                isinstance(p, bool)
-                or not isinstance(p, int | float | Decimal)
-                or not math.isfinite(p)
-                or not 0 <= p <= 1
-            ):
-                return f"stated probability for {outcome!r} of {market_id!r} must be a number in [0, 1], got {p!r}"
+            if not _is_probability(p):
+                return f"stated probability for {outcome!r} of {market_id!r} must lie in [0, 1], got {p!r}"
     return None
+
+
+def _is_probability(p: object) -> bool:
+    if isinstance(p, bool) or not isinstance(p, int | float | Decimal):
+        return False
+    return math.isfinite(p) and 0 <= p <= 1
 
 
 def action_json(action: Action) -> dict[str, str]:

@@ -12,7 +12,7 @@ process moved the ledger meanwhile) is refused, so no fill is ever computed from
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -103,22 +103,23 @@ def lock_and_check(session: Session, books: Sequence[AgentBook]) -> None:
     """Lock the agents' rows (PostgreSQL; SQLite's writer lock already serialises) and verify that
     the database holds exactly the fills each ledger was built from."""
     ids = sorted(b.agent_id for b in books)
-    session.exec(
-        select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id)).with_for_update()
-    ).all()
-    counts = dict(
-        session.exec(
-            select(FillRow.agent_id, func.count())
-            .where(col(FillRow.agent_id).in_(ids))
-            .group_by(col(FillRow.agent_id))
-        ).all()
-    )
+    if session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE holds the write lock already
+        locking = select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id))
+        session.exec(locking.with_for_update()).all()
+    counts = fill_counts(session, ids)
     for book in books:
         stored = counts.get(book.agent_id, 0)
         if stored != book.fill_count:
             raise LedgerConflict(
-                f"agent {book.agent_id}: the database holds {stored} fills, the ledger was built from {book.fill_count}"
+                f"agent {book.agent_id}: the database holds {stored} fills, "
+                f"the ledger was built from {book.fill_count}"
             )
+
+
+def fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:
+    """How many fills each agent has in the database (agents without any are absent)."""
+    query = select(FillRow.agent_id, func.count()).where(col(FillRow.agent_id).in_(agent_ids))
+    return {a: int(n) for a, n in session.exec(query.group_by(col(FillRow.agent_id))).all()}
 
 
 def write_fills(
@@ -132,7 +133,7 @@ def write_fills(
     if not fills:
         return
     rows = [fill_to_row(f, agent_id=book.agent_id, decision_id=decision_id) for f in fills]
-    session.exec(FillRow.__table__.insert(), params=rows)  # type: ignore[attr-defined,call-overload]
+    session.execute(FillRow.__table__.insert(), rows)  # type: ignore[attr-defined]
     touched = sorted({f.position_id for f in fills})
     write_positions(session, [position_row(book.agent_id, book.ledger.positions[p], at=at) for p in touched])
 
@@ -147,7 +148,7 @@ def write_positions(session: Session, rows: Sequence[dict[str, object]]) -> None
     the partial unique index (one open row per market outcome) never sees two open rows."""
     if rows:
         ordered = sorted(rows, key=lambda r: (r["status"] == "open", str(r["position_id"])))
-        session.exec(_position_upsert(session.get_bind().dialect.name), params=ordered)  # type: ignore[call-overload]
+        session.execute(_position_upsert(session.get_bind().dialect.name), ordered)
 
 
 @cache
@@ -264,7 +265,8 @@ def _snapshot_problem(
     if (snap.cash, snap.realized_pnl) == truth:
         return None
     return (
-        f"agent {agent_id}: snapshot at {snap.marked_at.isoformat()} has cash {snap.cash}, realised {snap.realized_pnl}; "
+        f"agent {agent_id}: snapshot at {snap.marked_at.isoformat()} has cash {snap.cash}, "
+        f"realised {snap.realized_pnl}; "
         f"the fill log gives {truth[0]}, {truth[1]}"
     )
 

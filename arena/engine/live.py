@@ -31,14 +31,14 @@ class JobFailure(RuntimeError):
     """A job ran but did not do its work (e.g. every agent of a round failed)."""
 
 
-def live_cohorts(engine: Engine) -> list[str]:
+RUNNABLE = ("pending", "running")
+HELD = (*RUNNABLE, "paused")  # a paused cohort runs no rounds, but its positions still mark and settle
+
+
+def live_cohorts(engine: Engine, statuses: tuple[str, ...] = RUNNABLE) -> list[str]:
     with Session(engine) as session:
-        rows = session.exec(
-            select(CohortRow.id).where(
-                CohortRow.mode == "live", col(CohortRow.status).in_(("pending", "running"))
-            )
-        ).all()
-    return sorted(rows)
+        query = select(CohortRow.id).where(CohortRow.mode == "live", col(CohortRow.status).in_(statuses))
+        return sorted(session.exec(query).all())
 
 
 def _runtime(engine: Engine, cohort_id: str, clock: Clock, **kwargs: object) -> CohortRuntime:
@@ -88,9 +88,9 @@ def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
 
 def _mark_running(engine: Engine, cohort_id: str) -> None:
     with session_scope(engine) as session:
-        session.exec(
-            update(CohortRow)  # type: ignore[call-overload]
-            .where(col(CohortRow.id) == cohort_id, CohortRow.status == "pending")
+        session.execute(
+            update(CohortRow)
+            .where(col(CohortRow.id) == cohort_id, col(CohortRow.status) == "pending")
             .values(status="running")
         )
 
@@ -98,7 +98,7 @@ def _mark_running(engine: Engine, cohort_id: str) -> None:
 def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
     """Mark every agent not yet marked in the current bucket of its cohort's mark cadence."""
     marked = 0
-    for cohort_id in live_cohorts(engine):
+    for cohort_id in live_cohorts(engine, HELD):
         rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
         at = clock.now()
         with Session(engine) as session:
@@ -113,7 +113,7 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
 def settlement_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
     """Apply every known resolution to the live cohorts that hold the market."""
     settled, deferred = 0, []
-    for cohort_id in live_cohorts(engine):
+    for cohort_id in live_cohorts(engine, HELD):
         rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
         held = {p.market_id for s in rt.agents for p in s.book.ledger.open_positions()}
         known = [r for r in rt.source.resolutions(clock.now()) if r.market_id in held]

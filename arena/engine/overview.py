@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from arena.config import CohortConfig, config_from_frozen
-from arena.engine.completion import StalePosition, waiting_since
 from arena.db.models import (
     AgentRow,
     CohortRow,
@@ -25,6 +25,7 @@ from arena.db.models import (
     PositionRow,
     RoundRow,
 )
+from arena.engine.completion import StalePosition, finished_rounds, waiting_since
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,9 @@ class CohortOverview:
 def list_cohorts(engine: Engine) -> list[CohortSummary]:
     with Session(engine) as session:
         cohorts = session.exec(select(CohortRow).order_by(col(CohortRow.created_at).desc())).all()
-        agents = _count_by(session, AgentRow.cohort_id, select(AgentRow.cohort_id))
-        done = _count_by(
-            session,
-            RoundRow.cohort_id,
-            select(RoundRow.cohort_id).where(col(RoundRow.status).in_(("done", "failed"))),
-        )
+        agents = _grouped_count(session, select(AgentRow.cohort_id, func.count()))
+        finished = col(RoundRow.status).in_(("done", "failed"))
+        done = _grouped_count(session, select(RoundRow.cohort_id, func.count()).where(finished))
     return [
         CohortSummary(
             c.id,
@@ -91,12 +89,6 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
     ]
 
 
-def _count_by(session: Session, key, query) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    sub = query.subquery()
-    rows = session.exec(select(sub.c[0], func.count()).group_by(sub.c[0])).all()
-    return {k: int(n) for k, n in rows}
-
-
 def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = None) -> CohortOverview | None:
     """The cohort's state; ``now`` (default: its latest mark) dates the stale-position report."""
     with Session(engine) as session:
@@ -109,6 +101,7 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
         ).all()
         ids = [a.id for a in agents if a.id is not None]
         latest = _latest_snapshots(session, ids)
+        counts = _activity(session, ids)
         overview = CohortOverview(
             id=row.id,
             status=row.status,
@@ -116,50 +109,44 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
             config_hash=row.config_hash,
             git_commit=row.git_commit,
             excluded=row.excluded_markets,
-            rounds_done=int(
-                session.exec(
-                    select(func.count())
-                    .select_from(RoundRow)
-                    .where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed")))
-                ).one()
-            ),
+            rounds_done=finished_rounds(session, cohort_id),
             rounds_planned=config.schedule.rounds,
+            agents=[_agent_summary(a, latest.get(a.id or 0), config, counts) for a in agents],
         )
-        bets = _per_agent(
+        when = now or max((s.marked_at for s in latest.values()), default=None)
+        if when is not None:
+            limit = timedelta(days=config.marks.stale_after_days)
+            overview.stale = _stale_lines(session, ids, {a.id: a.name for a in agents}, when, limit)
+    return overview
+
+
+def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:
+    """Per agent: bets placed, decisions that errored, positions open."""
+    return {
+        "bets": _grouped_count(
             session,
             select(FillRow.agent_id, func.count()).where(
                 col(FillRow.agent_id).in_(ids), FillRow.kind == "buy"
             ),
-        )
-        errors = _per_agent(
+        ),
+        "errors": _grouped_count(
             session,
             select(DecisionRow.agent_id, func.count()).where(
                 col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"
             ),
-        )
-        opened = _per_agent(
+        ),
+        "open": _grouped_count(
             session,
             select(PositionRow.agent_id, func.count()).where(
                 col(PositionRow.agent_id).in_(ids), PositionRow.status == "open"
             ),
-        )
-        for a in agents:
-            assert a.id is not None
-            overview.agents.append(_agent_summary(a, latest.get(a.id), config, bets, errors, opened))
-        when = now or max((s.marked_at for s in latest.values()), default=None)
-        if when is not None:
-            overview.stale = _stale_lines(
-                session,
-                ids,
-                {a.id: a.name for a in agents},
-                when,
-                timedelta(days=config.marks.stale_after_days),
-            )
-    return overview
+        ),
+    }
 
 
-def _per_agent(session: Session, query) -> dict[int, int]:  # type: ignore[no-untyped-def]
-    return {a: int(n) for a, n in session.exec(query.group_by(col(query.selected_columns[0]))).all()}
+def _grouped_count(session: Session, query: Any) -> dict[Any, int]:
+    """``SELECT key, count(*) ... GROUP BY key`` as a dict; ``query`` selects the key and the count."""
+    return {key: int(n) for key, n in session.exec(query.group_by(query.selected_columns[0])).all()}
 
 
 def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, PortfolioSnapshotRow]:
@@ -180,14 +167,9 @@ def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, Portf
 
 
 def _agent_summary(
-    a: AgentRow,
-    snap: PortfolioSnapshotRow | None,
-    config: CohortConfig,
-    bets: dict[int, int],
-    errors: dict[int, int],
-    opened: dict[int, int],
-) -> AgentSummary:  # noqa: E501
-    assert a.id is not None
+    a: AgentRow, snap: PortfolioSnapshotRow | None, config: CohortConfig, counts: dict[str, dict[int, int]]
+) -> AgentSummary:
+    agent_id = a.id or 0
     bankroll = config.rules.bankroll
     pnl = None if snap is None else snap.total_value - bankroll
     return AgentSummary(
@@ -198,15 +180,15 @@ def _agent_summary(
         pnl=pnl,
         return_pct=None if pnl is None else pnl / bankroll * 100,
         cash=None if snap is None else snap.cash,
-        open_positions=opened.get(a.id, 0),
-        bets=bets.get(a.id, 0),
-        errors=errors.get(a.id, 0),
+        open_positions=counts["open"].get(agent_id, 0),
+        bets=counts["bets"].get(agent_id, 0),
+        errors=counts["errors"].get(agent_id, 0),
     )
 
 
 def _stale_lines(
     session: Session, agent_ids: list[int], names: dict[int | None, str], now: datetime, limit: timedelta
-) -> list[str]:  # noqa: E501
+) -> list[str]:
     """Open positions whose market closed longer than ``limit`` ago, or unmarked for that long."""
     rows = session.exec(
         select(PositionRow, MarketRow.close_time)

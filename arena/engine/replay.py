@@ -45,7 +45,7 @@ BUSY_RETRY = timedelta(seconds=15)
 
 
 class CohortNotRunnable(RuntimeError):
-    """The cohort is paused, cancelled or already finished."""
+    """The cohort cannot be replayed: its market source has no data end (a live source)."""
 
 
 class Progress(Protocol):
@@ -89,6 +89,9 @@ class ReplayRunner:
         self._last_round_at = max(rounds, default=rt.start)
         steps = self._steps(set(rounds), end)
         clock = SimulatedClock(steps[0] if steps else rt.start)
+        if (status := self._cohort_status()) in ("paused", "cancelled"):
+            result.stopped = status
+            return result
         self._prepare(end)
         if self.progress:
             self.progress.start(len(steps))
@@ -108,10 +111,9 @@ class ReplayRunner:
         new = self._due_resolutions(at)
         if new or index is not None:
             self._flush()
-            status = self._cohort_status()
-            if status not in ("pending", "running"):
-                result.stopped = status
-                return True
+        if index is not None and (status := self._cohort_status()) not in ("pending", "running"):
+            result.stopped = status  # paused or cancelled meanwhile: stop before the next round
+            return True
         if new:
             record_resolutions(self.rt, [r for r in new if r.market_id in self._offered], at)
             settle(self.rt, new, at)
@@ -135,7 +137,8 @@ class ReplayRunner:
         while report.status == "busy":
             pause = min(self.rt.claim_lease, BUSY_RETRY)
             log.warning(
-                "cohort %s round %s: decisions claimed by another runner; retrying in %ss (claims expire after %s)",
+                "cohort %s round %s: decisions claimed by another runner; "
+                "retrying in %ss (claims expire after %s)",
                 self.rt.cohort_id,
                 index,
                 pause.total_seconds(),
@@ -165,9 +168,9 @@ class ReplayRunner:
                     .where(RoundRow.cohort_id == self.rt.cohort_id)
                 ).all()
             )
-            session.exec(
-                update(CohortRow)  # type: ignore[call-overload]
-                .where(col(CohortRow.id) == self.rt.cohort_id, CohortRow.status == "pending")
+            session.execute(
+                update(CohortRow)
+                .where(col(CohortRow.id) == self.rt.cohort_id, col(CohortRow.status) == "pending")
                 .values(status="running", started_at=self.rt.start)
             )
 
@@ -194,8 +197,8 @@ class ReplayRunner:
             query = select(func.max(PortfolioSnapshotRow.marked_at)).where(
                 PortfolioSnapshotRow.cohort_id == self.rt.cohort_id
             )
-            value = session.exec(query).one()
-        return value  # type: ignore[no-any-return]
+            value: datetime | None = session.exec(query).one()
+        return value
 
     def _round_markets(self, index: int) -> set[str]:
         with Session(self.rt.engine) as session:
@@ -231,27 +234,31 @@ async def replay_cohort(
             engine, cohort_id, source=source, environ=environ, http_client=http, lease_clock=wall_clock
         )
         result = await ReplayRunner(rt, progress=progress).run()
+    _record_run(engine, result, started, wall_clock.now())
+    return result
+
+
+def _record_run(engine: Engine, result: ReplayResult, started: datetime, finished: datetime) -> None:
+    """One ``job_run`` row per replay run: not ok when a round failed for every agent."""
     failed = [r.round_index for r in result.failed_rounds]
-    message = (
-        f"{len(result.rounds)} rounds run, "
-        + ("completed" if result.completed else result.stopped or f"{len(result.stale)} positions unresolved")
-        + (f"; rounds where every agent failed: {failed}" if failed else "")
+    outcome = (
+        "completed" if result.completed else result.stopped or f"{len(result.stale)} positions unresolved"
     )
+    message = f"{len(result.rounds)} rounds run, {outcome}" + (
+        f"; rounds where every agent failed: {failed}" if failed else ""
+    )
+    stale = [s.describe(result.end or started) for s in result.stale]
     with session_scope(engine) as session:
         session.add(
             JobRunRow(
                 job="replay",
-                scope=cohort_id,
+                scope=result.cohort_id,
                 started_at=started,
-                finished_at=wall_clock.now(),
+                finished_at=finished,
                 ok=not failed,
                 message=message,
-                details_json={
-                    "failed_rounds": failed,
-                    "stale": [s.describe(result.end or started) for s in result.stale],
-                },
+                details_json={"failed_rounds": failed, "stale": stale},
             )
         )
     if failed:
-        log.error("replay of cohort %s: %s", cohort_id, message)
-    return result
+        log.error("replay of cohort %s: %s", result.cohort_id, message)

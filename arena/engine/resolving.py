@@ -13,10 +13,12 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
+from arena.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import (
     AgentRow,
@@ -34,7 +36,6 @@ from arena.engine.marks import mark_rows, persist_marks
 from arena.engine.runtime import load_runtime
 from arena.engine.settlement import settle
 from arena.engine.sources import open_source
-from arena.config import config_from_frozen
 from markets.types import Resolution, ResolutionKind
 
 log = logging.getLogger("arena.engine.resolving")
@@ -129,14 +130,15 @@ def _store_override(
     engine: Engine,
     market_id: str,
     kind: ResolutionKind,
-    payouts: Mapping[str, object],
+    payouts: Mapping[str, Decimal],
     note: str,
     now: datetime,
-) -> None:  # noqa: E501
+) -> None:
     with session_scope(engine) as session:
         if session.get(MarketRow, market_id) is None:
             raise OverrideError(
-                f"unknown market {market_id!r}; ids look like polymarket:0x… or manifold:abc (see `arena markets pending`)"
+                f"unknown market {market_id!r}; ids look like polymarket:0x… or manifold:abc "
+                "(see `arena markets pending`)"
             )
         paid = session.exec(
             select(func.count())
@@ -146,7 +148,8 @@ def _store_override(
         row = session.exec(select(ResolutionRow).where(ResolutionRow.market_id == market_id)).first()
         if paid and row is not None:
             raise OverrideError(
-                f"{market_id} is already resolved {row.kind} and settled ({paid} positions); an override cannot undo paid settlements"
+                f"{market_id} is already resolved {row.kind} and settled ({paid} positions); "
+                "an override cannot undo paid settlements"
             )
         row = row or ResolutionRow(market_id=market_id, kind=kind.value, resolved_at=now, detected_at=now)
         row.kind, row.payouts_json, row.resolved_at, row.detected_at = (
@@ -154,7 +157,7 @@ def _store_override(
             decimals_to_json(payouts),
             now,
             now,
-        )  # type: ignore[arg-type]
+        )
         row.source, row.override_note = "operator", f"operator override at {now.isoformat()}: {note}"
         session.add(row)
 

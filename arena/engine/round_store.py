@@ -28,34 +28,27 @@ def open_round(session: Session, cohort_id: str, index: int, at: datetime, snaps
     """Create round ``index`` with its snapshot (or find it, checking it saw the same snapshot)."""
     digest = snapshot.content_hash()
     ensure_markets(session, [e.market for e in snapshot.entries], at)
-    insert_ignore(
-        session,
-        RoundRow,
-        [
-            {
-                "cohort_id": cohort_id,
-                "round_index": index,
-                "scheduled_at": at,
-                "status": "running",
-                "snapshot_hash": digest,
-                "market_count": len(snapshot.entries),
-                "started_at": at,
-            }
-        ],
-        on=["cohort_id", "round_index"],
-    )
+    new = dict(cohort_id=cohort_id, round_index=index, scheduled_at=at, status="running", started_at=at)
+    new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
+    insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"])
     row = session.exec(
         select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)
     ).one()
     assert row.id is not None
     if row.snapshot_hash != digest or row.scheduled_at != at:
         raise SnapshotChanged(
-            f"cohort {cohort_id} round {index}: stored snapshot {row.snapshot_hash} at {row.scheduled_at.isoformat()} "
+            f"cohort {cohort_id} round {index}: stored snapshot {row.snapshot_hash} "
+            f"at {row.scheduled_at.isoformat()} "
             f"but this run sees {digest} at {at.isoformat()}; refusing to give agents different markets"
         )
+    _store_prices(session, row.id, snapshot)
+    return row.id
+
+
+def _store_prices(session: Session, round_id: int, snapshot: MarketSnapshot) -> None:
     rows = [
         {
-            "round_id": row.id,
+            "round_id": round_id,
             "market_id": e.market.market_id,
             "source": e.price.source,
             "observed_at": e.price.observed_at,
@@ -65,4 +58,3 @@ def open_round(session: Session, cohort_id: str, index: int, at: datetime, snaps
     ]
     if rows:
         insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"])
-    return row.id

@@ -26,11 +26,11 @@ from arena.engine.asking import Call, ask_all
 from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, Claim, ClaimLost, claim_round, finish, new_token
 from arena.engine.decisions import decision_values, execute
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.quotes import build_quotes
 from arena.engine.round_store import open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
-from arena.engine.quotes import build_quotes
 from markets.types import MarketSnapshot
 
 log = logging.getLogger("arena.engine.rounds")
@@ -79,6 +79,7 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
             lease=rt.claim_lease,
         )
     if claims.claimed:
+        rt.refresh(list(claims.claimed))
         plan = _Plan(rt, index, at, round_id, full, universe)
         deadline = asyncio.get_running_loop().time() + rt.config.round_budget.total_seconds()
         first = [s for s in rt.agents if s.id in claims.claimed and not s.uses_peers]
@@ -203,7 +204,7 @@ def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str,
             .join(DecisionRow, DecisionRow.agent_id == AgentRow.id)  # type: ignore[arg-type]
             .where(DecisionRow.round_id == round_id, DecisionRow.status == DONE)
         ).all()
-    return {name: probs for agent_id, name, probs in rows if agent_id in first and probs}
+    return {name: dict(probs) for agent_id, name, probs in rows if agent_id in first and probs}
 
 
 def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> RoundReport:

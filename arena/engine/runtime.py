@@ -21,8 +21,8 @@ from arena.clock import Clock, SystemClock
 from arena.config import CohortConfig, config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
-from arena.engine.ledger_store import AgentBook, load_books
 from arena.engine.leakage import excluded_markets
+from arena.engine.ledger_store import AgentBook, fill_counts, load_books
 from markets.types import MarketSource
 from portfolio import Rules
 
@@ -31,12 +31,13 @@ class CohortNotFound(LookupError):
     pass
 
 
-@dataclass(frozen=True)
 class _NoBettor:
     """Stands in for an agent's bettor in jobs that never ask agents anything."""
 
-    name: str
-    uses_peers: bool = False
+    uses_peers = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     async def decide(self, view: AgentView) -> Decision:
         raise RuntimeError(f"agent {self.name!r} was loaded without its bettor; this job cannot run rounds")
@@ -94,6 +95,15 @@ class CohortRuntime:
         for agent_id, book in books.items():
             self.slot(agent_id).book = book
 
+    def refresh(self, agent_ids: list[int]) -> None:
+        """Reload the ledgers another process has moved since they were loaded (one count query),
+        so an agent is never shown, or executed against, a stale portfolio."""
+        with Session(self.engine) as session:
+            stored = fill_counts(session, agent_ids)
+        stale = [a for a in agent_ids if stored.get(a, 0) != self.slot(a).book.fill_count]
+        if stale:
+            self.reload(stale)
+
 
 def load_runtime(
     engine: Engine,
@@ -119,26 +129,15 @@ def load_runtime(
             select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))
         ).all()
         books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
-    agents = [
-        AgentSlot(
-            id=row.id,
-            name=row.name,
-            kind=row.kind,
-            bettor=build_bettor(
-                row.name,
-                row.kind,
-                row.settings_json,
-                seed=cohort.seed,
-                environ=environ,
-                http_client=http_client,
-            )
-            if with_bettors
-            else _NoBettor(row.name),
-            book=books[row.id],
+
+    def bettor(row: AgentRow) -> Bettor:
+        if not with_bettors:
+            return _NoBettor(row.name)
+        return build_bettor(
+            row.name, row.kind, row.settings_json, seed=cohort.seed, environ=environ, http_client=http_client
         )
-        for row in rows
-        if row.id is not None
-    ]
+
+    agents = [AgentSlot(r.id, r.name, r.kind, bettor(r), books[r.id]) for r in rows if r.id is not None]
     return CohortRuntime(
         engine=engine,
         cohort_id=cohort_id,

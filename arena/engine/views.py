@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
+from decimal import Decimal
 
 from agents.types import AgentView, PortfolioView, PositionView
 from markets.types import MarketSnapshot, MarketSource
@@ -16,7 +17,7 @@ from portfolio import Ledger, Rules
 
 def latest_prices(
     source: MarketSource, market_ids: Collection[str], at: datetime, max_age: timedelta
-) -> dict[str, dict[str, object]]:
+) -> dict[str, dict[str, Decimal]]:
     """Per-outcome prices of ``market_ids`` no older than ``max_age`` (older ones are left out, so
     the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
     found = source.latest_prices(sorted(market_ids), at)

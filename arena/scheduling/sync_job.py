@@ -7,11 +7,12 @@ Venue base URLs can be pointed elsewhere (a mirror, or the local fakes in tests)
 from __future__ import annotations
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from arena.clock import Clock
 from arena.config import config_from_frozen
 from arena.db.models import CohortRow
+from arena.engine.live import live_cohorts
 from arena.live_venues import VenueUrls, sync_venue_blocking
 from arena.market_sync import SyncSettings
 from arena.settings import Settings
@@ -21,12 +22,8 @@ from markets.types import Venue
 def live_venues(engine: Engine) -> list[Venue]:
     """Venues of live cohorts that are still running (nothing to sync when there are none)."""
     with Session(engine) as session:
-        configs = session.exec(
-            select(CohortRow.config_json).where(
-                CohortRow.mode == "live", col(CohortRow.status).in_(("pending", "running"))
-            )
-        ).all()
-    venues = {config_from_frozen(c).venue for c in configs}
+        rows = [session.get(CohortRow, cohort_id) for cohort_id in live_cohorts(engine)]
+    venues = {config_from_frozen(row.config_json).venue for row in rows if row is not None}
     return sorted(v for v in venues if v is not None)
 
 

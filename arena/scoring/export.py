@@ -19,9 +19,10 @@ from typing import Any
 
 import polars as pl
 
+from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.breakdowns import breakdowns
 from arena.scoring.frames import ScoringFrames
-from arena.scoring.ranking import leaderboard
+from arena.scoring.ranking import MIN_MARKETS, PRIZE_POOL, leaderboard
 from arena.scoring.tables import SOURCES, calibration_table
 
 SCHEMA_VERSION = 1
@@ -36,10 +37,10 @@ class Settings:
 
     by: str = "return_pct"
     seed: int = 0
-    replicates: int = 2_000
-    level: float = 0.95
-    min_markets: int = 30
-    prize_pool: float = 1_000.0
+    replicates: int = DEFAULT_REPLICATES
+    level: float = DEFAULT_LEVEL
+    min_markets: int = MIN_MARKETS
+    prize_pool: float = PRIZE_POOL
 
 
 def leaderboard_document(

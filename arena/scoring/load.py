@@ -31,6 +31,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from agents.baselines import BASELINE_KINDS
 from arena.config import RulesConfig
 from arena.db.models import (
     AgentRow,
@@ -46,7 +47,6 @@ from arena.db.models import (
 )
 from arena.scoring.frames import ScoringFrames
 
-BASELINE_KINDS = frozenset({"hold", "market", "random", "favorite", "contrarian", "kelly"})
 BINARY = ["YES", "NO"]
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
 ROUND_SOURCE = "round"

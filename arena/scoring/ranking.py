@@ -43,7 +43,6 @@ SORTABLE: dict[str, bool] = {
 MIN_MARKETS = 30  # fewer resolved markets than this: intervals and comparisons are flagged
 PRIZE_POOL = 1_000.0
 
-_CI = ("return_pct", "brier", "bss_market", "stated_brier", "log_score", "rel_log_score")
 COLUMNS: tuple[str, ...] = (
     *("rank", "agent", "agent_kind", "baseline", "cohorts"),
     *("bankroll", "value", "cash", "pnl", "realized_pnl", "unrealized_pnl", "marked_at"),

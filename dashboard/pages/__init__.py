@@ -1,1 +1,1 @@
-"""The dashboard's pages, run by ``st.navigation`` in ``dashboard/app.py`` (a package so installs ship them)."""
+"""Dashboard pages, run by ``st.navigation`` in ``dashboard/app.py`` (a package so installs ship them)."""

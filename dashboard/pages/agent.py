@@ -121,9 +121,9 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
             )
         tokens = d["prompt_tokens"] + d["completion_tokens"]
         cost = f"${Decimal(str(d['cost_usd'])):,.6f}"
+        cash = f"Cash at start {money(d['cash_at_start'])} · max bet {money(d['max_bet'])}"
         st.caption(
-            f"Cash at start {money(d['cash_at_start'])} · max bet {money(d['max_bet'])} · {tokens:,} tokens · "
-            f"cost {cost} · {d['latency_s']:.2f} s · {d['attempts']} attempt(s)"
+            f"{cash} · {tokens:,} tokens · cost {cost} · {d['latency_s']:.2f} s · {d['attempts']} attempt(s)"
         )
         if show_raw:
             st.code(d["raw_prompt"] or "(no prompt recorded)", language=None, wrap_lines=True)

@@ -42,7 +42,12 @@ def replay_bundled(db_url: str) -> dict[str, float]:
     engine = make_engine(db_url)
     upgrade(engine)
     config = parse_config(
-        {"name": "bench", "schedule": {"every": "7d"}, "marks": {"every": "1d"}, "agents": [{"name": k, "kind": k} for k in BASELINES]}
+        {
+            "name": "bench",
+            "schedule": {"every": "7d"},
+            "marks": {"every": "1d"},
+            "agents": [{"name": k, "kind": k} for k in BASELINES],
+        }
     )
     source = open_source(config, engine)
     cohort = launch(engine, config, source=source, environ={}, clock=SystemClock()).cohort_id
@@ -67,20 +72,29 @@ def replay_bundled(db_url: str) -> dict[str, float]:
 @pytest.mark.benchmark
 def test_replay_whole_bundled_dataset(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'bench.db'}"
-    code = f"import json; from tests.benchmarks.test_bench_replay import replay_bundled; print(json.dumps(replay_bundled({db_url!r})))"
+    code = (
+        "import json; from tests.benchmarks.test_bench_replay import replay_bundled; "
+        f"print(json.dumps(replay_bundled({db_url!r})))"
+    )
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True, text=True, timeout=600, check=False,
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     wall = time.perf_counter() - started
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    days, replay_s = figures["simulated_days"], figures["replay_s"]
     print(
         f"\nreplay of the bundled dataset, {len(BASELINES)} baselines, weekly rounds, daily marks (SQLite):\n"
-        f"  {figures['simulated_days']:.0f} simulated days, {figures['rounds']} rounds, {figures['fills']} fills\n"
-        f"  wall {wall:.1f} s (process incl. imports), setup {figures['setup_s']:.1f} s, replay {figures['replay_s']:.1f} s, "
-        f"CPU {figures['cpu_s']:.1f} s\n"
-        f"  {figures['simulated_days'] / figures['replay_s']:.0f} simulated days/s; peak RSS {peak_mib:.0f} MiB"
+        f"  {days:.0f} simulated days, {figures['rounds']} rounds, {figures['fills']} fills\n"
+        f"  wall {wall:.1f} s (process incl. imports), setup {figures['setup_s']:.1f} s, "
+        f"replay {replay_s:.1f} s, CPU {figures['cpu_s']:.1f} s\n"
+        f"  {days / replay_s:.0f} simulated days/s; peak RSS {peak_mib:.0f} MiB"
     )

@@ -51,9 +51,14 @@ class SpyBettor:
             "round": view.round_index,
             "prices_visible": view.prices_visible,
             "markets": sorted(e.market.market_id for e in view.snapshot.entries),
-            "prices": {e.market.market_id: {o: str(p) for o, p in e.price.prices.items()} for e in view.snapshot.entries},
+            "prices": {
+                e.market.market_id: {o: str(p) for o, p in e.price.prices.items()}
+                for e in view.snapshot.entries
+            },
             "history": sum(len(e.history) for e in view.snapshot.entries),
-            "positions": [[p.market_id, str(p.mark_price), str(p.value), p.stale] for p in view.portfolio.positions],
+            "positions": [
+                [p.market_id, str(p.mark_price), str(p.value), p.stale] for p in view.portfolio.positions
+            ],
         }
         with self.log.open("a", encoding="utf-8") as out:
             out.write(json.dumps(seen) + "\n")

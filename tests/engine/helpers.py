@@ -49,14 +49,18 @@ def write_market_dataset(
     *,
     close_days: Mapping[str, int] | None = None,
 ) -> Path:
-    markets = [_market(m, close=day(close_days[m]) if close_days and m in close_days else None) for m in series]
+    markets = [
+        _market(m, close=day(close_days[m]) if close_days and m in close_days else None) for m in series
+    ]
     prices = [
         PriceSnapshot(m, {"YES": Decimal(p), "NO": 1 - Decimal(p)}, day(d), "test")
         for m, points in series.items()
         for d, p in points.items()
     ]
     resolutions = [Resolution.binary(m, kind, day(d), "test") for m, (d, kind) in ends.items()]
-    info = DatasetInfo(name="tiny", version="1", source="handmade for tests", license="CC0", created_with="tests")
+    info = DatasetInfo(
+        name="tiny", version="1", source="handmade for tests", license="CC0", created_with="tests"
+    )
     write_dataset(directory, markets=markets, prices=prices, resolutions=resolutions, info=info)
     return directory
 
@@ -90,7 +94,9 @@ def config(dataset: Path, agents: list[dict[str, Any]], **overrides: Any) -> dic
     return {**base, **overrides}
 
 
-def launch_cohort(engine: Engine, data: dict[str, Any], *, environ: Mapping[str, str] | None = None) -> tuple[str, ReplaySource]:
+def launch_cohort(
+    engine: Engine, data: dict[str, Any], *, environ: Mapping[str, str] | None = None
+) -> tuple[str, ReplaySource]:
     cfg = parse_config(data)
     assert cfg.dataset is not None
     source = ReplaySource.from_directory(cfg.dataset)

@@ -28,7 +28,11 @@ def _cohort(engine: Engine, tmp_path: Path) -> tuple[str, object]:
 
 def _buys(engine: Engine) -> dict[int, int]:
     with Session(engine) as session:
-        rows = session.exec(select(FillRow.agent_id, func.count()).where(FillRow.kind == "buy").group_by(col(FillRow.agent_id)))
+        rows = session.exec(
+            select(FillRow.agent_id, func.count())
+            .where(FillRow.kind == "buy")
+            .group_by(col(FillRow.agent_id))
+        )
         return dict(rows.all())
 
 
@@ -49,7 +53,10 @@ def test_two_runners_of_one_round_execute_each_decision_once(engine: Engine, tmp
         t.start()
     for t in threads:
         t.join(timeout=60)
-    assert sorted(r.status for r in reports.values()) == ["busy", "done"]  # they overlapped: one found the claims taken
+    assert sorted(r.status for r in reports.values()) == [
+        "busy",
+        "done",
+    ]  # they overlapped: one found the claims taken
     with Session(engine) as session:
         decisions = session.exec(select(DecisionRow)).all()
     assert len(decisions) == 3 and {d.status for d in decisions} == {"done"}
@@ -84,8 +91,13 @@ def _claimed_decision(rt: CohortRuntime) -> tuple[int, str]:
     with session_scope(rt.engine) as session:
         round_id = open_round(session, rt.cohort_id, 0, day(0), universe)
         claims = claim_round(
-            session, round_id=round_id, cohort_id=rt.cohort_id, agent_ids=[a.id for a in rt.agents],
-            token=token, now=rt.lease_clock.now(), lease=timedelta(minutes=5),
+            session,
+            round_id=round_id,
+            cohort_id=rt.cohort_id,
+            agent_ids=[a.id for a in rt.agents],
+            token=token,
+            now=rt.lease_clock.now(),
+            lease=timedelta(minutes=5),
         )
     assert len(claims.claimed) == 3
     return round_id, token
@@ -99,11 +111,13 @@ def test_live_claims_are_left_alone_and_expired_ones_taken_over(engine: Engine, 
     assert busy.status == "busy" and _buys(engine) == {}
     # The owner's lease runs out (claimed long ago): the next runner takes the claims over.
     with session_scope(engine) as session:
-        session.exec(update(DecisionRow).values(claimed_at=rt.lease_clock.now() - timedelta(hours=1)))  # type: ignore[call-overload]
+        session.execute(update(DecisionRow).values(claimed_at=rt.lease_clock.now() - timedelta(hours=1)))
     done = asyncio.run(run_round(rt, 0, day(0)))
     assert done.status == "done" and len(_buys(engine)) == 3
     with Session(engine) as session:
-        tokens = set(session.exec(select(DecisionRow.claim_token).where(DecisionRow.round_id == round_id)).all())
+        tokens = set(
+            session.exec(select(DecisionRow.claim_token).where(DecisionRow.round_id == round_id)).all()
+        )
     assert dead not in tokens and len(tokens) == 1
 
 
@@ -116,8 +130,13 @@ def test_a_runner_whose_claim_was_taken_over_cannot_finish(engine: Engine, tmp_p
     later = rt.lease_clock.now() + timedelta(minutes=10)
     with session_scope(engine) as session:
         taken = claim_round(
-            session, round_id=round_id, cohort_id=rt.cohort_id, agent_ids=[rt.agents[0].id],
-            token=new_token(), now=later, lease=timedelta(minutes=5),
+            session,
+            round_id=round_id,
+            cohort_id=rt.cohort_id,
+            agent_ids=[rt.agents[0].id],
+            token=new_token(),
+            now=later,
+            lease=timedelta(minutes=5),
         )
     (claim,) = taken.claimed.values()
     stale = Claim(claim.decision_id, claim.agent_id, slow_owner)
@@ -127,3 +146,16 @@ def test_a_runner_whose_claim_was_taken_over_cannot_finish(engine: Engine, tmp_p
         finish(session, claim, {"status": "done"})
     with pytest.raises(ClaimLost), session_scope(engine) as session:
         finish(session, claim, {"status": "done"})  # finished decisions are final
+
+
+def test_a_runner_with_stale_ledgers_reloads_them_before_asking(engine: Engine, tmp_path: Path) -> None:
+    """Another process executed round 0; this runner, loaded before it, runs round 1 on fresh books."""
+    cohort_id, source = _cohort(engine, tmp_path)
+    stale = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    asyncio.run(run_round(runtime(engine, cohort_id, source), 0, day(0)))  # type: ignore[arg-type]
+    report = asyncio.run(run_round(stale, 1, day(7)))
+    assert report.status == "done" and set(report.statuses.values()) == {"done"}
+    with Session(engine) as session:
+        second = session.exec(select(DecisionRow).where(DecisionRow.round_id == 2)).all()
+    assert all(d.error_kind is None for d in second)
+    assert sorted(d.cash_at_start for d in second if d.agent_id != 3) == [9900, 9900]  # after round 0's bets

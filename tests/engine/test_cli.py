@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -11,8 +12,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.db.engine import make_engine
-from arena.db.models import CohortRow
+from arena.db.models import CohortRow, RoundRow
 from tests.engine.helpers import A, day, script, tiny_dataset
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 runner = CliRunner()
 
@@ -40,9 +42,15 @@ def _cohorts(db: Path) -> list[CohortRow]:
 
 def test_replay_a_config_to_the_end_and_print_the_leaderboard(tmp_path: Path) -> None:
     lines = [{"time": day(0).isoformat(), "market_id": A, "outcome": "YES", "amount": 500}]
-    agents = f'[[agents]]\nname = "alice"\nkind = "scripted"\npath = "{script(tmp_path / "a.jsonl", lines)}"\n'
+    agents = (
+        f'[[agents]]\nname = "alice"\nkind = "scripted"\npath = "{script(tmp_path / "a.jsonl", lines)}"\n'
+    )
     agents += '[[agents]]\nname = "hold"\nkind = "hold"\n'
-    code, out = _arena("replay", str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)), db=tmp_path / "a.db")
+    code, out = _arena(
+        "replay",
+        str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)),
+        db=tmp_path / "a.db",
+    )
     assert code == 0, out
     assert "completed: every round run and every position settled" in out and "Leaderboard" in out
     (cohort,) = _cohorts(tmp_path / "a.db")
@@ -54,7 +62,11 @@ def test_replay_a_config_to_the_end_and_print_the_leaderboard(tmp_path: Path) ->
 
 def test_a_round_where_every_agent_fails_exits_non_zero(tmp_path: Path) -> None:
     agents = '[[agents]]\nname = "broke"\nkind = "plugin"\npath = "tests.engine.bots:FailingBettor"\n'
-    code, out = _arena("replay", str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)), db=tmp_path / "a.db")
+    code, out = _arena(
+        "replay",
+        str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)),
+        db=tmp_path / "a.db",
+    )
     assert code == 1
     assert "error: every agent failed in round(s) 0, 1" in out
 
@@ -64,7 +76,10 @@ def test_bad_config_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     config = _toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents, extra='fill_model = "mid"')
     code, out = _arena("cohort", "launch", str(config), db=tmp_path / "a.db")
     assert code == 2
-    assert out == f"error: {config}: fill_model: unknown key (check the spelling; see README 'cohorts' for the keys)"
+    assert (
+        out
+        == f"error: {config}: fill_model: unknown key (check the spelling; see README 'cohorts' for the keys)"
+    )
     assert _cohorts(tmp_path / "a.db") == []
 
 
@@ -74,7 +89,9 @@ def test_launch_list_show_pause_resume_cancel(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     code, out = _arena("cohort", "launch", str(config), "--id", "c1", db=db)
     assert code == 0 and "Launched cohort c1" in out and "arena replay --cohort c1" in out
-    assert _arena("cohort", "launch", str(config), "--id", "c1", db=db)[1].startswith("Already launched: cohort c1")
+    assert _arena("cohort", "launch", str(config), "--id", "c1", db=db)[1].startswith(
+        "Already launched: cohort c1"
+    )
     assert "pending" in _arena("cohort", "list", db=db)[1]
     assert _arena("cohort", "pause", "c1", db=db) == (0, "cohort c1 is now paused")
     code, out = _arena("replay", "--cohort", "c1", db=db)
@@ -97,10 +114,36 @@ def test_markets_pending_and_a_bad_override(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_demo_runs_offline_on_the_bundled_dataset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_demo_runs_offline_on_the_bundled_dataset_with_a_local_llm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
-    code, out = _arena("demo", db=tmp_path / "demo.db")
+    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+    hold = json.dumps({"reasoning": "No edge.", "actions": [], "probabilities": {}})
+    with FakeOpenAIServer() as server:
+        server.responder = lambda request: Reply.ok(hold)
+        code, out = _arena(
+            "demo", "--llm-base-url", server.base_url, "--model", "local", db=tmp_path / "demo.db"
+        )
+        calls = len(server.requests)
     assert code == 0, out
     assert "completed" in out and "Leaderboard" in out and "arena dashboard" in out
     (cohort,) = _cohorts(tmp_path / "demo.db")
     assert cohort.status == "completed" and cohort.name == "demo-baselines"
+    with Session(make_engine(f"sqlite:///{tmp_path / 'demo.db'}")) as session:
+        rounds = session.exec(select(RoundRow)).all()
+    assert len(rounds) > 40 and calls == len(rounds)  # one LLM call a round, every round
+    assert len(list((tmp_path / "home" / "reports").glob("*/report.html"))) == 1
+
+
+def test_resuming_without_the_llm_key_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agents = '[[agents]]\nname = "llm"\nkind = "llm"\nmodel = "openai/gpt-4o-mini"\n'
+    agents += 'api_key_env = "ARENA_TEST_KEY"\n'
+    config = _toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)
+    monkeypatch.setenv("ARENA_TEST_KEY", "sk-abc-not-real")
+    assert _arena("cohort", "launch", str(config), "--id", "c1", db=tmp_path / "a.db")[0] == 0
+    monkeypatch.delenv("ARENA_TEST_KEY")
+    code, out = _arena("replay", "--cohort", "c1", db=tmp_path / "a.db")
+    assert code == 2 and "environment variable 'ARENA_TEST_KEY' is not set" in out and "sk-abc" not in out

@@ -32,18 +32,51 @@ def _error(data: dict[str, object]) -> str:
         ({"name": "x", "agents": HOLD, "rules": {"bankrol": 5}}, "rules.bankrol: unknown key"),
         ({"name": "x", "agents": []}, "agents: "),
         ({"agents": HOLD}, "name: required key is missing"),
-        ({"name": "x", "agents": HOLD, "schedule": {"every": "2w"}}, "schedule.every: expected a positive duration like '7d'"),
-        ({"name": "x", "agents": HOLD, "schedule": {"rounds": 0}}, "schedule.rounds: Input should be greater than or equal to 1"),
-        ({"name": "x", "agents": HOLD, "rules": {"max_bet_fraction": "1.5"}}, "rules.max_bet_fraction: Input should be less than or equal to 1"),
-        ({"name": "x", "agents": HOLD, "start": "2025-01-01T00:00:00"}, "start: date-time 2025-01-01T00:00:00 has no time zone"),
-        ({"name": "x", "agents": HOLD, "mode": "live"}, "live cohorts need venue = 'polymarket' or 'manifold'"),
-        ({"name": "x", "agents": HOLD, "mode": "live", "venue": "polymarket"}, "live cohorts need schedule.rounds"),
-        ({"name": "x", "agents": HOLD, "mode": "live", "venue": "kalshi", "schedule": {"rounds": 1}}, "venue: Input should be 'polymarket' or 'manifold'"),
+        (
+            {"name": "x", "agents": HOLD, "schedule": {"every": "2w"}},
+            "schedule.every: expected a positive duration like '7d'",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "schedule": {"rounds": 0}},
+            "schedule.rounds: Input should be greater than or equal to 1",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "rules": {"max_bet_fraction": "1.5"}},
+            "rules.max_bet_fraction: Input should be less than or equal to 1",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "start": "2025-01-01T00:00:00"},
+            "start: date-time 2025-01-01T00:00:00 has no time zone",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "mode": "live"},
+            "live cohorts need venue = 'polymarket' or 'manifold'",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "mode": "live", "venue": "polymarket"},
+            "live cohorts need schedule.rounds",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "mode": "live", "venue": "kalshi", "schedule": {"rounds": 1}},
+            "venue: Input should be 'polymarket' or 'manifold'",
+        ),
         ({"name": "x", "agents": HOLD, "venue": "polymarket"}, "'venue' is only for live cohorts"),
-        ({"name": "x", "agents": HOLD, "universe": {"min_price": "0.9", "max_price": "0.1"}}, "min_price (0.9) must be below max_price (0.1)"),
-        ({"name": "x", "agents": HOLD, "fills": {"model": "best"}}, "fills.model: Input should be 'mid' or 'realistic'"),
-        ({"name": "x", "agents": HOLD, "price_visibility": "sometimes"}, "price_visibility.mode: Input should be 'always', 'never' or 'after_days'"),
-        ({"name": "x", "agents": [{"name": "a b", "kind": "hold"}]}, "agents.0.name: String should match pattern"),
+        (
+            {"name": "x", "agents": HOLD, "universe": {"min_price": "0.9", "max_price": "0.1"}},
+            "min_price (0.9) must be below max_price (0.1)",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "fills": {"model": "best"}},
+            "fills.model: Input should be 'mid' or 'realistic'",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "price_visibility": "sometimes"},
+            "price_visibility.mode: Input should be 'always', 'never' or 'after_days'",
+        ),
+        (
+            {"name": "x", "agents": [{"name": "a b", "kind": "hold"}]},
+            "agents.0.name: String should match pattern",
+        ),
         ({"name": "x", "agents": [*HOLD, *HOLD]}, "agent name 'h' is used twice"),
     ],
 )
@@ -54,7 +87,12 @@ def test_errors_name_the_key_and_what_was_expected(data: dict[str, object], expe
 
 def test_defaults_are_filled_and_the_frozen_form_round_trips() -> None:
     cfg = parse_config({"name": "x", "agents": HOLD, "price_visibility": {"after_days": 3}})
-    assert (cfg.dataset, cfg.schedule.every, cfg.rules.min_bet, cfg.fills.model) == ("data/forecastbench", timedelta(days=7), 50, "mid")
+    assert (cfg.dataset, cfg.schedule.every, cfg.rules.min_bet, cfg.fills.model) == (
+        "data/forecastbench",
+        timedelta(days=7),
+        50,
+        "mid",
+    )
     assert cfg.price_visibility.mode == "after_days" and cfg.price_visibility.after_days == 3
     again = config_from_frozen(cfg.effective_json())
     assert again == cfg and again.config_hash() == cfg.config_hash()
@@ -62,11 +100,11 @@ def test_defaults_are_filled_and_the_frozen_form_round_trips() -> None:
 
 
 def test_toml_file_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="missing.toml: file not found"):
+    with pytest.raises(ConfigError, match=r"missing\.toml: file not found"):
         load_config(tmp_path / "missing.toml")
     bad = tmp_path / "bad.toml"
     bad.write_text("name = \n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="bad.toml: not valid TOML"):
+    with pytest.raises(ConfigError, match=r"bad\.toml: not valid TOML"):
         load_config(bad)
 
 
@@ -77,20 +115,37 @@ def test_the_example_configs_parse() -> None:
     assert names["live-polymarket.toml"].fills.model == "realistic"
 
 
-def _launch(engine: Engine, tmp_path: Path, agents: list[dict[str, object]], environ: dict[str, str] | None = None) -> str:
+def _launch(
+    engine: Engine, tmp_path: Path, agents: list[dict[str, object]], environ: dict[str, str] | None = None
+) -> str:
     dataset = tiny_dataset(tmp_path / "data")
     cfg = parse_config(config(dataset, agents))
     source = ReplaySource.from_directory(dataset)
-    return launch(engine, cfg, source=source, environ=environ or {}, clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC))).cohort_id
+    return launch(
+        engine,
+        cfg,
+        source=source,
+        environ=environ or {},
+        clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC)),
+    ).cohort_id
 
 
 @pytest.mark.parametrize(
     ("agent", "expected"),
     [
         ({"name": "g", "kind": "gpt"}, "agents[0] (g): unknown agent kind 'gpt'"),
-        ({"name": "r", "kind": "random", "stakee": 3}, "agents[0] (r): random settings: stakee: unknown setting"),
-        ({"name": "l", "kind": "llm", "model": "openai/gpt-4o-mini"}, "agents[0] (l): llm settings: api_key_env: environment variable 'OPENROUTER_API_KEY' is not set"),
-        ({"name": "s", "kind": "scripted", "path": "/nonexistent.jsonl"}, "agents[0] (s): /nonexistent.jsonl: cannot read scripted decisions"),
+        (
+            {"name": "r", "kind": "random", "stakee": 3},
+            "agents[0] (r): random settings: stakee: unknown setting",
+        ),
+        (
+            {"name": "l", "kind": "llm", "model": "openai/gpt-4o-mini"},
+            "agents[0] (l): llm settings: api_key_env: environment variable 'OPENROUTER_API_KEY' is not set",
+        ),
+        (
+            {"name": "s", "kind": "scripted", "path": "/nonexistent.jsonl"},
+            "agents[0] (s): /nonexistent.jsonl: cannot read scripted decisions",
+        ),
     ],
 )
 def test_agent_problems_fail_the_launch_and_write_nothing(
@@ -110,7 +165,9 @@ def test_a_present_key_passes_and_never_reaches_the_database(engine: Engine, tmp
     with Session(engine) as session:
         cohort = session.get(CohortRow, cohort_id)
         (row,) = session.exec(select(AgentRow)).all()
-    assert cohort is not None and secret not in str(cohort.config_json) and secret not in str(row.settings_json)
+    assert (
+        cohort is not None and secret not in str(cohort.config_json) and secret not in str(row.settings_json)
+    )
     assert row.model_id == "openai/gpt-4o-mini" and row.settings_json["knowledge_cutoff"] == "2023-10-01"
 
 
@@ -128,5 +185,13 @@ def test_launch_freezes_the_effective_config(engine: Engine, tmp_path: Path) -> 
 def test_a_start_after_the_data_ends_is_refused(engine: Engine, tmp_path: Path) -> None:
     dataset = tiny_dataset(tmp_path / "data")
     cfg = parse_config(config(dataset, HOLD, start="2030-01-01T00:00:00Z"))
-    with pytest.raises(ConfigError, match="start: 2030-01-01T00:00:00[+]00:00 is after the dataset's last instant"):
-        launch(engine, cfg, source=ReplaySource.from_directory(dataset), environ={}, clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC)))
+    with pytest.raises(
+        ConfigError, match=r"start: 2030-01-01T00:00:00\+00:00 is after the dataset's last instant"
+    ):
+        launch(
+            engine,
+            cfg,
+            source=ReplaySource.from_directory(dataset),
+            environ={},
+            clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC)),
+        )

@@ -32,7 +32,12 @@ KILLS = 6
 
 
 def _cohort(engine: Engine, dataset: Path) -> str:
-    data = config(dataset, AGENTS, schedule={"every": "2d"}, universe={"max_markets": 8, "min_price": "0.01", "max_price": "0.99"})
+    data = config(
+        dataset,
+        AGENTS,
+        schedule={"every": "2d"},
+        universe={"max_markets": 8, "min_price": "0.01", "max_price": "0.99"},
+    )
     cohort_id, _ = launch_cohort(engine, data)
     return cohort_id
 
@@ -49,16 +54,26 @@ def _runner(db_url: str, cohort_id: str, dataset: Path) -> subprocess.Popen[byte
 
 def _fill_count(engine: Engine, cohort_id: str) -> int:
     with Session(engine) as session:
-        query = select(func.count()).select_from(FillRow).join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
+        query = (
+            select(func.count())
+            .select_from(FillRow)
+            .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
+        )
         return int(session.exec(query.where(AgentRow.cohort_id == cohort_id)).one())
 
 
 def _log(engine: Engine, cohort_id: str) -> dict[str, list[tuple[object, ...]]]:
     """Everything a run produced, keyed by agent name instead of database ids."""
     with Session(engine) as session:
-        names = dict(session.exec(select(AgentRow.id, AgentRow.name).where(AgentRow.cohort_id == cohort_id)).all())
-        fills = session.exec(select(FillRow).where(col(FillRow.agent_id).in_(names)).order_by(col(FillRow.id))).all()
-        marks = session.exec(select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.cohort_id == cohort_id)).all()
+        names = dict(
+            session.exec(select(AgentRow.id, AgentRow.name).where(AgentRow.cohort_id == cohort_id)).all()
+        )
+        fills = session.exec(
+            select(FillRow).where(col(FillRow.agent_id).in_(names)).order_by(col(FillRow.id))
+        ).all()
+        marks = session.exec(
+            select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.cohort_id == cohort_id)
+        ).all()
         decisions = session.exec(
             select(DecisionRow, RoundRow.round_index)
             .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
@@ -66,7 +81,17 @@ def _log(engine: Engine, cohort_id: str) -> dict[str, list[tuple[object, ...]]]:
         ).all()
     return {
         "fills": sorted(
-            (names[f.agent_id], f.kind, f.market_id, f.outcome, f.position_id, f.amount, f.price, f.shares, f.filled_at)
+            (
+                names[f.agent_id],
+                f.kind,
+                f.market_id,
+                f.outcome,
+                f.position_id,
+                f.amount,
+                f.price,
+                f.shares,
+                f.filled_at,
+            )
             for f in fills
         ),
         "marks": sorted((names[m.agent_id], m.marked_at, m.cash, m.total_value) for m in marks),
@@ -105,10 +130,16 @@ def test_killed_and_restarted_replay_matches_an_uninterrupted_one(db_url: str, t
     assert got["marks"] == want["marks"]
     assert got["decisions"] == want["decisions"]
     with Session(engine) as session:
-        agent_ids = [a for a in session.exec(select(AgentRow.id).where(AgentRow.cohort_id == crashed)).all() if a]
-        rounds = session.exec(select(func.count()).select_from(RoundRow).where(RoundRow.cohort_id == crashed)).one()
+        agent_ids = [
+            a for a in session.exec(select(AgentRow.id).where(AgentRow.cohort_id == crashed)).all() if a
+        ]
+        rounds = session.exec(
+            select(func.count()).select_from(RoundRow).where(RoundRow.cohort_id == crashed)
+        ).one()
         per_round = session.exec(
-            select(DecisionRow.round_id, func.count()).where(DecisionRow.cohort_id == crashed).group_by(col(DecisionRow.round_id))
+            select(DecisionRow.round_id, func.count())
+            .where(DecisionRow.cohort_id == crashed)
+            .group_by(col(DecisionRow.round_id))
         ).all()
         assert session.get(CohortRow, crashed).status == "completed"  # type: ignore[union-attr]
         assert all(n == len(AGENTS) for _, n in per_round) and len(per_round) == rounds
@@ -117,7 +148,9 @@ def test_killed_and_restarted_replay_matches_an_uninterrupted_one(db_url: str, t
     reference_engine.dispose()
 
 
-def _kill_at(runner: subprocess.Popen[bytes], engine: Engine, cohort_id: str, target: int, rng: random.Random) -> bool:
+def _kill_at(
+    runner: subprocess.Popen[bytes], engine: Engine, cohort_id: str, target: int, rng: random.Random
+) -> bool:
     """SIGKILL the runner once the cohort's fill log holds ``target`` fills (plus a random few
     milliseconds, to land inside transactions); False if it exited first."""
     while runner.poll() is None and _fill_count(engine, cohort_id) < target:
@@ -137,4 +170,3 @@ def _rules(engine: Engine, cohort_id: str):  # type: ignore[no-untyped-def]
         row = session.get(CohortRow, cohort_id)
         assert row is not None
         return config_from_frozen(row.config_json).rules.to_rules()
-

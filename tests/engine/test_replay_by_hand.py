@@ -28,7 +28,15 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from arena.db.models import CohortRow, DecisionRow, FillRow, PortfolioSnapshotRow, PositionRow, RoundMarketRow, RoundRow
+from arena.db.models import (
+    CohortRow,
+    DecisionRow,
+    FillRow,
+    PortfolioSnapshotRow,
+    PositionRow,
+    RoundMarketRow,
+    RoundRow,
+)
 from arena.engine.ledger_store import load_books, reconcile
 from arena.scoring import load_frames, scored_bets
 from tests.engine.helpers import A, B, C, config, day, replay, script, tiny_dataset
@@ -59,7 +67,9 @@ def replayed(engine: Engine, tmp_path: Path):  # type: ignore[no-untyped-def]
 
 def _snapshots(engine: Engine, agent_id: int) -> dict[int, PortfolioSnapshotRow]:
     with Session(engine) as session:
-        rows = session.exec(select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.agent_id == agent_id)).all()
+        rows = session.exec(
+            select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.agent_id == agent_id)
+        ).all()
     return {(r.marked_at - day(0)).days: r for r in rows}
 
 
@@ -72,7 +82,10 @@ def test_final_cash_positions_and_pnl(replayed, engine: Engine) -> None:  # type
     assert holder.book.ledger.cash == D("10000")
     assert bob.book.ledger.cash == D("10450")
     with Session(engine) as session:
-        positions = {p.position_id: p for p in session.exec(select(PositionRow).where(PositionRow.agent_id == alice.id))}
+        positions = {
+            p.position_id: p
+            for p in session.exec(select(PositionRow).where(PositionRow.agent_id == alice.id))
+        }
         assert session.get(CohortRow, rt.cohort_id).status == "completed"  # type: ignore[union-attr]
     assert {p: (r.status, r.shares, r.cost_basis, r.realized_pnl) for p, r in positions.items()} == {
         f"{A}|YES|1": ("settled", D("0"), D("0"), D("437.5")),  # 62.50 from the sell + 375 at settlement
@@ -86,8 +99,13 @@ def test_fill_log(replayed, engine: Engine) -> None:  # type: ignore[no-untyped-
     _, rt = replayed
     alice = rt.agents[0]
     with Session(engine) as session:
-        fills = session.exec(select(FillRow).where(FillRow.agent_id == alice.id).order_by(col(FillRow.id))).all()
-    got = [(f.kind, f.market_id, f.outcome, f.amount, f.price, f.shares, f.realized_pnl, f.max_bet, f.filled_at) for f in fills]
+        fills = session.exec(
+            select(FillRow).where(FillRow.agent_id == alice.id).order_by(col(FillRow.id))
+        ).all()
+    got = [
+        (f.kind, f.market_id, f.outcome, f.amount, f.price, f.shares, f.realized_pnl, f.max_bet, f.filled_at)
+        for f in fills
+    ]
     assert got == [
         ("buy", A, "YES", D("500"), D("0.4"), D("1250"), D("0"), D("2500"), day(0)),
         ("buy", B, "NO", D("1000"), D("0.75"), D("1333.333333"), D("0"), D("2500"), day(0)),
@@ -109,23 +127,33 @@ def test_daily_marks(replayed, engine: Engine) -> None:  # type: ignore[no-untyp
     assert (marks[0].cash, marks[0].positions_value) == (D("8300"), D("1699.999999"))
     assert marks[0].unrealized_pnl == D("-0.000001")
     # day 7: A YES 625 × 0.50 + A NO 200 × 0.50 + B 1,333.333333 × 0.80 + C 400 × 0.80; realised 62.50
-    assert (marks[7].cash, marks[7].positions_value) == (D("8512.5"), D("312.5") + D("100") + D("1066.666666") + D("320"))
+    assert (marks[7].cash, marks[7].positions_value) == (
+        D("8512.5"),
+        D("312.5") + D("100") + D("1066.666666") + D("320"),
+    )
     assert (marks[7].realized_pnl, marks[7].total_value) == (D("62.5"), D("10311.666666"))
     # day 14: B settled; A YES 625 × 0.60, A NO 200 × 0.40; C at its day-7 price (7 days old: not stale)
     assert (marks[14].cash, marks[14].positions_value) == (D("9845.833333"), D("375") + D("80") + D("320"))
     assert (marks[14].total_value, marks[14].stale_count) == (D("10620.833333"), 0)
     # day 15: C has had no price for 8 days: carried forward, flagged stale
     assert (marks[15].total_value, marks[15].stale_count) == (D("10620.833333"), 1)
-    assert (marks[19].cash, marks[19].total_value, marks[19].open_positions) == (D("10670.833333"), D("10670.833333"), 0)
+    assert (marks[19].cash, marks[19].total_value, marks[19].open_positions) == (
+        D("10670.833333"),
+        D("10670.833333"),
+        0,
+    )
     assert marks[19].total_value - D("10000") == marks[19].realized_pnl + marks[19].unrealized_pnl
 
 
 def test_decisions_rounds_and_snapshots(replayed, engine: Engine) -> None:  # type: ignore[no-untyped-def]
-    _, rt = replayed
     with Session(engine) as session:
-        decisions = session.exec(select(DecisionRow).order_by(col(DecisionRow.round_id), col(DecisionRow.agent_id))).all()
+        decisions = session.exec(
+            select(DecisionRow).order_by(col(DecisionRow.round_id), col(DecisionRow.agent_id))
+        ).all()
         rounds = session.exec(select(RoundRow).order_by(col(RoundRow.round_index))).all()
-        offered = session.exec(select(RoundMarketRow.round_id, RoundMarketRow.market_id, RoundMarketRow.prices_json)).all()
+        offered = session.exec(
+            select(RoundMarketRow.round_id, RoundMarketRow.market_id, RoundMarketRow.prices_json)
+        ).all()
     assert [(d.status, d.cash_at_start, d.max_bet) for d in decisions] == [
         ("done", D("10000"), D("2500")),
         ("done", D("10000"), D("2500")),
@@ -143,7 +171,10 @@ def test_decisions_rounds_and_snapshots(replayed, engine: Engine) -> None:  # ty
         (0, "done", 3, day(0)),
         (1, "done", 3, day(7)),
     ]
-    assert all(len(r.snapshot_hash or "") == 64 for r in rounds) and rounds[0].snapshot_hash != rounds[1].snapshot_hash
+    assert (
+        all(len(r.snapshot_hash or "") == 64 for r in rounds)
+        and rounds[0].snapshot_hash != rounds[1].snapshot_hash
+    )
     day7 = {m: p for r, m, p in offered if r == rounds[1].id}
     assert day7[B] == {"YES": "0.20", "NO": "0.80"}
 

@@ -26,7 +26,12 @@ D = Decimal
 
 
 def _spy(name: str, log: Path, stake: int = 0) -> dict[str, object]:
-    return {"name": name, "kind": "plugin", "path": "tests.engine.bots:SpyBettor", "settings": {"log": str(log), "stake": stake}}
+    return {
+        "name": name,
+        "kind": "plugin",
+        "path": "tests.engine.bots:SpyBettor",
+        "settings": {"log": str(log), "stake": stake},
+    }
 
 
 def _seen(log: Path) -> list[dict[str, object]]:
@@ -35,16 +40,26 @@ def _seen(log: Path) -> list[dict[str, object]]:
 
 def _decisions(engine: Engine) -> list[DecisionRow]:
     with Session(engine) as session:
-        return list(session.exec(select(DecisionRow).order_by(col(DecisionRow.round_id), col(DecisionRow.agent_id))).all())
+        return list(
+            session.exec(
+                select(DecisionRow).order_by(col(DecisionRow.round_id), col(DecisionRow.agent_id))
+            ).all()
+        )
 
 
 # -- leakage guard, with a real LLM bettor over HTTP on loopback ------------------------------
 
 
-def test_knowledge_cutoff_excludes_markets_resolved_before_it_for_every_agent(engine: Engine, tmp_path: Path) -> None:
+def test_knowledge_cutoff_excludes_markets_resolved_before_it_for_every_agent(
+    engine: Engine, tmp_path: Path
+) -> None:
     secret = "sk-test-secret-987"
     llm = {
-        "name": "llm", "kind": "llm", "model": "test/model", "base_url": "", "api_key_env": "TEST_LLM_KEY",
+        "name": "llm",
+        "kind": "llm",
+        "model": "test/model",
+        "base_url": "",
+        "api_key_env": "TEST_LLM_KEY",
         "knowledge_cutoff": "2025-01-12",  # B resolved on day 9 (Jan 10): the model may know it
     }
     answers = iter([_answer(bet=True)])
@@ -94,9 +109,13 @@ def _assert_secret_absent(engine: Engine, secret: str) -> None:
 # -- price visibility -------------------------------------------------------------------------
 
 
-def test_hidden_prices_are_hidden_from_snapshot_and_portfolio_but_fills_use_them(engine: Engine, tmp_path: Path) -> None:
+def test_hidden_prices_are_hidden_from_snapshot_and_portfolio_but_fills_use_them(
+    engine: Engine, tmp_path: Path
+) -> None:
     log = tmp_path / "seen.jsonl"
-    data = config(tiny_dataset(tmp_path / "data"), [_spy("spy", log, stake=500)], price_visibility={"after_days": 10})
+    data = config(
+        tiny_dataset(tmp_path / "data"), [_spy("spy", log, stake=500)], price_visibility={"after_days": 10}
+    )
     data["schedule"] = {"every": "7d", "rounds": 3}
     replay(engine, data)
     seen = _seen(log)
@@ -122,8 +141,15 @@ def test_never_visible(engine: Engine, tmp_path: Path) -> None:
 
 
 def test_a_slow_agent_times_out_and_holds_while_the_others_trade(engine: Engine, tmp_path: Path) -> None:
-    slow = {"name": "slow", "kind": "plugin", "path": "tests.engine.bots:SlowBettor", "settings": {"delay": 5}}
-    data = config(tiny_dataset(tmp_path / "data"), [slow, {"name": "fav", "kind": "favorite"}], call_timeout="1s")
+    slow = {
+        "name": "slow",
+        "kind": "plugin",
+        "path": "tests.engine.bots:SlowBettor",
+        "settings": {"delay": 5},
+    }
+    data = config(
+        tiny_dataset(tmp_path / "data"), [slow, {"name": "fav", "kind": "favorite"}], call_timeout="1s"
+    )
     data["schedule"] = {"every": "7d", "rounds": 1}
     result, _ = replay(engine, data)
     (report,) = result.rounds
@@ -142,19 +168,32 @@ def test_a_round_where_every_agent_fails_is_a_failed_round(engine: Engine, tmp_p
         assert {r.status for r in session.exec(select(RoundRow)).all()} == {"failed"}
 
 
-def test_the_crowd_runs_after_the_others_with_their_stated_probabilities(engine: Engine, tmp_path: Path) -> None:
+def test_the_crowd_runs_after_the_others_with_their_stated_probabilities(
+    engine: Engine, tmp_path: Path
+) -> None:
     peers = [
-        {"name": name, "kind": "scripted", "path": str(script(tmp_path / f"{name}.jsonl", [
-            {"time": day(0).isoformat(), "market_id": A, "outcome": "YES", "probability": p}
-        ]))}
+        {
+            "name": name,
+            "kind": "scripted",
+            "path": str(
+                script(
+                    tmp_path / f"{name}.jsonl",
+                    [{"time": day(0).isoformat(), "market_id": A, "outcome": "YES", "probability": p}],
+                )
+            ),
+        }
         for name, p in (("alice", 0.9), ("bob", 0.8))
     ]
     data = config(tiny_dataset(tmp_path / "data"), [{"name": "crowd", "kind": "crowd"}, *peers])
     data["schedule"] = {"every": "7d", "rounds": 1}
     replay(engine, data)
     crowd = _decisions(engine)[0]  # listed first, asked last
-    assert crowd.status == "done" and crowd.probabilities_json == {A: {"YES": pytest.approx(0.85)}}  # the median
-    assert [(a["market_id"], a["outcome"]) for a in crowd.actions_json] == [(A, "YES")]  # 0.85 vs a 0.40 price
+    assert crowd.status == "done" and crowd.probabilities_json == {
+        A: {"YES": pytest.approx(0.85)}
+    }  # the median
+    assert [(a["market_id"], a["outcome"]) for a in crowd.actions_json] == [
+        (A, "YES")
+    ]  # 0.85 vs a 0.40 price
 
 
 # -- fill models ------------------------------------------------------------------------------------
@@ -176,12 +215,21 @@ def test_realistic_fills_buy_at_the_ask_sell_at_the_bid_and_pay_the_taker_fee() 
 
     market = Market(Venue.POLYMARKET, "x", "Will X?")
     book = PriceSnapshot(
-        market.market_id, {"YES": D("0.41"), "NO": D("0.59")}, day(0), "clob",
-        bids={"YES": D("0.40"), "NO": D("0.58")}, asks={"YES": D("0.42"), "NO": D("0.60")},
+        market.market_id,
+        {"YES": D("0.41"), "NO": D("0.59")},
+        day(0),
+        "clob",
+        bids={"YES": D("0.40"), "NO": D("0.58")},
+        asks={"YES": D("0.42"), "NO": D("0.60")},
     )
-    fills = parse_config({"name": "x", "agents": [{"name": "h", "kind": "hold"}], "fills": {"model": "realistic"}}).fills
+    fills = parse_config(
+        {"name": "x", "agents": [{"name": "h", "kind": "hold"}], "fills": {"model": "realistic"}}
+    ).fills
     quotes = build_quotes(fills, [(market, book)], venue_of={market.market_id: Venue.POLYMARKET})
-    assert (quotes.price(market.market_id, "YES", Side.BUY), quotes.price(market.market_id, "YES", Side.SELL)) == (D("0.42"), D("0.40"))
+    assert (
+        quotes.price(market.market_id, "YES", Side.BUY),
+        quotes.price(market.market_id, "YES", Side.SELL),
+    ) == (D("0.42"), D("0.40"))
     # fee = shares × 0.04 × p(1 − p) = (100 / 0.42) × 0.04 × 0.42 × 0.58 = 2.32
     assert taker_fee(fills.taker_fees[Venue.POLYMARKET], D("100"), D("0.42")) == D("2.32")
     ledger = Ledger(Rules(), "1")
@@ -193,7 +241,9 @@ def test_realistic_fills_buy_at_the_ask_sell_at_the_bid_and_pay_the_taker_fee() 
     no_book = PriceSnapshot(market.market_id, {"YES": D("0.41"), "NO": D("0.59")}, day(0), "clob")
     bare = build_quotes(fills, [(market, no_book)], venue_of={market.market_id: Venue.POLYMARKET})
     with pytest.raises(DecisionRejected, match="no price"):
-        Ledger(Rules(), "2").apply_decision([Bet(market.market_id, "YES", D("100"))], bare, day(0), decision_id="d3")
+        Ledger(Rules(), "2").apply_decision(
+            [Bet(market.market_id, "YES", D("100"))], bare, day(0), decision_id="d3"
+        )
 
 
 def test_mid_fills_trade_at_the_snapshot_price_without_fees(engine: Engine, tmp_path: Path) -> None:
@@ -207,9 +257,13 @@ def test_mid_fills_trade_at_the_snapshot_price_without_fees(engine: Engine, tmp_
 
 def test_rounds_run_against_the_snapshot_as_of_their_time(engine: Engine, tmp_path: Path) -> None:
     """A round re-run later still sees its own snapshot (same hash): prices after it never leak in."""
-    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [{"name": "h", "kind": "hold"}]))
+    cohort_id, source = launch_cohort(
+        engine, config(tiny_dataset(tmp_path / "data"), [{"name": "h", "kind": "hold"}])
+    )
     rt = runtime(engine, cohort_id, source)
     asyncio.run(run_round(rt, 1, day(7)))
     with Session(engine) as session:
-        prices = {m: p for m, p in session.exec(select(RoundMarketRow.market_id, RoundMarketRow.prices_json)).all()}
+        prices = {
+            m: p for m, p in session.exec(select(RoundMarketRow.market_id, RoundMarketRow.prices_json)).all()
+        }
     assert prices[A] == {"YES": "0.50", "NO": "0.50"}  # the day-14 price (0.60) is not known on day 7

@@ -20,7 +20,17 @@ from arena.engine.rounds import run_round
 from arena.engine.settlement import settle
 from arena.market_record import resolution_row, write_resolutions
 from markets.types import Resolution, ResolutionKind
-from tests.engine.helpers import A, config, day, launch_cohort, replay, runtime, script, tiny_dataset, write_market_dataset
+from tests.engine.helpers import (
+    A,
+    config,
+    day,
+    launch_cohort,
+    replay,
+    runtime,
+    script,
+    tiny_dataset,
+    write_market_dataset,
+)
 
 D = Decimal
 U = "polymarket:u"
@@ -41,14 +51,18 @@ def _cohort_status(engine: Engine, cohort_id: str) -> str:
 
 def test_fifty_fifty_pays_half_a_dollar_a_share(engine: Engine, tmp_path: Path) -> None:
     dataset = write_market_dataset(tmp_path / "data", {A: {0: "0.40"}}, {A: (3, ResolutionKind.FIFTY_FIFTY)})
-    result, rt = replay(engine, config(dataset, [_bettor(tmp_path, (A, "YES", 100))], schedule={"every": "1d", "rounds": 1}))
+    result, rt = replay(
+        engine, config(dataset, [_bettor(tmp_path, (A, "YES", 100))], schedule={"every": "1d", "rounds": 1})
+    )
     assert result.completed
     # 250 shares at 0.40 pay 0.50 each: 125, realised +25
     assert (rt.agents[0].book.ledger.cash, rt.agents[0].book.ledger.realized_pnl) == (D("10025"), D("25"))
 
 
 def test_an_inapplicable_resolution_is_deferred_and_changes_nothing(engine: Engine, tmp_path: Path) -> None:
-    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "NO", 100))]))
+    cohort_id, source = launch_cohort(
+        engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "NO", 100))])
+    )
     rt = runtime(engine, cohort_id, source)
     asyncio.run(run_round(rt, 0, day(0)))
     odd = Resolution(A, ResolutionKind.OUTCOME, {"YES": D(1)}, day(3), "venue")  # says nothing about NO
@@ -62,7 +76,9 @@ def test_an_inapplicable_resolution_is_deferred_and_changes_nothing(engine: Engi
 
 
 def test_settling_twice_pays_once(engine: Engine, tmp_path: Path) -> None:
-    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "YES", 100))]))
+    cohort_id, source = launch_cohort(
+        engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "YES", 100))])
+    )
     rt = runtime(engine, cohort_id, source)
     asyncio.run(run_round(rt, 0, day(0)))
     win = Resolution.binary(A, ResolutionKind.YES, day(19), "test")
@@ -73,7 +89,9 @@ def test_settling_twice_pays_once(engine: Engine, tmp_path: Path) -> None:
 
 
 def test_an_all_hold_cohort_completes_after_its_last_round_not_before(engine: Engine, tmp_path: Path) -> None:
-    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [{"name": "h", "kind": "hold"}]))
+    cohort_id, source = launch_cohort(
+        engine, config(tiny_dataset(tmp_path / "data"), [{"name": "h", "kind": "hold"}])
+    )
     rt = runtime(engine, cohort_id, source)
     asyncio.run(run_round(rt, 0, day(0)))
     assert not complete_if_done(rt, day(1)) and _cohort_status(engine, cohort_id) == "pending"
@@ -81,9 +99,13 @@ def test_an_all_hold_cohort_completes_after_its_last_round_not_before(engine: En
     assert complete_if_done(rt, day(8)) and _cohort_status(engine, cohort_id) == "completed"
 
 
-def test_unresolved_positions_are_reported_then_resolved_by_the_operator(engine: Engine, tmp_path: Path) -> None:
+def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
+    engine: Engine, tmp_path: Path
+) -> None:
     series = {A: {0: "0.40", 7: "0.50"}, U: {d: "0.30" for d in range(5)}}
-    dataset = write_market_dataset(tmp_path / "data", series, {A: (19, ResolutionKind.YES)}, close_days={U: 5})
+    dataset = write_market_dataset(
+        tmp_path / "data", series, {A: (19, ResolutionKind.YES)}, close_days={U: 5}
+    )
     data = config(dataset, [_bettor(tmp_path, (U, "YES", 300))], marks={"every": "1d", "stale_after_days": 7})
     result, rt = replay(engine, data)
     assert not result.completed and result.end == day(19)
@@ -93,7 +115,9 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(engine:
     (pending,) = pending_markets(engine, LATER)
     assert (pending.market_id, pending.reason) == (U, "closed, no resolution yet")
 
-    settled = override(engine, U, ResolutionKind.VOID, note="market cancelled by the venue", now=LATER, environ={})
+    settled = override(
+        engine, U, ResolutionKind.VOID, note="market cancelled by the venue", now=LATER, environ={}
+    )
     assert settled == {rt.cohort_id: 1}
     assert _cohort_status(engine, rt.cohort_id) == "completed" and pending_markets(engine, LATER) == []
     with Session(engine) as session:
@@ -101,7 +125,9 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(engine:
         refund = session.exec(select(FillRow).where(FillRow.kind == "settle")).one()
         job = session.exec(select(JobRunRow).where(JobRunRow.job == "resolve-override")).one()
         assert reconcile(session, rt.rules, [rt.agents[0].id]) == []
-    assert (row.source, row.kind) == ("operator", "VOID") and "market cancelled by the venue" in (row.override_note or "")
+    assert (row.source, row.kind) == ("operator", "VOID") and "market cancelled by the venue" in (
+        row.override_note or ""
+    )
     assert (refund.amount, refund.filled_at) == (D("300"), day(19))  # at the replay's last instant
     assert job.ok and job.scope == U
     with pytest.raises(OverrideError, match="already resolved VOID and settled"):

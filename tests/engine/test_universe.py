@@ -14,13 +14,25 @@ D = Decimal
 NOW = day(10)
 
 
-def _entry(venue_id: str, yes: str | None, *, venue: Venue = Venue.POLYMARKET, volume: int | None = 1000, close_in: int | None = 30) -> SnapshotEntry:
+def _entry(
+    venue_id: str,
+    yes: str | None,
+    *,
+    venue: Venue = Venue.POLYMARKET,
+    volume: int | None = 1000,
+    close_in: int | None = 30,
+) -> SnapshotEntry:
     market = Market(
-        venue, venue_id, f"{venue_id}?", volume=None if volume is None else D(volume),
+        venue,
+        venue_id,
+        f"{venue_id}?",
+        volume=None if volume is None else D(volume),
         close_time=None if close_in is None else NOW + timedelta(days=close_in),
     )
     prices = {} if yes is None else {"YES": D(yes), "NO": 1 - D(yes)}
-    return SnapshotEntry(market, PriceSnapshot(market.market_id, prices, NOW, "t"), history=((NOW, D(yes or "0.5")),))
+    return SnapshotEntry(
+        market, PriceSnapshot(market.market_id, prices, NOW, "t"), history=((NOW, D(yes or "0.5")),)
+    )
 
 
 def _ids(snapshot: MarketSnapshot) -> list[str]:
@@ -55,7 +67,9 @@ def test_filters_need_the_field_they_filter_on() -> None:
 def test_venues_order_cap_and_exclusions() -> None:
     by_volume = select_universe(SNAPSHOT, UniverseConfig(max_markets=3))
     assert _ids(by_volume) == ["mani", "late", "noclose"]  # 5000, then the 1000s by id; unknown volume last
-    only_poly = select_universe(SNAPSHOT, UniverseConfig(venues=(Venue.POLYMARKET,), order_by="close_time", max_markets=2))
+    only_poly = select_universe(
+        SNAPSHOT, UniverseConfig(venues=(Venue.POLYMARKET,), order_by="close_time", max_markets=2)
+    )
     assert _ids(only_poly) == ["soon", "mid"]
     assert "mani" not in _ids(select_universe(SNAPSHOT, UniverseConfig(), frozenset({"manifold:mani"})))
 

@@ -285,3 +285,17 @@ async def test_market_rows_written_by_others_are_not_tracked(engine, fake, clock
     report = await sync(engine, fake, clock)
     assert (report.refreshed, report.gone, report.problems) == (0, [], [])
     assert all("condition_ids" not in s.query for s in fake.requests_to("/markets/keyset"))
+
+
+async def test_prices_are_stamped_when_read_not_when_the_run_began(engine, fake, clock) -> None:
+    """A price read a minute into the run must not be known at the run's start (point in time)."""
+
+    def slow_clob(seen: Any) -> None:
+        if seen.path == "/midpoints":
+            clock.advance(timedelta(minutes=1))
+
+    fake.after_request = slow_clob
+    report = await sync(engine, fake, clock)
+    assert report.observed_at == START
+    (mid,) = snapshots(engine, key(0), MID)
+    assert mid.observed_at == START + timedelta(minutes=1)

@@ -8,6 +8,7 @@ import pytest
 
 from arena.scoring.stated import event_scores, standing_forecasts
 from arena.scoring.summary import stated_metrics
+from arena.scoring.tables import calibration_summary
 from tests.scoring.builders import build, day, price, resolution, seat, statement
 
 X, Y, VOID = "polymarket:x", "polymarket:y", "polymarket:void"
@@ -121,3 +122,11 @@ def test_relative_score_only_over_time_with_a_known_price() -> None:
     assert events[X]["rel_log_score"] == pytest.approx(math.log(0.8 / 0.5))
     assert events[X]["log_score"] == pytest.approx((math.log(0.6) + math.log(0.8)) / 2)
     assert events[Y]["rel_log_score"] is None  # never priced: no relative score, not 0 and not NaN
+
+
+def test_stated_calibration_weights_reproduce_the_stated_brier() -> None:
+    # Each statement weighs its share of the event's standing time, so the calibration's Brier is
+    # the mean over events of the time-weighted Brier: for a, (0.10 + 0.09) / 2.
+    summary = {r["agent"]: r for r in calibration_summary(_world(), "stated").iter_rows(named=True)}
+    assert summary["a"]["brier"] == pytest.approx(0.095)
+    assert summary["m"]["brier"] == pytest.approx((0.5**2 + 0.3**2) / 2)

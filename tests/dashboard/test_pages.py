@@ -1,0 +1,148 @@
+"""Every page of the dashboard, run with Streamlit's AppTest on the seeded world database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from tests.dashboard.conftest import PLANTED, Runner, screen_text
+from tests.dashboard.world import LIVE, REPLAY
+
+Dashboard = Callable[[str], Runner]
+
+
+@pytest.fixture
+def page(dashboard: Dashboard, world_url: str) -> Runner:
+    return dashboard(world_url)
+
+
+def _clean(app) -> str:  # type: ignore[no-untyped-def]
+    """The page ran without an exception, and no secret reached the screen."""
+    assert [e.value for e in app.exception] == []
+    text = screen_text(app)
+    assert PLANTED not in text
+    return text
+
+
+def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: Runner) -> None:
+    app = page("leaderboard", cohort=REPLAY)
+    _clean(app)
+
+    assert app.title[0].value == "Leaderboard"
+    table = app.dataframe[0].value
+    assert table["Agent"].tolist() == ["gpt-4o", "broken-bot", "market", "random", "claude"]
+    assert table.set_index("Agent")["Baseline"].to_dict() == {
+        "gpt-4o": False, "broken-bot": False, "market": True, "random": True, "claude": False,
+    }  # fmt: skip
+    assert table.set_index("Agent").loc["gpt-4o", "Return 95% CI (%)"] == "[0.26, 10.96]"
+    assert round(table.set_index("Agent").loc["gpt-4o", "Value"], 2) == 10525.42
+    assert [m.value for m in app.metric][:2] == ["gpt-4o", "+$525.42"]
+    assert any("fewer than 30 resolved markets" in w.value for w in app.warning)
+    assert len(app.get("plotly_chart")) == 1
+    assert "What these numbers mean" in [e.label for e in app.expander]
+
+
+def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
+    app = page("leaderboard", cohort=REPLAY, leaderboard_by="brier")
+    _clean(app)
+    assert app.dataframe[0].value["Agent"].tolist()[:3] == [
+        "claude",
+        "random",
+        "gpt-4o",
+    ]  # lowest Brier first
+
+
+def test_live_cohort_without_resolved_bets_explains_the_empty_scores(page: Runner) -> None:
+    app = page("leaderboard", cohort=LIVE)
+    _clean(app)
+    assert any("No bet has resolved yet" in i.value for i in app.info)
+    assert any("Live: 1 cohort(s) running" in s.value for s in app.sidebar.success)
+
+
+def test_all_cohorts_pool_an_agent_across_its_seats(page: Runner) -> None:
+    app = page("leaderboard", cohort="__all__")
+    _clean(app)
+    table = app.dataframe[0].value.set_index("Agent")
+    assert len(table) == 6 and round(table.loc["gpt-4o", "Value"], 2) == 20532.70  # two seats, summed
+
+
+def test_cohort_page_shows_curves_pnl_rounds_and_errors(page: Runner) -> None:
+    app = page("cohort", cohort=REPLAY)
+    _clean(app)
+
+    assert app.title[0].value == "Cohort · Replay demo"
+    assert [m.value for m in app.metric] == ["Completed", "4 / 4", "5", "$10,000.00"]
+    assert len(app.get("plotly_chart")) == 3  # equity curves, P/L bars, decisions per round
+    rounds, failures = app.dataframe[0].value, app.dataframe[1].value
+    assert rounds["Round"].tolist() == [0, 1, 2, 3] and rounds["Errors"].tolist() == [1, 1, 1, 1]
+    assert failures["Agent"].tolist() == ["broken-bot", "broken-bot", "broken-bot", "claude", "broken-bot"]
+    assert "[REDACTED]" in failures["Message"].iloc[0]
+
+
+def test_cohort_page_asks_for_one_cohort_when_all_are_pooled(page: Runner) -> None:
+    app = page("cohort", cohort="__all__")
+    _clean(app)
+    assert [i.value for i in app.info] == ["This page shows one cohort at a time: pick one in the sidebar."]
+
+
+def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> None:
+    app = page("agent", cohort=REPLAY, agent_name="gpt-4o", agent_raw=True)
+    text = _clean(app)
+
+    assert app.title[0].value == "Agent"
+    assert app.metric[0].value == "$10,525.42"
+    open_positions, closed = app.dataframe[0].value, app.dataframe[1].value
+    assert open_positions["Market"].tolist() == ["Will the incumbent win the election?"]
+    assert open_positions["Outcome"].tolist() == ["open"]
+    assert sorted(zip(closed["Side"], closed["Status"], closed["Outcome"], strict=True)) == [
+        ("NO", "settled", "NO"),
+        ("YES", "settled", "YES"),
+    ]
+    assert [e.label.split(" · ")[0] for e in app.expander] == ["Round 3", "Round 2", "Round 1", "Round 0"]
+    assert "BTC momentum is strong" in text and "Taking half the BTC profit." in text
+    assert len(app.get("plotly_chart")) == 3  # equity curve, stated vs implied, cost and latency
+    assert "[REDACTED]" in text  # the planted key in its reasoning and prompt is masked
+
+
+def test_agent_with_only_errors_gets_empty_states_not_tracebacks(page: Runner) -> None:
+    app = page("agent", cohort=REPLAY, agent_name="broken-bot", agent_raw=True)
+    text = _clean(app)
+
+    assert [i.value for i in app.info] == ["No positions: this agent has not placed a valid bet yet."]
+    assert [e.value.split(":")[0] for e in app.error] == ["invalid_json"] * 4
+    assert "nothing to compare yet" in text
+    assert app.metric[3].value == "0%"
+
+
+def test_markets_page_filters_and_draws_trades_on_the_price(page: Runner) -> None:
+    app = page("markets", cohort=REPLAY, markets_search="bitcoin")
+    _clean(app)
+
+    assert app.dataframe[0].value["Id"].tolist() == ["polymarket:btc-100k"]
+    chart = app.get("plotly_chart")[0].proto.spec
+    assert '"Resolved YES"' in chart and '"gpt-4o buys"' in chart and '"gpt-4o sells"' in chart
+    assert any("resolved **YES**" in c.value for c in app.caption)
+
+
+def test_markets_page_filter_with_no_match_says_so(page: Runner) -> None:
+    app = page("markets", cohort=REPLAY, markets_search="no such market")
+    _clean(app)
+    assert [i.value for i in app.info] == ["No market matches these filters."]
+
+
+def test_calibration_page_draws_reliability_diagrams_per_agent(page: Runner) -> None:
+    app = page("calibration", cohort=REPLAY)
+    _clean(app)
+
+    spec = app.get("plotly_chart")[0].proto.spec
+    for agent in ("claude", "gpt-4o", "market", "random"):
+        assert f'"text":"{agent}"' in spec.replace(" ", "")
+    summary = app.dataframe[0].value
+    assert sorted(set(summary["Forecasts"])) == ["implied", "stated"]
+
+
+def test_calibration_without_resolved_forecasts_explains_why(page: Runner) -> None:
+    app = page("calibration", cohort=LIVE)
+    _clean(app)
+    assert app.info[0].value.startswith("No resolved forecasts yet")
