@@ -90,7 +90,9 @@ class Resolution:
     source: str = ""
 
     @classmethod
-    def binary(cls, market_id: str, kind: ResolutionKind, resolved_at: datetime, source: str = "") -> Resolution:
+    def binary(
+        cls, market_id: str, kind: ResolutionKind, resolved_at: datetime, source: str = ""
+    ) -> Resolution:
         """Payouts for a YES/NO market resolved YES, NO, VOID or 50-50."""
         table: dict[ResolutionKind, dict[str, Decimal]] = {
             ResolutionKind.YES: {YES: Decimal(1), NO: Decimal(0)},

@@ -89,7 +89,14 @@ class InvalidOutput(Exception):
 
 
 def parse_decision(text: str, context: OutputContext) -> ParsedOutput:
-    """The one valid decision in ``text``, or InvalidOutput saying what is wrong."""
+    """The one decision in ``text``, or InvalidOutput saying what is wrong.
+
+    Objects without any decision key (a quoted leg, a note) are ignored, and the same decision
+    written twice is one decision. Two *different* decision objects are refused even when only
+    one of them is valid: a draft and a final, or a bet and a fallback hold, leave the arena to
+    guess which was meant, and picking the valid one would turn the answer into a decision the
+    model may not have made.
+    """
     if len(text) > MAX_RESPONSE_CHARS:
         raise InvalidOutput(
             [f"the answer is {len(text):,} characters long; the limit is {MAX_RESPONSE_CHARS:,}"]
@@ -97,23 +104,24 @@ def parse_decision(text: str, context: OutputContext) -> ParsedOutput:
     candidates = json_objects(text)
     if not candidates:
         raise InvalidOutput(["no complete JSON object found in the answer"])
-    readings = [_read_decision(candidate, context) for candidate in candidates]
-    valid: list[ParsedOutput] = []
-    for reading in readings:
-        if isinstance(reading, ParsedOutput) and reading not in valid:
-            valid.append(reading)
-    if len(valid) == 1:
-        return valid[0]
-    if valid:
-        raise InvalidOutput([f"the answer holds {len(valid)} different valid decisions; give exactly one"])
-    closest = max(range(len(candidates)), key=lambda i: (sum(k in candidates[i] for k in DECISION_KEYS), i))
-    if not any(k in candidates[closest] for k in DECISION_KEYS):
+    decisions = [i for i, candidate in enumerate(candidates) if any(k in candidate for k in DECISION_KEYS)]
+    if not decisions:
         raise InvalidOutput(["no complete JSON object with the keys reasoning, actions, probabilities found"])
-    problems = readings[closest]
-    assert isinstance(problems, list)
+    distinct: list[JsonObject] = []
+    for index in decisions:
+        if candidates[index] not in distinct:
+            distinct.append(candidates[index])
+    if len(distinct) > 1:
+        raise InvalidOutput(
+            [f"the answer holds {len(distinct)} different decision objects; give exactly one JSON object"]
+        )
+    first = decisions[0]
+    reading = _read_decision(candidates[first], context)
+    if isinstance(reading, ParsedOutput):
+        return reading
     if len(candidates) > 1:
-        problems = [f"JSON object {closest + 1} of {len(candidates)}: {problems[0]}", *problems[1:]]
-    raise InvalidOutput(problems)
+        reading = [f"JSON object {first + 1} of {len(candidates)}: {reading[0]}", *reading[1:]]
+    raise InvalidOutput(reading)
 
 
 def _read_decision(obj: JsonObject, context: OutputContext) -> ParsedOutput | list[str]:

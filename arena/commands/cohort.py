@@ -1,4 +1,4 @@
-"""`arena cohort ...`: launch a cohort from a TOML config, list, show, pause, resume, cancel.
+"""`arena cohort ...`: launch a cohort from a TOML config, list, show, pause, resume, cancel, reconcile.
 
 Also home of the small helpers the engine's other commands share (database, errors).
 """
@@ -15,17 +15,20 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine
+from sqlmodel import Session, select
 
 from arena.clock import SystemClock
 from arena.cohorts import TRANSITIONS, CohortStateError, change_status, launch
 from arena.config import ConfigError, format_duration, load_config
 from arena.db.engine import make_engine, redact_url
 from arena.db.migrate import ensure_schema
+from arena.db.models import AgentRow
+from arena.engine.ledger_store import reconcile
 from arena.engine.overview import CohortOverview, cohort_overview, list_cohorts
 from arena.engine.sources import open_source
 from arena.settings import Settings
 
-app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel.")
+app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
 console = Console()
 
 DatabaseOption = Annotated[
@@ -121,6 +124,25 @@ def show_command(
     if overview is None:
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
     render_overview(overview)
+
+
+@app.command("reconcile")
+def reconcile_command(
+    cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
+) -> None:
+    """Check every agent's cached positions and stored marks against a replay of its fill log."""
+    engine = open_engine(database_url)
+    overview = cohort_overview(engine, cohort_id)
+    if overview is None:
+        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+    with Session(engine) as session:
+        ids = list(session.exec(select(AgentRow.id).where(AgentRow.cohort_id == cohort_id)).all())
+        problems = reconcile(session, overview.config.rules.to_rules(), [i for i in ids if i is not None])
+    for problem in problems:
+        console.print(escape(problem))
+    if problems:
+        fail(f"{len(problems)} disagreements between the caches and the fill log", code=1)
+    console.print(f"cohort {cohort_id}: {len(ids)} ledgers agree with their fill logs to the micro-dollar")
 
 
 def render_overview(o: CohortOverview) -> None:

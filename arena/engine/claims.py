@@ -7,12 +7,17 @@ compare-and-swap on the old token. The final write of a decision succeeds only w
 is still ours (``finish`` below), so a slow owner that lost its lease cannot execute anything.
 
 Leases are measured on a wall clock, not the simulated clock of a replay: they are about whether
-a *process* is still alive, which simulated time knows nothing about.
+a *process* is still alive, which simulated time knows nothing about. A token names its owner's
+host and pid, so a runner on the same host can see at once that the owner is gone (a crashed
+``arena replay`` restarted by hand) instead of waiting out the lease; owners on other hosts
+are judged by the lease alone.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
+import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -36,7 +41,30 @@ class ClaimLost(RuntimeError):
 
 
 def new_token() -> str:
-    return secrets.token_hex(16)
+    """``host:pid:random``: unique, and tells a runner on the same host whether the owner lives."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(8)}"
+
+
+def owner_is_dead(token: str) -> bool:
+    """True only when the owner ran on this host and its process no longer exists.
+
+    Anything else (another host, an unparseable token, a live or inaccessible pid) is False, so
+    the lease decides; a reused pid can only make us wait, never take over a live claim.
+    """
+    host, _, rest = token.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +114,8 @@ def claim_round(
         if status in FINAL_STATUSES:
             result.finished[agent_id] = status
         elif owner == token or (
-            claimed_at + lease <= now and _take_over(session, decision_id, owner, token, now)
+            (claimed_at + lease <= now or owner_is_dead(owner))
+            and _take_over(session, decision_id, owner, token, now)
         ):
             result.claimed[agent_id] = Claim(decision_id, agent_id, token)
         else:

@@ -41,12 +41,29 @@ def live_cohorts(engine: Engine, statuses: tuple[str, ...] = RUNNABLE) -> list[s
         return sorted(session.exec(query).all())
 
 
-def _runtime(engine: Engine, cohort_id: str, clock: Clock, **kwargs: object) -> CohortRuntime:
+def _runtime(
+    engine: Engine,
+    cohort_id: str,
+    clock: Clock,
+    *,
+    environ: Mapping[str, str],
+    http_client: httpx.AsyncClient | None = None,
+    with_bettors: bool = True,
+) -> CohortRuntime:
     with Session(engine) as session:
         row = session.get(CohortRow, cohort_id)
         assert row is not None
         config = config_from_frozen(row.config_json)
-    return load_runtime(engine, cohort_id, source=open_source(config, engine), lease_clock=clock, **kwargs)  # type: ignore[arg-type]
+    source = open_source(config, engine)
+    return load_runtime(
+        engine,
+        cohort_id,
+        source=source,
+        environ=environ,
+        http_client=http_client,
+        lease_clock=clock,
+        with_bettors=with_bettors,
+    )
 
 
 def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:

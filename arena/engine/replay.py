@@ -76,7 +76,8 @@ class ReplayRunner:
         self._offered: set[str] = set()
         self._resolutions: list[Resolution] = []
         self._resolved_upto = 0
-        self._last_round_at: datetime | None = None
+        self._last_round_at = rt.start
+        self._marked_until = rt.start
 
     async def run(self) -> ReplayResult:
         rt, result = self.rt, ReplayResult(self.rt.cohort_id)
@@ -123,6 +124,7 @@ class ReplayRunner:
             result.rounds.append(report)
             self._offered |= self._round_markets(index)
         self._pending_marks += mark_rows(self.rt, at)
+        self._marked_until = at
         if self.progress:
             self.progress.step(at, report)
         if index is None and at >= self._last_round_at and not open_positions(self.rt):
@@ -164,7 +166,7 @@ class ReplayRunner:
             self._offered = set(
                 session.exec(
                     select(RoundMarketRow.market_id)
-                    .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)  # type: ignore[arg-type]
+                    .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
                     .where(RoundRow.cohort_id == self.rt.cohort_id)
                 ).all()
             )
@@ -188,9 +190,8 @@ class ReplayRunner:
         if not self._pending_marks:
             return
         rows, self._pending_marks = self._pending_marks, []
-        latest = max(r["marked_at"] for r in rows)  # type: ignore[type-var]
         with session_scope(self.rt.engine) as session:
-            persist_marks(session, self.rt, rows, at=latest)  # type: ignore[arg-type]
+            persist_marks(session, self.rt, rows, at=self._marked_until)
 
     def _last_mark(self) -> datetime | None:
         with Session(self.rt.engine) as session:
@@ -204,7 +205,7 @@ class ReplayRunner:
         with Session(self.rt.engine) as session:
             query = (
                 select(RoundMarketRow.market_id)
-                .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)  # type: ignore[arg-type]
+                .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
                 .where(RoundRow.cohort_id == self.rt.cohort_id, RoundRow.round_index == index)
             )
             return set(session.exec(query).all())

@@ -16,15 +16,16 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.asking import Call, ask_all
 from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, Claim, ClaimLost, claim_round, finish, new_token
-from arena.engine.decisions import decision_values, execute
+from arena.engine.decisions import Outcome, decision_values, execute
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.quotes import build_quotes
 from arena.engine.round_store import open_round
@@ -32,6 +33,7 @@ from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
 from markets.types import MarketSnapshot
+from portfolio import Quotes
 
 log = logging.getLogger("arena.engine.rounds")
 
@@ -127,7 +129,7 @@ class _Plan:
             peers=peers,
         )
 
-    def quotes_for(self, slot: AgentSlot):  # type: ignore[no-untyped-def]
+    def quotes_for(self, slot: AgentSlot) -> Quotes:
         """Quotes for the round's universe plus the open markets the agent holds (so it can sell)."""
         entries = {e.market.market_id: e for e in self.universe.entries}
         for position in slot.book.ledger.open_positions():
@@ -180,11 +182,11 @@ class _Plan:
             self.rt.reload([slot.id])
             raise
 
-    def _record_conflict(self, claim: Claim, decision: Decision, message: str, cash, max_bet) -> None:  # type: ignore[no-untyped-def]
+    def _record_conflict(
+        self, claim: Claim, decision: Decision, message: str, cash: Decimal, max_bet: Decimal
+    ) -> None:
         """Another process moved this agent's ledger mid-round: the decision was made on a stale
         portfolio, so it is recorded as an error and not executed."""
-        from arena.engine.decisions import Outcome
-
         failed = Outcome(ERROR, (), f"not executed: {message}", "ledger_conflict")
         with session_scope(self.rt.engine) as session:
             finish(
@@ -201,7 +203,7 @@ def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str,
     with Session(rt.engine) as session:
         rows = session.exec(
             select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
-            .join(DecisionRow, DecisionRow.agent_id == AgentRow.id)  # type: ignore[arg-type]
+            .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
             .where(DecisionRow.round_id == round_id, DecisionRow.status == DONE)
         ).all()
     return {name: dict(probs) for agent_id, name, probs in rows if agent_id in first and probs}

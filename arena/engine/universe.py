@@ -6,9 +6,11 @@ price for every outcome) is left out rather than guessed in.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from arena.config import UniverseConfig
 from markets.types import MarketSnapshot, PriceSnapshot, SnapshotEntry
@@ -51,7 +53,7 @@ def _in_price_band(price: PriceSnapshot, low: Decimal, high: Decimal, outcomes: 
     return all(o in price.prices and low <= price.prices[o] <= high for o in outcomes)
 
 
-def _ordering(order_by: str):  # type: ignore[no-untyped-def]
+def _ordering(order_by: str) -> Callable[[SnapshotEntry], Any]:
     def by_volume(e: SnapshotEntry) -> tuple[int, Decimal, str]:
         volume = e.market.volume
         return (volume is None, -(volume or Decimal(0)), e.market.market_id)

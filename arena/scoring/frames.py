@@ -250,6 +250,18 @@ SNAPSHOTS = FrameSpec(
     unique=("cohort_id", "agent", "marked_at"),
 )
 
+LISTINGS = FrameSpec(
+    "listings",
+    "When each market was first offered to a cohort: the start of its open time for coverage.",
+    (
+        Column("cohort_id", pl.String(), "cohort the market was offered to"),
+        Column("market_id", pl.String(), "arena market id"),
+        Column("listed_at", TIME, "time of the cohort's first round whose snapshot held the market"),
+    ),
+    time_column="listed_at",
+    unique=("cohort_id", "market_id"),
+)
+
 DECISIONS = FrameSpec(
     "decisions",
     "One row per agent decision, with its cost. ``error_kind`` null means a valid response.",
@@ -266,7 +278,7 @@ DECISIONS = FrameSpec(
     time_column="decided_at",
 )
 
-SPECS: tuple[FrameSpec, ...] = (AGENTS, FILLS, RESOLUTIONS, PRICES, FORECASTS, SNAPSHOTS, DECISIONS)
+SPECS: tuple[FrameSpec, ...] = (AGENTS, FILLS, RESOLUTIONS, PRICES, FORECASTS, SNAPSHOTS, DECISIONS, LISTINGS)
 
 
 @dataclass(frozen=True)
@@ -280,6 +292,7 @@ class ScoringFrames:
     forecasts: pl.DataFrame
     snapshots: pl.DataFrame
     decisions: pl.DataFrame
+    listings: pl.DataFrame
 
     @classmethod
     def of(cls, **frames: pl.DataFrame) -> ScoringFrames:

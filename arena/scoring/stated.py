@@ -11,10 +11,12 @@ the market resolves. Per agent and event, with ``d_i`` the time statement ``i`` 
   the outcome last observed at or before the statement (what the agent could have seen) and
   ``ℓ`` the log score, i.e. ``ln(p/m)`` for the outcome that happened. Statements without a
   prior price are left out of this one average. Restating the market price scores exactly 0.
-- ``coverage_e = Σ d_i / (resolved_at − opened_at)`` where ``opened_at`` is the first
-  statement on the market by *any* agent of the cohort (all agents see the same snapshots, so
-  everyone could have stated then). Events nobody stated would scale every agent's coverage by
-  the same factor, so they are not counted.
+- ``coverage_e = Σ d_i / (resolved_at − opened_at)`` where ``opened_at`` is when the market
+  was first offered to the cohort (its first round, from ``listings``; every agent could have
+  stated from then on), or the first statement on it by any agent of the cohort if that is
+  earlier or the market has no listing. Without the listing an agent that alone states a market
+  in its last round would cover all of its open time. Events nobody stated would scale every
+  agent's coverage by the same factor, so they are not counted.
 
 Per agent: scores are means over the events it stated (each event weighs the same, however
 long the market ran); coverage is the mean over all events of its cohorts (0 where silent).
@@ -56,9 +58,16 @@ def standing_forecasts(frames: ScoringFrames) -> pl.DataFrame:
         duration_s=(ends - pl.col("stated_at")).dt.total_seconds().cast(pl.Float64),
         event=new_event.cum_sum(),
     ).with_columns(weight=pl.col("duration_s") / pl.col("duration_s").sum().over("event"))
-    opened = statements.group_by("cohort_id", "market_id").agg(opened_at=pl.col("stated_at").min())
-    return statements.join(opened, on=["cohort_id", "market_id"], how="left", maintain_order="left").drop(
-        "event"
+    return statements.join(
+        _opened(statements, frames.listings), on=["cohort_id", "market_id"], how="left", maintain_order="left"
+    ).drop("event")
+
+
+def _opened(statements: pl.DataFrame, listings: pl.DataFrame) -> pl.DataFrame:
+    """``opened_at`` per (cohort, market): the earlier of its listing and its first statement."""
+    first = statements.group_by("cohort_id", "market_id").agg(stated=pl.col("stated_at").min())
+    return first.join(listings, on=["cohort_id", "market_id"], how="left").select(
+        "cohort_id", "market_id", opened_at=pl.min_horizontal("stated", "listed_at")
     )
 
 

@@ -18,7 +18,9 @@ from typing import Any
 import polars as pl
 
 from markets.replay.columns import (
+    ROW,
     check_unique,
+    first_row,
     parse_dates,
     parse_day,
     parse_probabilities,
@@ -33,7 +35,9 @@ from markets.replay.format import (
     format_utc,
     json_text,
     parse_utc,
+    row_error,
     start_of_day,
+    usable_from,
 )
 from markets.replay.load import ReplayDataset
 from markets.replay.write import write_frames
@@ -120,6 +124,7 @@ def import_forecastbench(
 def _select(raw: Path, min_points: int) -> _Selection:
     records = _read_records(raw / RAW_MARKETS)
     values = _read_values(raw / RAW_VALUES)
+    _check_known_markets(values, records)
     counts = {(s, i): n for s, i, n in values.group_by("source", "id").len().iter_rows()}
     reasons = {
         key: _skip_reason(record, counts.get(key, 0), min_points) for key, (_, record) in records.items()
@@ -129,9 +134,11 @@ def _select(raw: Path, min_points: int) -> _Selection:
         [_market_row(*records[key]) for key in kept],
         schema=dict.fromkeys(MARKET_COLUMNS, pl.String),
     )
+    rows = _kept_values(values, kept)
+    _check_resolved_after_first_value(records, rows)
     return _Selection(
         markets=markets,
-        prices=_prices(values, kept),
+        prices=_price_table(rows),
         considered=len(records),
         skipped=dict(Counter(r for r in reasons.values() if r is not None)),
     )
@@ -165,9 +172,19 @@ def _read_records(path: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]
 
 def _read_values(path: Path) -> pl.DataFrame:
     values = read_table(path, RAW_VALUES)
-    check_columns(RAW_VALUES, [c for c in values.columns if c != "_row"], VALUE_COLUMNS, VALUE_COLUMNS)
+    check_columns(RAW_VALUES, [c for c in values.columns if c != ROW], VALUE_COLUMNS, VALUE_COLUMNS)
     require_cells(values, VALUE_COLUMNS, RAW_VALUES)
     return values
+
+
+def _check_known_markets(values: pl.DataFrame, records: Mapping[tuple[str, str], object]) -> None:
+    """Every daily value belongs to a market of ``markets.jsonl``: a stray one means the two files
+    come from different exports (or an id was mistyped), and dropping it silently would hide that."""
+    known = pl.DataFrame(list(records), schema={"source": pl.String, "id": pl.String}, orient="row")
+    hit = first_row(values.join(known, on=["source", "id"], how="anti"), pl.lit(True))
+    if hit is not None:
+        problem = f"no market ({hit['source']}, {hit['id']!r}) in {RAW_MARKETS}"
+        raise row_error(RAW_VALUES, int(str(hit[ROW])), "id", problem)
 
 
 def _skip_reason(record: Mapping[str, Any], points: int, min_points: int) -> str | None:
@@ -185,13 +202,37 @@ def _skip_reason(record: Mapping[str, Any], points: int, min_points: int) -> str
     return None
 
 
-def _prices(values: pl.DataFrame, kept: list[tuple[str, str]]) -> pl.DataFrame:
-    """The kept markets' values, checked with their raw row numbers, as ``prices.csv``."""
+def _kept_values(values: pl.DataFrame, kept: list[tuple[str, str]]) -> pl.DataFrame:
+    """The kept markets' values, checked (dates, prices, duplicates) with their raw row numbers."""
     wanted = pl.DataFrame(kept, schema={"source": pl.String, "id": pl.String}, orient="row")
     rows = values.join(wanted, on=["source", "id"], how="semi")
     parse_dates(rows, "date", RAW_VALUES)
     parse_probabilities(rows, "value", RAW_VALUES)
     check_unique(rows, ["source", "id", "date"], RAW_VALUES)
+    return rows
+
+
+def _check_resolved_after_first_value(
+    records: Mapping[tuple[str, str], tuple[int, Mapping[str, Any]]], rows: pl.DataFrame
+) -> None:
+    """A market cannot resolve before its first value is usable (a replay would never open it);
+    named here, in the raw files, rather than later in the generated ``markets.csv``."""
+    firsts = rows.sort("date", ROW).group_by("source", "id", maintain_order=True).first()
+    for source, market_id, day, row in firsts.select("source", "id", "date", ROW).sort(ROW).iter_rows():
+        line_no, record = records[(source, market_id)]
+        resolution_date = record["resolution_date"]
+        usable = usable_from(parse_day(day))
+        if start_of_day(parse_day(resolution_date)) < usable:
+            raise _line_error(
+                line_no,
+                "resolution_date",
+                f"{resolution_date} is before the market's first daily value is usable "
+                f"({RAW_VALUES} row {row}, dated {day}, usable from {format_utc(usable)})",
+            )
+
+
+def _price_table(rows: pl.DataFrame) -> pl.DataFrame:
+    """Checked raw values shaped as ``prices.csv``."""
     return rows.select(
         market_id=pl.concat_str("source", pl.lit(":"), "id"),
         date=pl.col("date"),

@@ -97,12 +97,28 @@ def test_the_same_answer_twice_is_one_answer_but_two_different_ones_are_refused(
     one = json.dumps(valid_answer())
     assert parse(f"{one}\n\nAgain: {one}") == EXPECTED
     other = json.dumps(answer(actions=[]))
-    assert "2 different valid decisions" in problems(f"{one}\n{other}")
+    assert "2 different decision objects" in problems(f"{one}\n{other}")
 
 
-def test_the_valid_object_is_chosen_among_objects_that_are_not_decisions() -> None:
-    text = 'Format: {"type": "bet"}. Draft: {"reasoning": 1}. Answer: ' + json.dumps(valid_answer())
+def test_objects_that_are_not_decisions_are_ignored() -> None:
+    text = 'Format: {"type": "bet"}. Note: {"cash": 1}. Answer: ' + json.dumps(valid_answer())
     assert parse(text) == EXPECTED
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        {"reasoning": 1},  # a broken draft
+        answer(actions=[{"type": "bet", "market_id": FED, "outcome": "NO", "amount": 5000}]),  # over max
+        answer(actions=[{"type": "bet", "market_id": "polymarket:0x123abc", "outcome": "YES", "amount": 250}]),
+    ],
+    ids=["broken-draft", "invalid-first-choice", "format-example"],
+)
+def test_an_invalid_decision_beside_a_valid_one_is_ambiguous_not_skipped(other: dict[str, Any]) -> None:
+    """The valid object is not picked out: the model may have meant the other one."""
+    valid = json.dumps(valid_answer())
+    for text in (f"{json.dumps(other)}\nOr: {valid}", f"{valid}\nOr: {json.dumps(other)}"):
+        assert "2 different decision objects" in problems(text)
 
 
 def test_no_json_and_truncated_json_are_reported() -> None:
@@ -281,7 +297,7 @@ def test_any_prose_around_the_answer_yields_the_answer_or_a_clear_refusal(before
     try:
         assert parse(text) == EXPECTED
     except InvalidOutput as invalid:
-        assert "different valid decisions" in str(invalid)
+        assert "different decision objects" in str(invalid)
 
 
 @settings(max_examples=100, deadline=None)

@@ -101,6 +101,10 @@ def test_launch_list_show_pause_resume_cancel(tmp_path: Path) -> None:
     assert code == 0 and "completed" in out
     code, out = _arena("cohort", "show", "c1", db=db)
     assert code == 0 and "fav" in out and "completed" in out
+    assert _arena("cohort", "reconcile", "c1", db=db) == (
+        0,
+        "cohort c1: 1 ledgers agree with their fill logs to the micro-dollar",
+    )
     code, out = _arena("cohort", "cancel", "c1", db=db)
     assert code == 2 and "cohort c1 is completed; cancel needs one of: pending, running, paused" in out
 

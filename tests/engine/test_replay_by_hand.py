@@ -220,3 +220,28 @@ def test_a_second_replay_of_the_same_cohort_changes_nothing(replayed, engine: En
     with Session(engine) as session:
         after = session.exec(select(FillRow.id)).all(), session.exec(select(PortfolioSnapshotRow.id)).all()
     assert after == before
+
+
+def test_reconcile_finds_a_cache_that_disagrees_with_the_fill_log(replayed, engine: Engine) -> None:  # type: ignore[no-untyped-def]
+    from sqlalchemy import update
+
+    from arena.db.engine import session_scope
+
+    _, rt = replayed
+    alice = rt.agents[0].id
+    with session_scope(engine) as session:
+        session.execute(
+            update(PositionRow)
+            .where(col(PositionRow.agent_id) == alice, col(PositionRow.position_id) == f"{B}|NO|1")
+            .values(realized_pnl=D("333.343333"))
+        )
+        session.execute(
+            update(PortfolioSnapshotRow)
+            .where(col(PortfolioSnapshotRow.agent_id) == alice, col(PortfolioSnapshotRow.marked_at) == day(3))
+            .values(cash=D("8300.01"))
+        )
+    with Session(engine) as session:
+        problems = reconcile(session, rt.rules, [alice])
+    assert len(problems) == 2
+    assert f"position {B}|NO|1 cached" in problems[0] and "333.343333" in problems[0]
+    assert "snapshot at 2025-01-04T00:00:00+00:00 has cash 8300.010000" in problems[1]

@@ -62,9 +62,10 @@ VALUES = {
 def make_raw(directory: Path, records: list[dict[str, Any]] = RECORDS, values: str | None = None) -> Path:
     directory.mkdir(parents=True)
     (directory / "markets.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
-    if values is None:
+    if values is None:  # the daily values of the markets given (a stray value is an error)
+        given = {f"{r.get('source')},{r.get('id')}" for r in records}
         values = "source,id,date,value\n" + "".join(
-            f"{key},{row}\n" for key, rows in VALUES.items() for row in rows
+            f"{key},{row}\n" for key, rows in VALUES.items() if key in given for row in rows
         )
     (directory / "daily_values.csv").write_text(values)
     (directory / "SOURCE.md").write_text("# Tiny sample\n\nAttribution: the test suite.\n")
@@ -175,8 +176,15 @@ def test_prices_csv_is_readable_text(tmp_path: Path) -> None:
         (
             [_record("polymarket", "0xyes", resolution_date="2024-02-01")],
             None,
-            "markets.csv row 1, field 'resolved_at': 2024-02-01T00:00:00+00:00 is before the market's "
-            "first price",
+            "markets.jsonl line 1, field 'resolution_date': 2024-02-01 is before the market's first "
+            "daily value is usable (daily_values.csv row 1, dated 2024-02-01, usable from "
+            "2024-02-02T00:00:00+00:00)",
+        ),
+        (
+            RECORDS[:1],
+            "source,id,date,value\npolymarket,0xyes,2024-02-01,0.4\npolymarket,0xyse,2024-02-02,0.5\n"
+            "polymarket,0xyes,2024-02-03,0.4\n",
+            "daily_values.csv row 2, field 'id': no market (polymarket, '0xyse') in markets.jsonl",
         ),
     ],
 )
@@ -186,9 +194,26 @@ def test_bad_raw_input_is_named_and_nothing_is_written(
     raw = make_raw(tmp_path / "raw", records, values)
     with pytest.raises(DatasetError) as caught:
         run(raw, tmp_path / "out")
-    where = "out" if expected.startswith("markets.csv") else "raw"  # generated file vs raw input
-    assert str(caught.value).startswith(f"{tmp_path / where}/{expected}")
+    assert str(caught.value).startswith(f"{tmp_path / 'raw'}/{expected}")
+    assert "\n" not in str(caught.value)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["raw"]
+
+
+def test_a_resolution_on_the_day_of_the_first_value_is_refused_but_the_day_after_is_fine(
+    tmp_path: Path,
+) -> None:
+    """Dated D means known from D+1 00:00 UTC: a market resolved at D+1 00:00 was open for an instant."""
+    values = "source,id,date,value\n" + "".join(f"polymarket,0xyes,2024-02-0{d},0.4\n" for d in (1, 2, 3))
+    same_day = make_raw(
+        tmp_path / "a", [_record("polymarket", "0xyes", resolution_date="2024-02-01")], values
+    )
+    with pytest.raises(DatasetError, match="line 1, field 'resolution_date': 2024-02-01 is before"):
+        run(same_day, tmp_path / "out-a")
+    next_day = make_raw(
+        tmp_path / "b", [_record("polymarket", "0xyes", resolution_date="2024-02-02")], values
+    )
+    dataset = run(next_day, tmp_path / "out-b").dataset
+    assert dataset.resolutions["polymarket:0xyes"].resolved_at == datetime(2024, 2, 2, tzinfo=UTC)
 
 
 def test_invalid_json_line(tmp_path: Path) -> None:

@@ -205,6 +205,10 @@ def structure_cases() -> Iterator[Case]:
         "two-different-answers", f"Draft:\n```json\n{other}\n```\nFinal:\n```json\n{base}\n```", "error"
     )
     yield Case("two-different-answers-no-prose", other + base, "error")
+    over_max = valid_text(actions=[with_bet(amount=5000)])
+    yield Case("invalid-bet-then-fallback-hold", f"{over_max}\nIf that is too much:\n{other}", "error")
+    example = valid_text(actions=[with_bet(market_id="polymarket:0x123abc", outcome="YES", amount=250)])
+    yield Case("format-example-then-answer", f"The format is {example}. Mine:\n{base}", "error")
     yield Case("same-answer-twice", f"{base}\n{base}", "valid")
     yield Case("answer-in-list", f"[{base}]", "valid")
     yield Case("trailing-comma", base[:-1] + ",}", "error")
