@@ -30,6 +30,8 @@ class PositionView:
     value: Decimal
     stale: bool = False
     market_open: bool = True  # False: closed for trading but not yet resolved
+    # The market's question, so a position in a market no longer in the snapshot is still legible.
+    question: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

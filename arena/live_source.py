@@ -9,8 +9,10 @@ exactly: every answer uses only rows stamped at or before ``as_of``.
 - A market is open at ``as_of`` when sync saw it trading within ``max_price_age`` before, has not
   seen it closed since (sync writes a price-less ``*-closed`` observation when it finds a market
   stopped trading, so it leaves the open set exactly then, without editing history), no
-  resolution is known, and its close time has not passed. The close time is the market row's
-  latest synced value (market metadata is not versioned).
+  resolution is known, and its close time has not passed. Market metadata is not versioned: the
+  row holds its latest synced values, so the close time is only used when that row was already
+  written by ``as_of`` (``updated_at``); a close time synced later (a creator moved it) would be
+  knowledge from after ``as_of``, and then sync's own observations alone decide.
 - Snapshot histories are the recent first-outcome accounting prices within ``history_window``,
   oldest first. Backfilled venue history is not served here: its points carry the venue's time
   but were learned when fetched, so serving them would answer with knowledge from later than
@@ -20,17 +22,20 @@ exactly: every answer uses only rows stamped at or before ``as_of``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
-from sqlalchemy import Engine, and_, func, or_
+from sqlalchemy import Engine, func, or_
 from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
+from arena.clock import ensure_utc
 from arena.db.engine import session_scope
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
 from arena.db.types import decimals_from_json
 from arena.market_record import (
+    chunks,
     is_latest,
     latest_keys,
     latest_snapshots,
@@ -70,18 +75,18 @@ class DbMarketSource:
         self._history_window = history_window
 
     def open_markets(self, as_of: datetime) -> list[Market]:
-        as_of = _utc(as_of)
+        as_of = ensure_utc(as_of)
         with session_scope(self._engine, write=False) as session:
             return [market for market, _ in self._open(session, as_of)]
 
     def latest_prices(self, market_ids: Sequence[str], as_of: datetime) -> dict[str, PriceSnapshot]:
-        as_of = _utc(as_of)
+        as_of = ensure_utc(as_of)
         with session_scope(self._engine, write=False) as session:
             found = latest_snapshots(session, list(market_ids), sources=self._accounting, as_of=as_of)
         return {snap.market_id: snap for snap in found}
 
     def resolutions(self, as_of: datetime) -> list[Resolution]:
-        as_of = _utc(as_of)
+        as_of = ensure_utc(as_of)
         with session_scope(self._engine, write=False) as session:
             rows = session.exec(
                 select(ResolutionRow)
@@ -92,7 +97,7 @@ class DbMarketSource:
         return sorted(resolved, key=lambda r: (r.resolved_at, r.market_id))
 
     def snapshot(self, as_of: datetime) -> MarketSnapshot:
-        as_of = _utc(as_of)
+        as_of = ensure_utc(as_of)
         with session_scope(self._engine, write=False) as session:
             open_now = self._open(session, as_of)
             histories = self._histories(session, [m for m, _ in open_now], as_of)
@@ -124,7 +129,7 @@ class DbMarketSource:
                 col(MarketRow.venue).in_(self._venues),
                 col(MarketRow.id).not_in(resolved),
                 ~closed_since_price,
-                or_(col(MarketRow.close_time).is_(None), col(MarketRow.close_time) > as_of),
+                _before_close(as_of),
             )
             .options(defer(MarketRow.raw_json))  # type: ignore[arg-type]
         )
@@ -136,43 +141,49 @@ class DbMarketSource:
     ) -> dict[str, tuple[tuple[datetime, Decimal], ...]]:
         """Last ``history_points`` first-outcome accounting prices per market, oldest first."""
         first = {m.market_id: m.outcomes[0] for m in markets}
-        if not first:
-            return {}
+        points: dict[str, list[tuple[datetime, Decimal]]] = {}
+        for part in chunks(list(first)):
+            for row_id, market_id, observed_at, prices_json in session.exec(self._recent(part, as_of)):
+                prices = decimals_from_json(prices_json, field=f"market_snapshot {row_id} prices_json")
+                if first[market_id] in prices:
+                    points.setdefault(market_id, []).append((observed_at, prices[first[market_id]]))
+        return {market_id: tuple(sorted(found)) for market_id, found in points.items()}
+
+    def _recent(self, market_ids: Sequence[str], as_of: datetime) -> Any:
+        """The newest ``history_points`` accounting snapshots of each market within the window,
+        as plain columns: only the markets asked about, and never their raw payloads."""
         rank = func.row_number().over(
             partition_by=MarketSnapshotRow.market_id, order_by=col(MarketSnapshotRow.observed_at).desc()
         )
         recent = (
-            select(MarketSnapshotRow, rank.label("rank"))
-            .join(MarketRow, col(MarketRow.id) == col(MarketSnapshotRow.market_id))
+            select(
+                MarketSnapshotRow.id,
+                MarketSnapshotRow.market_id,
+                MarketSnapshotRow.observed_at,
+                MarketSnapshotRow.prices_json,
+                rank.label("rank"),
+            )
             .where(
-                col(MarketRow.venue).in_(self._venues),
+                col(MarketSnapshotRow.market_id).in_(market_ids),
                 col(MarketSnapshotRow.source).in_(self._accounting),
-                and_(
-                    col(MarketSnapshotRow.observed_at) <= as_of,
-                    col(MarketSnapshotRow.observed_at) >= as_of - self._history_window,
-                ),
+                col(MarketSnapshotRow.observed_at) <= as_of,
+                col(MarketSnapshotRow.observed_at) >= as_of - self._history_window,
             )
             .subquery()
         )
         c = recent.c
-        rows = session.exec(
-            select(c.id, c.market_id, c.observed_at, c.prices_json).where(c.rank <= self._history_points)
-        ).all()
-        points: dict[str, list[tuple[datetime, Decimal]]] = {}
-        for row_id, market_id, observed_at, prices_json in rows:
-            outcome = first.get(market_id)
-            prices = decimals_from_json(prices_json, field=f"market_snapshot {row_id} prices_json")
-            if outcome is not None and outcome in prices:
-                points.setdefault(market_id, []).append((observed_at, prices[outcome]))
-        return {market_id: tuple(sorted(found)) for market_id, found in points.items()}
+        return select(c.id, c.market_id, c.observed_at, c.prices_json).where(c.rank <= self._history_points)
+
+
+def _before_close(as_of: datetime) -> Any:
+    """The stored close time had not passed at ``as_of``, judged only if the row was known then."""
+    return or_(
+        col(MarketRow.close_time).is_(None),
+        col(MarketRow.close_time) > as_of,
+        col(MarketRow.updated_at) > as_of,
+    )
 
 
 def _known_by(as_of: datetime) -> tuple[object, ...]:
     """A stored resolution is known at ``as_of`` once both the venue and the arena had it."""
     return (col(ResolutionRow.resolved_at) <= as_of, col(ResolutionRow.detected_at) <= as_of)
-
-
-def _utc(as_of: datetime) -> datetime:
-    if as_of.tzinfo is None:
-        raise ValueError(f"naive datetime {as_of.isoformat()} has no time zone; use UTC")
-    return as_of.astimezone(UTC)

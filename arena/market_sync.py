@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import partial
 from typing import Any, Literal, Protocol
 
 from sqlalchemy import Engine
@@ -42,6 +43,7 @@ from arena.market_record import (
     write_resolutions,
     write_snapshots,
 )
+from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 log = logging.getLogger(__name__)
@@ -150,6 +152,32 @@ class Collector(Protocol):
     ) -> dict[str, list[PriceSnapshot]]: ...
 
 
+async def backfill_each(
+    markets: Sequence[Market],
+    fetch: Callable[[Market], Awaitable[list[PriceSnapshot]]],
+    settings: SyncSettings,
+    report: SyncReport,
+    progress: Progress,
+) -> dict[str, list[PriceSnapshot]]:
+    """Run a venue's history ``fetch`` for each new market, ``settings.concurrency`` at a time.
+
+    A market whose history cannot be read gets none (and a problem line); the others still do.
+    """
+    progress.stage("history", len(markets))
+
+    async def one(market: Market) -> list[PriceSnapshot]:
+        try:
+            return await fetch(market)
+        except (VenueHTTPError, PayloadError) as exc:
+            report.problem(market.market_id, f"price history not fetched: {exc}")
+            return []
+        finally:
+            progress.advance()
+
+    found = await gather_bounded([partial(one, m) for m in markets], settings.concurrency)
+    return {m.market_id: points for m, points in zip(markets, found, strict=True) if points}
+
+
 def exclusion(
     market: Market, prices: Mapping[str, Decimal], now: datetime, settings: SyncSettings
 ) -> str | None:
@@ -211,21 +239,45 @@ def _write(
     report: SyncReport,
     progress: Progress,
 ) -> None:
+    """Write in batches; a batch that fails is written again market by market, so one bad row
+    (say, a raw payload the database refuses) costs that market alone, named in a problem line."""
     progress.stage("writing", len(observations))
     for start in range(0, len(observations), settings.write_batch):
         batch = observations[start : start + settings.write_batch]
-        try:
-            with session_scope(engine) as session:
-                stored = load_stored(session, [o.market.market_id for o in batch])
-                markets, snapshots, history, resolutions = _rows(batch, stored, now, settings)
-                report.markets_written += write_markets(session, markets)
-                report.snapshots_written += write_snapshots(session, snapshots)
-                report.history_written += write_snapshots(session, history)
-                report.resolutions_written += write_resolutions(session, resolutions)
-        except (SQLAlchemyError, ValueError) as exc:
-            first, final = batch[0].market.market_id, batch[-1].market.market_id
-            report.problem(f"batch {first}..{final}", f"not written: {exc}")
+        failure = _write_batch(engine, batch, now, settings, report)
+        if failure is not None and len(batch) > 1:
+            failures = [(obs, _write_batch(engine, [obs], now, settings, report)) for obs in batch]
+        else:
+            failures = [(batch[0], failure)]
+        for obs, reason in failures:
+            if reason is not None:
+                report.problem(obs.market.market_id, f"not written: {reason}")
         progress.advance(len(batch))
+
+
+def _write_batch(
+    engine: Engine, batch: list[Observation], now: datetime, settings: SyncSettings, report: SyncReport
+) -> str | None:
+    """One transaction for ``batch``; counts reach the report only once it committed. Returns why
+    it failed (one line), or None."""
+    try:
+        with session_scope(engine) as session:
+            stored = load_stored(session, [o.market.market_id for o in batch])
+            markets, snapshots, history, resolutions = _rows(batch, stored, now, settings)
+            written = (
+                write_markets(session, markets),
+                write_snapshots(session, snapshots),
+                write_snapshots(session, history),
+                write_resolutions(session, resolutions),
+            )
+    except (SQLAlchemyError, ValueError) as exc:
+        cause = getattr(exc, "orig", None) or exc  # the driver's reason, not the statement and rows
+        return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+    report.markets_written += written[0]
+    report.snapshots_written += written[1]
+    report.history_written += written[2]
+    report.resolutions_written += written[3]
+    return None
 
 
 def _rows(

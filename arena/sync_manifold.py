@@ -15,7 +15,15 @@ from functools import partial
 from typing import Any
 
 from arena.clock import Clock
-from arena.market_sync import Observation, Progress, SyncReport, SyncSettings, Tracked, exclusion
+from arena.market_sync import (
+    Observation,
+    Progress,
+    SyncReport,
+    SyncSettings,
+    Tracked,
+    backfill_each,
+    exclusion,
+)
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.manifold import parse
 from markets.manifold.client import ManifoldClient
@@ -59,23 +67,16 @@ class ManifoldCollector:
         progress: Progress,
     ) -> dict[str, list[PriceSnapshot]]:
         """Each new market's probability after every filled bet of the last ``history_days``."""
-        progress.stage("history", len(markets))
         since = now - timedelta(days=settings.history_days)
 
-        async def one(market: Market) -> list[PriceSnapshot]:
-            try:
-                points = parse.bet_history(await self._client.bets(market.venue_id, since), market.market_id)
-            except (VenueHTTPError, PayloadError) as exc:
-                report.problem(market.market_id, f"bet history not fetched: {exc}")
-                points = []
-            progress.advance()
+        async def history(market: Market) -> list[PriceSnapshot]:
+            points = parse.bet_history(await self._client.bets(market.venue_id, since), market.market_id)
             return [
                 PriceSnapshot(market.market_id, {YES: p}, t, parse.BETS_SOURCE)
                 for t, p in _last_per_time(points, now)
             ]
 
-        found = await gather_bounded([partial(one, m) for m in markets], settings.concurrency)
-        return {m.market_id: points for m, points in zip(markets, found, strict=True) if points}
+        return await backfill_each(markets, history, settings, report, progress)
 
     async def _scan(
         self, now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress

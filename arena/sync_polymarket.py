@@ -17,7 +17,15 @@ from functools import partial
 from typing import Any
 
 from arena.clock import Clock
-from arena.market_sync import Observation, Progress, SyncReport, SyncSettings, Tracked, exclusion
+from arena.market_sync import (
+    Observation,
+    Progress,
+    SyncReport,
+    SyncSettings,
+    Tracked,
+    backfill_each,
+    exclusion,
+)
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query
@@ -60,23 +68,16 @@ class PolymarketCollector:
         progress: Progress,
     ) -> dict[str, list[PriceSnapshot]]:
         """Recent CLOB price history of each new market's first outcome (stamped at bucket ends)."""
-        progress.stage("history", len(markets))
         start = now - timedelta(days=settings.history_days)
 
-        async def one(market: Market) -> list[PriceSnapshot]:
+        async def history(market: Market) -> list[PriceSnapshot]:
             outcome = market.outcomes[0]
             token = market.token_ids[outcome]
-            try:
-                points = await self._clob.price_history(token, start, now, settings.history_fidelity_minutes)
-            except (VenueHTTPError, PayloadError) as exc:
-                report.problem(market.market_id, f"price history not fetched: {exc}")
-                points = []
-            progress.advance()
+            points = await self._clob.price_history(token, start, now, settings.history_fidelity_minutes)
             source = clob.CLOB_HISTORY_SOURCE
             return [PriceSnapshot(market.market_id, {outcome: p}, t, source) for t, p in points if t <= now]
 
-        found = await gather_bounded([partial(one, m) for m in markets], settings.concurrency)
-        return {m.market_id: points for m, points in zip(markets, found, strict=True) if points}
+        return await backfill_each(markets, history, settings, report, progress)
 
     async def _list_open(
         self, now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress

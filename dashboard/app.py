@@ -1,7 +1,9 @@
 """The dashboard's single entry: ``streamlit run dashboard/app.py`` (or ``arena dashboard``).
 
 It sets the page up, draws the shared sidebar and hands over to the page chosen in the
-navigation. Pages live in ``dashboard/pages/`` and are listed here explicitly.
+navigation. Pages live in ``dashboard/app_pages/``, listed here explicitly. Not ``pages/``:
+Streamlit also serves that folder the legacy way, so a deep link such as ``/cohort`` opened in
+a new tab would run the page without this entry file (no sidebar, no page setup).
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from dashboard.widgets import sidebar
 st.set_page_config(page_title="Bettor Arena", page_icon="🎯", layout="wide")
 
 PAGES = [
-    st.Page("pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
-    st.Page("pages/cohort.py", title="Cohort", icon=":material/groups:"),
-    st.Page("pages/agent.py", title="Agent", icon=":material/smart_toy:"),
-    st.Page("pages/markets.py", title="Markets", icon=":material/query_stats:"),
-    st.Page("pages/calibration.py", title="Calibration", icon=":material/straighten:"),
+    st.Page("app_pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
+    st.Page("app_pages/cohort.py", title="Cohort", icon=":material/groups:"),
+    st.Page("app_pages/agent.py", title="Agent", icon=":material/smart_toy:"),
+    st.Page("app_pages/markets.py", title="Markets", icon=":material/query_stats:"),
+    st.Page("app_pages/calibration.py", title="Calibration", icon=":material/straighten:"),
 ]
 
 navigation = st.navigation(PAGES)

@@ -7,6 +7,9 @@ frames and the HTML report draws exactly the charts the dashboard shows. Shared 
   colours, baseline bots a grey with a dashed line, so references never look like contenders;
 - money axes are in dollars with cents in hover labels; returns and probabilities say their unit;
 - every figure has a title and axis titles, and an empty frame gives an empty, titled figure.
+
+All builders live in this one module on purpose (the dashboard and the HTML report share it),
+which is why it is a little over the house's ~400-line guide.
 """
 
 from __future__ import annotations
@@ -32,8 +35,9 @@ PALETTE = (
     "#65a30d",
     "#1e3a8a",
 )
-GREYS = ("#6b7280", "#9ca3af", "#374151", "#a8a29e")
-DASHES = ("dash", "dot", "dashdot", "longdash")
+# Baselines: a family of greys crossed with dash patterns (distinct for up to 40 baselines).
+GREYS = ("#6b7280", "#a8a29e", "#374151", "#94a3b8", "#78716c", "#9ca3af", "#57534e", "#64748b")
+DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
 STATUS_COLOURS = {"done": "#059669", "rejected": "#d97706", "error": "#dc2626", "claimed": "#9ca3af"}
 TEMPLATE = "plotly_white"
 FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
@@ -65,15 +69,26 @@ def _style(styles: Mapping[str, AgentStyle], agent: str) -> AgentStyle:
     return styles.get(agent, AgentStyle(GREYS[0], "solid", False))
 
 
-def _figure(title: str, x_title: str, y_title: str, *, height: int = 420) -> go.Figure:
-    fig = go.Figure()
+def _figure(
+    title: str, x_title: str, y_title: str, *, height: int = 420, base: go.Figure | None = None, top: int = 60
+) -> go.Figure:
+    """The house look: template, font, left-aligned title, horizontal legend under the x axis
+    (where it may wrap onto several rows without covering the title or the data)."""
+    fig = base if base is not None else go.Figure()
+    bottom = 120
     fig.update_layout(
         template=TEMPLATE,
         title={"text": title, "x": 0.0, "xanchor": "left"},
         font=FONT,
-        height=height,
-        margin={"l": 60, "r": 20, "t": 60, "b": 50},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        height=height + bottom - 50,
+        margin={"l": 60, "r": 60 if base is not None else 20, "t": top, "b": bottom},
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -70 / (height - top - 50),
+            "xanchor": "left",
+            "x": 0.0,
+        },
         hoverlabel={"namelength": -1},
     )
     fig.update_xaxes(title_text=x_title)
@@ -163,29 +178,22 @@ def equity_curves(
                 hovertemplate=f"<b>{agent}</b><br>%{{x|%Y-%m-%d %H:%M}}<br>{hover}<extra></extra>",
             )
         )
-    if decision_times and len(data):
-        low, high = float(data["total_value"].min()), float(data["total_value"].max())  # type: ignore[arg-type]
-        xs: list[datetime | None] = []
-        ys: list[float | None] = []
-        for when in decision_times:
-            xs += [when, when, None]
-            ys += [low, high, None]
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                mode="lines",
-                name="decision rounds",
-                hoverinfo="skip",
-                line={"color": "#cbd5e1", "dash": "dot", "width": 1},
-            )
-        )
     fig.update_yaxes(tickformat="+.1f" if percent else "$,.0f", ticksuffix="%" if percent else "")
-    if len(data) and not percent:  # a flat book still gets a readable $ axis, not $9,999.99 … $10,000.01
+    if len(data):
         low, high = float(data["total_value"].min()), float(data["total_value"].max())  # type: ignore[arg-type]
-        if high - low < 100:
+        if decision_times:
+            fig.add_trace(_verticals(decision_times, low, high, "decision rounds"))
+        if not percent and high - low < 100:  # a flat book gets a readable axis, not $9,999.99 … $10,000.01
             fig.update_yaxes(range=[low - 50, high + 50])
     return fig
+
+
+def _verticals(times: Sequence[datetime], low: float, high: float, name: str) -> go.Scatter:
+    """Dotted vertical lines at ``times`` as ONE trace (one legend entry, toggled together)."""
+    xs: list[datetime | None] = [t for when in times for t in (when, when, None)]
+    ys: list[float | None] = [y for _ in times for y in (low, high, None)]
+    line = {"color": "#cbd5e1", "dash": "dot", "width": 1}
+    return go.Scatter(x=xs, y=ys, mode="lines", name=name, hoverinfo="skip", line=line)
 
 
 def pnl_bars(money: pl.DataFrame, styles: Mapping[str, AgentStyle]) -> go.Figure:
@@ -270,15 +278,8 @@ def stated_vs_implied(points: pl.DataFrame, style: AgentStyle) -> go.Figure:
 
 def decision_costs(decisions: pl.DataFrame, style: AgentStyle) -> go.Figure:
     """Model cost ($) per round as bars and latency (s) as a line on a second axis."""
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.update_layout(
-        template=TEMPLATE,
-        font=FONT,
-        height=340,
-        title={"text": "Cost and latency per decision", "x": 0.0},
-        margin={"l": 60, "r": 60, "t": 60, "b": 50},
-        legend={"orientation": "h", "y": 1.0, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
-    )
+    base = make_subplots(specs=[[{"secondary_y": True}]])
+    fig = _figure("Cost and latency per decision", "Round", "", height=340, base=base)
     data = _floats(decisions, "cost_usd")
     fig.add_trace(
         go.Bar(
@@ -301,7 +302,6 @@ def decision_costs(decisions: pl.DataFrame, style: AgentStyle) -> go.Figure:
         ),
         secondary_y=True,
     )
-    fig.update_xaxes(title_text="Round")
     fig.update_yaxes(title_text="Cost ($)", tickformat="$,.4f", secondary_y=False)
     fig.update_yaxes(title_text="Latency (s)", secondary_y=True, showgrid=False, rangemode="tozero")
     return fig
@@ -339,56 +339,55 @@ def market_history(
             hovertemplate="%{x|%Y-%m-%d %H:%M}: %{y:.3f}<extra></extra>",
         )
     )
-    trades = (
-        _floats(fills, "amount", "price")
-        .with_columns(
-            y=pl.when(pl.col("outcome") == "NO").then(1.0 - pl.col("price")).otherwise(pl.col("price"))
-        )
-        .drop_nulls("y")
-    )
-    for (agent, kind), group in sorted(trades.group_by("agent", "kind"), key=lambda item: item[0]):  # type: ignore[arg-type]
+    for trace in _trades(fills, styles):
+        fig.add_trace(trace)
+    if resolution is not None:
+        kind, when = resolution
+        fig.add_vline(x=when, line={"color": "#059669" if kind != "VOID" else "#9ca3af", "dash": "dash"})
+        label = "Voided" if kind == "VOID" else f"Resolved {kind}"
+        note = {"yref": "paper", "xanchor": "right", "showarrow": False, "bgcolor": "rgba(255,255,255,0.8)"}
+        fig.add_annotation(x=when, y=0.97, text=label, **note)
+    fig.update_yaxes(range=[0, 1], tickformat=".0%")
+    return fig
+
+
+def _trades(fills: pl.DataFrame, styles: Mapping[str, AgentStyle]) -> list[go.Scatter]:
+    """One marker trace per (agent, kind), at YES-equivalent prices (see ``market_history``)."""
+    yes = pl.when(pl.col("outcome") == "NO").then(1.0 - pl.col("price")).otherwise(pl.col("price"))
+    trades = _floats(fills, "amount", "price").with_columns(y=yes).drop_nulls("y")
+    traces = []
+    for (agent, kind), group in sorted(trades.group_by("agent", "kind"), key=lambda item: item[0]):
         symbol, verb = MARKERS[str(kind)]
-        style = _style(styles, str(agent))
-        fig.add_trace(
+        details = zip(
+            group["outcome"].to_list(), group["amount"].to_list(), group["price"].to_list(), strict=True
+        )
+        marker = {
+            "symbol": symbol,
+            "size": 13,
+            "color": _style(styles, str(agent)).colour,
+            "line": {"width": 1, "color": "white"},
+        }
+        traces.append(
             go.Scatter(
                 x=group["filled_at"].to_list(),
                 y=group["y"].to_list(),
                 mode="markers",
                 name=f"{agent} {verb}",
-                customdata=list(
-                    zip(
-                        group["outcome"].to_list(),
-                        group["amount"].to_list(),
-                        group["price"].to_list(),
-                        strict=True,
-                    )
-                ),
-                marker={
-                    "symbol": symbol,
-                    "size": 13,
-                    "color": style.colour,
-                    "line": {"width": 1, "color": "white"},
-                },
+                customdata=list(details),
+                marker=marker,
                 hovertemplate=f"<b>{agent}</b> {verb} {TRADE_HOVER}",
             )
         )
-    if resolution is not None:
-        kind, when = resolution
-        fig.add_vline(x=when, line={"color": "#059669" if kind != "VOID" else "#9ca3af", "dash": "dash"})
-        fig.add_annotation(
-            x=when,
-            y=0.97,
-            yref="paper",
-            xanchor="right",
-            text="Voided" if kind == "VOID" else f"Resolved {kind}",
-            showarrow=False,
-            bgcolor="rgba(255,255,255,0.8)",
-        )
-    fig.update_yaxes(range=[0, 1], tickformat=".0%")
-    return fig
+    return traces
 
 
 BIN_HOVER = "forecast %{x:.0%} → happened %{y:.0%}<br>%{customdata} forecasts<extra></extra>"
+
+
+SOURCES = {
+    "implied": ("circle", "solid", "implied by bet size"),
+    "stated": ("diamond", "dash", "stated probability"),
+}
 
 
 def reliability_diagrams(
@@ -398,68 +397,52 @@ def reliability_diagrams(
     forecasts (marker area ∝ forecasts in the bin); the diagonal is perfect calibration."""
     agents = sorted(table["agent"].unique().to_list())
     rows = max(1, ceil(len(agents) / columns))
-    fig = make_subplots(
-        rows=rows, cols=columns, subplot_titles=agents or [""], horizontal_spacing=0.06, vertical_spacing=0.14
-    )
-    fig.update_layout(
-        template=TEMPLATE,
-        font=FONT,
-        height=120 + 300 * rows,
-        title={"text": "Reliability diagrams", "x": 0.0},
-        margin={"l": 60, "r": 20, "t": 90, "b": 50},
-        legend={"orientation": "h", "y": 1.02, "x": 1.0, "xanchor": "right", "yanchor": "bottom"},
-    )
-    sources = {
-        "implied": ("circle", "solid", "implied by bet size"),
-        "stated": ("diamond", "dash", "stated probability"),
+    base = make_subplots(rows=rows, cols=columns, subplot_titles=agents or [""], vertical_spacing=0.14)
+    height = 120 + 300 * rows
+    fig = _figure("Reliability diagrams", "Forecast", "Observed", height=height, base=base, top=90)
+    diagonal = {
+        "mode": "lines",
+        "line": {"color": "#cbd5e1", "dash": "dot"},
+        "showlegend": False,
+        "hoverinfo": "skip",
     }
     for i, agent in enumerate(agents):
-        row, col = i // columns + 1, i % columns + 1
-        fig.add_trace(
-            go.Scatter(
-                x=[0, 1],
-                y=[0, 1],
-                mode="lines",
-                line={"color": "#cbd5e1", "dash": "dot"},
-                showlegend=False,
-                hoverinfo="skip",
-            ),
-            row=row,
-            col=col,
-        )
-        for source, (symbol, dash, label) in sources.items():
+        cell = {"row": i // columns + 1, "col": i % columns + 1}
+        fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], **diagonal), **cell)
+        for source in SOURCES:
             part = table.filter((pl.col("agent") == agent) & (pl.col("source") == source)).sort("bin")
-            if part.is_empty():
-                continue
-            sizes = [6 + 3 * sqrt(n) for n in part["count"].to_list()]
-            fig.add_trace(
-                go.Scatter(
-                    x=part["mean_forecast"].to_list(),
-                    y=part["observed"].to_list(),
-                    mode="lines+markers",
-                    name=label,
-                    legendgroup=source,
-                    showlegend=False,
-                    customdata=part["count"].to_list(),
-                    line={"color": _style(styles, agent).colour, "dash": dash},
-                    marker={"symbol": symbol, "size": sizes, "color": _style(styles, agent).colour},
-                    hovertemplate=f"<b>{agent}</b> ({label})<br>{BIN_HOVER}",
-                ),
-                row=row,
-                col=col,
-            )
-    for source, (symbol, dash, label) in sources.items():  # one neutral legend entry per source
-        fig.add_trace(
-            go.Scatter(
-                x=[None],
-                y=[None],
-                mode="lines+markers",
-                name=label,
-                legendgroup=source,
-                line={"color": "#374151", "dash": dash},
-                marker={"symbol": symbol, "color": "#374151"},
-            )
-        )
+            if not part.is_empty():
+                fig.add_trace(_bins(part, agent, source, _style(styles, agent).colour), **cell)
+    for source, (symbol, dash, label) in SOURCES.items():  # one neutral legend entry per source
+        line, marker = {"color": "#374151", "dash": dash}, {"symbol": symbol, "color": "#374151"}
+        legend = {"name": label, "legendgroup": source, "line": line, "marker": marker}
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", **legend))
     fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Forecast")
     fig.update_yaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Observed")
     return fig
+
+
+def _areas(counts: list[int], smallest: float = 6.0, largest: float = 22.0) -> list[float]:
+    """Marker sizes whose area grows with the count, the fullest bin drawn ``largest`` pixels wide."""
+    top = max(counts, default=1) or 1
+    return [smallest + (largest - smallest) * sqrt(n / top) for n in counts]
+
+
+def _bins(part: pl.DataFrame, agent: str, source: str, colour: str) -> go.Scatter:
+    symbol, dash, label = SOURCES[source]
+    return go.Scatter(
+        x=part["mean_forecast"].to_list(),
+        y=part["observed"].to_list(),
+        mode="lines+markers",
+        name=label,
+        legendgroup=source,
+        showlegend=False,
+        customdata=part["count"].to_list(),
+        line={"color": colour, "dash": dash},
+        marker={
+            "symbol": symbol,
+            "size": _areas(part["count"].to_list()),
+            "color": colour,
+        },
+        hovertemplate=f"<b>{agent}</b> ({label})<br>{BIN_HOVER}",
+    )

@@ -133,6 +133,7 @@ def markets(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         pl.col("last_price").alias("YES price"),
         pl.col("resolution").fill_null("open").alias("Resolution"),
         pl.col("resolved_at").alias("Resolved"),
+        pl.col("trades").alias("Trades"),
         pl.col("volume").cast(pl.Float64).alias("Volume"),
         pl.col("market_id").alias("Id"),
     )

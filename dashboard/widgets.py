@@ -8,6 +8,7 @@ may show; with nothing to show it says what to do (``st.info``) and stops, never
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import polars as pl
 import streamlit as st
@@ -34,7 +35,7 @@ class Context:
         return None if self.choice == ALL else (self.choice,)
 
     @property
-    def cohort(self) -> dict[str, object]:
+    def cohort(self) -> dict[str, Any]:
         return self.cohorts.filter(pl.col("cohort_id") == self.choice).row(0, named=True)
 
 
@@ -99,7 +100,9 @@ def context() -> Context:
     table = queries.cohorts(url, data)
     if table.is_empty():
         stop_with(f"The database has no cohorts yet. {DEMO_HINT}")
-    choice = st.session_state.get(COHORT_KEY) or _default_cohort(table)
+    choice = st.session_state.get(COHORT_KEY)
+    if choice != ALL and choice not in table["cohort_id"].to_list():  # e.g. a cohort deleted meanwhile
+        choice = _default_cohort(table)
     return Context(url, data, table, str(choice))
 
 

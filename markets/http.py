@@ -14,6 +14,7 @@ NaN, infinite, a bool or outside [0, 1] is refused — never replaced by a guess
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import random
@@ -22,17 +23,20 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar, cast
 
 import anyio
 import httpx
 
+from markets.types import PRICE_PLACES
+
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
 T = TypeVar("T")
+_PRICE_QUANTUM = Decimal(1).scaleb(-PRICE_PLACES)
 
 
 class VenueHTTPError(Exception):
@@ -119,6 +123,17 @@ class JsonApi:
     async def get(self, path: str, limiter: RateLimiter, params: Any = None) -> Any:
         return await self._request("GET", path, limiter, params=params)
 
+    async def get_object_or_none(self, path: str, limiter: RateLimiter) -> dict[str, Any] | None:
+        """A single resource as a JSON object, or None when the venue answers 404 (it does not
+        know it, e.g. a delisted market): the caller decides what "gone" means."""
+        try:
+            payload = await self.get(path, limiter)
+        except VenueHTTPError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return dict(as_object(payload, where=f"GET {path}"))
+
     async def post(self, path: str, limiter: RateLimiter, body: Any) -> Any:
         return await self._request("POST", path, limiter, body=body)
 
@@ -164,7 +179,7 @@ class JsonApi:
         if status >= 400:
             raise VenueHTTPError(f"{method} {url}: HTTP {status} {_snippet(response.text)}", status=status)
         try:
-            return _Success(response.json()), None
+            return _Success(json.loads(response.content, parse_constant=_non_standard_constant)), None
         except ValueError:
             return _Failure(f"HTTP {status} body is not JSON: {_snippet(response.text)}"), None
 
@@ -220,23 +235,32 @@ def retry_after_seconds(headers: httpx.Headers) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
+def _non_standard_constant(token: str) -> str:
+    """``NaN``/``Infinity``/``-Infinity`` are not JSON, yet venues send them: kept as their text,
+    so the raw payload stays storable (strict JSON) and a price field holding one is still refused
+    by ``probability`` as not finite, never read as a number."""
+    return token
+
+
 def _snippet(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit] + "…"
 
 
 def probability(value: object, *, where: str, field: str) -> Decimal:
-    """A price/probability in [0, 1] from a JSON string or number, exactly as the venue wrote it."""
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise PayloadError(f"{where}: {field} must be a number or decimal string, got {value!r}")
-    try:
-        number = Decimal(value.strip()) if isinstance(value, str) else Decimal(repr(value))
-    except InvalidOperation:
-        raise PayloadError(f"{where}: {field} must be a decimal number, got {value!r}") from None
+    """A price/probability in [0, 1] from a JSON string or number.
+
+    A decimal string is kept exactly as the venue wrote it. A JSON number is a binary float
+    (Manifold's ``0.8958175225896258``): its digits past ``PRICE_PLACES`` are float noise that no
+    fill or mark could store, so it is rounded (half even) to that many places.
+    """
+    number = _decimal(value, where=where, field=field)
     if not number.is_finite():
         raise PayloadError(f"{where}: {field} must be finite, got {value!r}")
     if not Decimal(0) <= number <= Decimal(1):
         raise PayloadError(f"{where}: {field} must be within [0, 1], got {value!r}")
+    if isinstance(value, float) and -int(number.as_tuple().exponent) > PRICE_PLACES:
+        return number.quantize(_PRICE_QUANTUM, rounding=ROUND_HALF_EVEN)
     return number
 
 
@@ -244,15 +268,24 @@ def amount(value: object, field: str, *, where: str) -> Decimal | None:
     """A non-negative volume/liquidity figure, or None when the venue leaves it out."""
     if value is None or value == "":
         return None
-    if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise PayloadError(f"{where}: {field} must be a number or decimal string, got {value!r}")
-    try:
-        number = Decimal(value.strip()) if isinstance(value, str) else Decimal(repr(value))
-    except InvalidOperation:
-        raise PayloadError(f"{where}: {field} must be a decimal number, got {value!r}") from None
+    number = _decimal(value, where=where, field=field)
     if not number.is_finite() or number < 0:
         raise PayloadError(f"{where}: {field} must be a finite non-negative number, got {value!r}")
     return number
+
+
+def _decimal(value: object, *, where: str, field: str) -> Decimal:
+    """A JSON decimal string or number as a ``Decimal`` (NaN and infinities included: callers judge).
+
+    A float goes through its shortest ``repr`` (``0.1`` -> ``Decimal("0.1")``), which is the text
+    the venue sent, rather than its binary expansion.
+    """
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise PayloadError(f"{where}: {field} must be a number or decimal string, got {value!r}")
+    try:
+        return Decimal(value.strip()) if isinstance(value, str) else Decimal(repr(value))
+    except InvalidOperation:
+        raise PayloadError(f"{where}: {field} must be a decimal number, got {value!r}") from None
 
 
 def iso_time(value: object, *, where: str, field: str) -> datetime | None:

@@ -1,7 +1,8 @@
 """Market domain types shared by every venue and by replay datasets.
 
-Prices are exact ``Decimal`` probabilities in [0, 1] as reported; whether a price is usable
-for a fill (strictly inside (0, 1)) is the portfolio's decision, not the source's.
+Prices are exact ``Decimal`` probabilities in [0, 1] as reported (at most ``PRICE_PLACES``
+decimal places); whether a price is usable for a fill (strictly inside (0, 1)) is the
+portfolio's decision, not the source's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ from typing import Protocol
 YES = "YES"
 NO = "NO"
 BINARY_OUTCOMES: tuple[str, ...] = (YES, NO)
+PRICE_PLACES = 10
+"""The most decimal places a price may carry: fills and marks store prices to 1e-10, so a source
+must never hand out a finer one (a replay dataset with one is refused; a venue's binary-float
+price, e.g. Manifold's 0.8958175225896258, is rounded to it, the raw payload keeping every digit)."""
 
 
 class Venue(StrEnum):

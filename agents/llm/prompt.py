@@ -7,7 +7,10 @@ invisible characters (bidi overrides, zero-width and tag characters) written as 
 escapes. A question cannot end the data block and start talking to the model.
 
 When the universe is larger than ``max_markets``, the prompt lists the markets with the highest
-volume (ties: earliest close, then id) and says so; the rule is documented in the README.
+volume (ties: earliest close, then id) and says so; the rule is documented in the README. The
+same ranking is cut shorter when the whole prompt would exceed ``prompt_token_budget`` (an
+estimate: ``CHARS_PER_TOKEN`` characters per token), so a model with a small context window is
+never sent a prompt its server silently truncates. Rules and positions are always given in full.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import functools
 import hashlib
 import json
 import unicodedata
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,6 +33,8 @@ from agents.types import AgentView, PositionView
 from markets.types import MarketSnapshot, SnapshotEntry
 
 _SECONDS_PER_DAY = 86_400
+# The usual rule of thumb for English and JSON text; the budget is an estimate, not a count.
+CHARS_PER_TOKEN = 4
 _FENCE_TABLE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "`": "\\u0060"})
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
 
@@ -53,19 +59,46 @@ def load_templates(version: str) -> tuple[Template, Template]:
 
 
 def render_prompt(view: AgentView, settings: LLMSettings) -> RenderedPrompt:
+    """The prompt for ``view``: every rule and position, and the top markets that fit the budget."""
     system_template, user_template = load_templates(settings.prompt_version)
     block = _BLOCKS.get(view, settings)
     system = system_template.substitute()
-    user = user_template.substitute(_user_fields(view, settings, block))
+    count = len(block.shown)
+    user = user_template.substitute(_user_fields(view, settings, block, count))
+    budget = settings.prompt_token_budget * CHARS_PER_TOKEN
+    # Each pass drops the markets that overflow; the note about them can grow, hence the loop.
+    while count and len(system) + len(user) > budget:
+        rest = len(system) + len(user) - block.chars(count)
+        count = min(count - 1, block.fitting(budget - rest))
+        user = user_template.substitute(_user_fields(view, settings, block, count))
     digest = hashlib.sha256(json.dumps([system, user], ensure_ascii=False).encode()).hexdigest()
-    return RenderedPrompt(system, user, settings.prompt_version, digest, block.shown)
+    return RenderedPrompt(system, user, settings.prompt_version, digest, block.shown[:count])
 
 
 @dataclass(frozen=True, slots=True)
 class _MarketBlock:
     snapshot: MarketSnapshot  # held so that its id cannot be reused while the block is cached
     shown: tuple[SnapshotEntry, ...]
-    lines: str
+    lines: tuple[str, ...]
+    text: str  # all the lines, joined once for the agents that see them all
+    ends: tuple[int, ...]  # ends[k]: characters of the first k lines joined
+
+    @classmethod
+    def of(cls, snapshot: MarketSnapshot, shown: tuple[SnapshotEntry, ...], lines: list[str]) -> _MarketBlock:
+        ends = [0]
+        for index, line in enumerate(lines):
+            ends.append(ends[-1] + len(line) + (1 if index else 0))  # a newline before all but the first
+        return cls(snapshot, shown, tuple(lines), "\n".join(lines), tuple(ends))
+
+    def chars(self, count: int) -> int:
+        return self.ends[count]
+
+    def fitting(self, chars: int) -> int:
+        """The most leading lines whose joined text has at most ``chars`` characters."""
+        return max(bisect_right(self.ends, chars) - 1, 0)
+
+    def joined(self, count: int) -> str:
+        return self.text if count == len(self.lines) else "\n".join(self.lines[:count])
 
 
 class _MarketBlockCache:
@@ -92,8 +125,8 @@ class _MarketBlockCache:
         block = self._blocks.get(key)
         if block is None or block.snapshot is not view.snapshot:
             shown = select_markets(view.snapshot.entries, settings.max_markets)
-            lines = "\n".join(_market_line(view, e, settings.max_description_chars) for e in shown)
-            block = _MarketBlock(view.snapshot, shown, lines)
+            lines = [_market_line(view, e, settings.max_description_chars) for e in shown]
+            block = _MarketBlock.of(view.snapshot, shown, lines)
             self._blocks[key] = block
             if len(self._blocks) > self._size:
                 self._blocks.popitem(last=False)
@@ -134,7 +167,7 @@ def _escape_invisible(char: str) -> str:
     return char
 
 
-def _user_fields(view: AgentView, settings: LLMSettings, block: _MarketBlock) -> dict[str, str]:
+def _user_fields(view: AgentView, settings: LLMSettings, block: _MarketBlock, count: int) -> dict[str, str]:
     portfolio, rules = view.portfolio, view.rules
     total = len(view.snapshot.entries)
     entries = view.snapshot.by_id()
@@ -156,9 +189,9 @@ def _user_fields(view: AgentView, settings: LLMSettings, block: _MarketBlock) ->
         ),
         "position_note": _position_note(view),
         "positions": "\n".join(_position_line(p, entries, view.prices_visible) for p in portfolio.positions),
-        "market_note": _market_note(len(block.shown), total),
+        "market_note": _market_note(count, total),
         "price_note": _price_note(view.prices_visible),
-        "markets": block.lines,
+        "markets": block.joined(count),
     }
 
 
@@ -192,7 +225,7 @@ def _position_line(position: PositionView, entries: dict[str, SnapshotEntry], pr
     record: dict[str, Any] = {
         "position_id": position.position_id,
         "market_id": position.market_id,
-        "question": entry.market.question if entry else None,
+        "question": entry.market.question if entry else position.question,
         "outcome": position.outcome,
         "shares": _number(position.shares),
         "cost_basis": _number(position.cost_basis),
@@ -209,6 +242,11 @@ def _position_line(position: PositionView, entries: dict[str, SnapshotEntry], pr
 def _market_note(shown: int, total: int) -> str:
     if total == 0:
         return "There are no open markets this round."
+    if shown == 0:
+        return (
+            f"None of the {total} open markets fit within this prompt's size limit. "
+            "You may bet only on markets you hold."
+        )
     if shown < total:
         return (
             f"Showing {shown} of {total} open markets: the {shown} with the highest trading volume "

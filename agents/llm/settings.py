@@ -47,6 +47,7 @@ class LLMSettings(BaseModel):
     usd_per_mtok_output: Decimal | None = Field(default=None, ge=0)
     max_markets: int = Field(default=50, gt=0, le=1000)
     max_description_chars: int = Field(default=1200, ge=0)
+    prompt_token_budget: int = Field(default=24_000, ge=1_000)
     extra_headers: dict[str, str] = Field(default_factory=dict)
 
     @field_validator("base_url")

@@ -25,13 +25,15 @@ app = typer.Typer(no_args_is_help=True, help="data commands")
 
 T = TypeVar("T")
 _KINDS = ("YES", "NO", "VOID", "5050", "OUTCOME", UNRESOLVED)
+_ALWAYS_SHOWN = ("YES", "NO", "VOID")  # a zero here is information (e.g. "no voided markets")
 
 
 def _or_exit(action: Callable[[], T]) -> T:
-    """Run ``action``; a dataset problem becomes its one-line message and exit status 1."""
+    """Run ``action``; a dataset problem, or a file that cannot be read or written (permissions,
+    a missing parent folder), becomes its one-line message and exit status 1."""
     try:
         return action()
-    except DatasetError as exc:
+    except (DatasetError, OSError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
 
@@ -114,7 +116,7 @@ def _print_info(console: Console, dataset: ReplayDataset) -> None:
 
 
 def _venue_table(summary: DatasetSummary) -> Table:
-    kinds = [k for k in _KINDS if any(v.outcomes.get(k) for v in summary.venues)]
+    kinds = [k for k in _KINDS if k in _ALWAYS_SHOWN or any(v.outcomes.get(k) for v in summary.venues)]
     table = Table("venue", "markets", *kinds, title="Markets by venue and resolution")
     for venue in summary.venues:
         table.add_row(venue.venue, str(venue.markets), *(str(venue.outcomes.get(k, 0)) for k in kinds))

@@ -130,13 +130,14 @@ def record_command(
         )
     if not markets:
         fail("nothing to record: no stored market has a price (run `arena markets sync` first)", code=1)
+    recorded = [v for v in venue if any(m.venue is v for m in markets)]  # name only venues present
     info = DatasetInfo(
         name=name,
         version=now.strftime("%Y-%m-%dT%H%MZ"),
         source="Recorded by `arena markets sync` from "
-        + ", ".join(v.value for v in venue)
+        + ", ".join(v.value for v in recorded)
         + " public APIs (prices: "
-        + ", ".join(ACCOUNTING_SOURCES[v] for v in venue)
+        + ", ".join(ACCOUNTING_SOURCES[v] for v in recorded)
         + ")",
         license="each venue's API terms (Manifold: no commercial AI training without a data license)",
         created_with=shlex.join(["arena", *sys.argv[1:]]),
@@ -145,7 +146,7 @@ def record_command(
         dataset = write_dataset(
             out, markets=markets, prices=prices, resolutions=resolutions, info=info, overwrite=force
         )
-    except DatasetError as exc:
+    except (DatasetError, OSError) as exc:
         fail(str(exc), code=1)
     console.print(
         f"Recorded {len(dataset.markets)} markets, {len(prices)} price snapshots and "
@@ -175,8 +176,11 @@ class _RichProgress:
         self._bar.__exit__(None, None, None)
 
     def stage(self, name: str, total: int | None) -> None:
+        """Start a stage; the previous one ends at what it did (the listing stops once N are kept,
+        short of its total when fewer pass the filters), so the bar never claims work not done."""
         if self._task is not None:
-            self._bar.update(self._task, completed=self._bar.tasks[-1].total or 0)
+            done = self._bar.tasks[-1].completed
+            self._bar.update(self._task, total=done, completed=done)
         self._task = self._bar.add_task(name, total=total)
 
     def advance(self, amount: int = 1) -> None:
@@ -185,7 +189,8 @@ class _RichProgress:
 
 
 def _print_report(report: SyncReport) -> None:
-    table = Table(title=f"Sync {report.venue.value} at {report.observed_at:%Y-%m-%d %H:%M:%S} UTC")
+    title = f"Sync {report.venue.value} at {report.observed_at:%Y-%m-%d %H:%M:%S} UTC"
+    table = Table(title=title, min_width=len(title))
     table.add_column("")
     table.add_column("count", justify="right")
     rows = [

@@ -23,7 +23,8 @@ from sqlalchemy.engine import URL, Connection
 from arena.db.engine import make_engine, redact_url, writer
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
-# Same key as env.py's: PostgreSQL advisory locks are per key, re-entrant within a session.
+# Any constant works as long as every migrating process uses it (env.py imports it from here);
+# PostgreSQL advisory locks are per key and re-entrant within a session. 0x4152454E41 is "ARENA".
 MIGRATION_LOCK_KEY = 0x4152454E41
 # Alembic keeps its running context in a module global: one migration at a time per process.
 _ALEMBIC_LOCK = threading.Lock()

@@ -15,6 +15,8 @@ Conventions every table follows:
 
 Status values are plain strings owned by the code that writes them; the few fixed vocabularies
 (``cohort.mode``, ``fill.kind``, ``position.status``, ``resolution.kind``) are checked.
+The schema stays in this one module (past the usual size) on purpose: the composite keys tie
+the tables together, and the initial migration mirrors it table for table.
 """
 
 from __future__ import annotations

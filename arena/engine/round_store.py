@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
-from sqlmodel import Session, select
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
 
 from arena.db.models import MarketRow, RoundMarketRow, RoundRow
 from arena.db.types import decimals_to_json
@@ -58,3 +60,14 @@ def _store_prices(session: Session, round_id: int, snapshot: MarketSnapshot) -> 
     ]
     if rows:
         insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"])
+
+
+def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, str]:
+    """Questions of markets agents hold, which may have left the round's snapshot (closed markets)."""
+    if not market_ids:
+        return {}
+    with Session(engine) as session:
+        rows = session.exec(
+            select(MarketRow.id, MarketRow.question).where(col(MarketRow.id).in_(sorted(market_ids)))
+        ).all()
+    return dict(rows)

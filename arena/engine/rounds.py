@@ -28,7 +28,7 @@ from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, Claim, ClaimLost, c
 from arena.engine.decisions import Outcome, decision_values, execute
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.quotes import build_quotes
-from arena.engine.round_store import open_round
+from arena.engine.round_store import market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
@@ -110,12 +110,16 @@ class _Plan:
         self.open_ids = {m.market_id for m in self.rt.source.open_markets(self.at)}
         self.tradable = {e.market.market_id: e for e in self.full.entries}
         self.previous = self.at - cfg.schedule.every if self.index > 0 else None
+        held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
+        self.questions = market_questions(self.rt.engine, held)
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
         held = {p.market_id for p in ledger.open_positions()}
         ledger.mark(latest_prices(self.rt.source, held, self.at, MAX_PRICE_AGE), self.at)
-        portfolio = portfolio_view(ledger, self.at, open_markets=self.open_ids, prices_visible=self.visible)
+        portfolio = portfolio_view(
+            ledger, self.at, open_markets=self.open_ids, prices_visible=self.visible, questions=self.questions
+        )
         return agent_view(
             name=slot.name,
             cohort_id=self.rt.cohort_id,

@@ -25,7 +25,12 @@ def latest_prices(
 
 
 def portfolio_view(
-    ledger: Ledger, at: datetime, *, open_markets: Collection[str], prices_visible: bool
+    ledger: Ledger,
+    at: datetime,
+    *,
+    open_markets: Collection[str],
+    prices_visible: bool,
+    questions: Mapping[str, str] | None = None,
 ) -> PortfolioView:
     valuation = ledger.valuation(at)
     positions = tuple(
@@ -39,6 +44,7 @@ def portfolio_view(
             value=p.value if prices_visible else p.cost_basis,
             stale=p.stale or not prices_visible,
             market_open=p.market_id in open_markets,
+            question=(questions or {}).get(p.market_id),
         )
         for p in valuation.positions
     )

@@ -14,11 +14,9 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from arena.db.engine import make_engine, writer
+from arena.db.migrate import MIGRATION_LOCK_KEY
 from arena.db.models import metadata
 from arena.settings import Settings
-
-# Any constant works, as long as every process that migrates uses the same (arena.db.migrate does).
-MIGRATION_LOCK_KEY = 0x4152454E41  # "ARENA"
 
 
 def _owned_by_arena(name: str | None, type_: str, _parents: object) -> bool:

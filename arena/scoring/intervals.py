@@ -9,7 +9,8 @@ the headline return; it is bounded below by −100% (no book loses more than its
 Comparisons with the leader (the first row of the sorted table) on ``brier``, ``log_score``
 and ``return_pct``, restricted to the markets both took part in: ``vs_leader_<m>_diff``
 (agent − leader) with ``_lo``/``_hi``, ``_p_value``, ``_share_better``, ``_common_markets``
-and ``_few_markets`` (fewer common markets than ``min_markets``: too few to trust).
+and ``_few_markets`` (fewer common *resolved* markets than ``min_markets``: too few to trust;
+for return, the resolved markets both bet on, as its own count includes open markets).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from arena.scoring.bootstrap import Statistic, comparisons, dense, intervals, re
 
 COMPARED = ("brier", "log_score", "return_pct")
 COMPARISON_FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets")
+# The return comparison also counts open markets (P/L at the last price); whether it rests on
+# enough *resolved* markets is judged by the Brier comparison's: resolved markets both bet on.
+FLAGGED_BY = {"return_pct": "brier"}
 
 
 def bootstrap_columns(
@@ -49,14 +53,30 @@ def bootstrap_columns(
             # Resampled totals can lose more than the bankroll; a real book cannot.
             lo, hi = np.maximum(lo + unattributed, -100.0), np.maximum(hi + unattributed, -100.0)
         columns[f"{name}_lo"], columns[f"{name}_hi"] = lo, hi
-    compared = comparisons({name: stats[name] for name in COMPARED}, 0, weights, level) if agents else {}
-    for name in COMPARED:
-        fields = compared.get(name, {field: np.array([]) for field in COMPARISON_FIELDS})
-        for field in COMPARISON_FIELDS:
-            columns[f"vs_leader_{name}_{field}"] = fields[field]
-        columns[f"vs_leader_{name}_few_markets"] = fields["common_markets"] < min_markets
+    columns.update(_comparison_columns(stats, weights, level, len(agents)))
     frame = pl.DataFrame(columns, nan_to_null=True, schema_overrides={"agent": pl.String})
-    return frame.with_columns(pl.col(f"vs_leader_{n}_common_markets").cast(pl.Int64) for n in COMPARED)
+    return frame.with_columns(
+        *(pl.col(f"vs_leader_{n}_common_markets").cast(pl.Int64) for n in COMPARED),
+        # Null for the leader itself (nothing compared), like every other comparison column.
+        *(
+            (pl.col(f"vs_leader_{FLAGGED_BY.get(n, n)}_common_markets") < min_markets).alias(
+                f"vs_leader_{n}_few_markets"
+            )
+            for n in COMPARED
+        ),
+    )
+
+
+def _comparison_columns(
+    stats: dict[str, Statistic], weights: np.ndarray, level: float, n_agents: int
+) -> dict[str, np.ndarray]:
+    """``vs_leader_<metric>_<field>`` for the compared metrics, the leader being row 0."""
+    if n_agents == 0:
+        return {f"vs_leader_{n}_{f}": np.array([]) for n in COMPARED for f in COMPARISON_FIELDS}
+    compared = comparisons({name: stats[name] for name in COMPARED}, 0, weights, level)
+    return {
+        f"vs_leader_{name}_{field}": compared[name][field] for name in COMPARED for field in COMPARISON_FIELDS
+    }
 
 
 def _market_sums(

@@ -15,6 +15,7 @@ frames it returns. What it decides, and why:
   snapshots and the prices shown in rounds. Binary markets keep the YES price (NO is 1 − YES,
   as fills use it); where a source gives only NO, YES is 1 − NO. Two sources at the same
   instant: the round's price (what agents saw) wins, then sources in name order.
+- A market's listing time in a cohort is the first round whose snapshot held it.
 - Resolutions are read with their winner: the outcome paying $1 (``OUTCOME``), the kind
   itself (``YES``/``NO``), none for ``VOID``/``5050``; payouts that disagree are an error.
 """
@@ -27,7 +28,7 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -45,7 +46,17 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
-from arena.scoring.frames import ScoringFrames
+from arena.scoring.frames import (
+    DECISIONS,
+    FILLS,
+    FORECASTS,
+    LISTINGS,
+    PRICES,
+    RESOLUTIONS,
+    SNAPSHOTS,
+    FrameSpec,
+    ScoringFrames,
+)
 
 BINARY = ["YES", "NO"]
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
@@ -76,6 +87,7 @@ def load_frames(
             forecasts=_binary_on_yes(forecasts, binary),
             snapshots=_snapshots(session, list(cohorts)),
             decisions=decisions,
+            listings=_listings(session, list(cohorts)),
         )
     finally:
         if session is not bind:
@@ -140,28 +152,11 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .where(AgentRow.cohort_id.in_(cohort_ids))
         .order_by(FillRow.id)
     )
-    frame = _frame(session.execute(query).all(), _FILL_COLUMNS)
+    frame = _frame(session.execute(query).all(), FILLS)
     return frame.with_columns(
         pl.col("price").cast(pl.Float64),
         pl.col("realized_pnl").fill_null(Decimal(0)),
     )
-
-
-_FILL_COLUMNS = (
-    "cohort_id",
-    "agent",
-    "market_id",
-    "venue",
-    "category",
-    "outcome",
-    "kind",
-    "amount",
-    "price",
-    "shares",
-    "max_bet",
-    "realized_pnl",
-    "filled_at",
-)
 
 
 def _decisions(session: Session, cohort_ids: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -208,9 +203,7 @@ def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
         for market_id, by_outcome in (r.probabilities_json or {}).items()
         for outcome, p in by_outcome.items()
     ]
-    decision_columns = ("cohort_id", "agent", "decided_at", "error_kind", "tokens", "cost", "latency_s")
-    forecast_columns = ("cohort_id", "agent", "market_id", "outcome", "p", "stated_at")
-    return _frame(decisions, decision_columns), _frame(stated, forecast_columns)
+    return _frame(decisions, DECISIONS), _frame(stated, FORECASTS)
 
 
 def _probability(decision_id: int, market_id: str, outcome: str, value: object) -> float:
@@ -253,7 +246,7 @@ def _resolutions(session: Session, market_ids: list[str]) -> pl.DataFrame:
         ).where(ResolutionRow.market_id.in_(ids)),
     )
     table = [(r.market_id, r.kind, _winner(r.market_id, r.kind, r.payouts_json), r.resolved_at) for r in rows]
-    return _frame(table, ("market_id", "kind", "winner", "resolved_at"))
+    return _frame(table, RESOLUTIONS)
 
 
 def _winner(market_id: str, kind: str, payouts: dict[str, str]) -> str | None:
@@ -298,7 +291,7 @@ def _prices(session: Session, market_ids: list[str], binary: set[str]) -> pl.Dat
         for outcome, price in _outcome_prices(market_id, prices, market_id in binary).items():
             rows.setdefault((market_id, outcome, observed_at), price)
     table = [(m, o, at, p) for (m, o, at), p in rows.items()]
-    return _frame(table, ("market_id", "outcome", "observed_at", "price"))
+    return _frame(table, PRICES)
 
 
 def _outcome_prices(market_id: str, prices: dict[str, str], binary: bool) -> dict[str, float]:
@@ -327,8 +320,18 @@ def _snapshots(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .join(AgentRow, AgentRow.id == PortfolioSnapshotRow.agent_id)
         .where(PortfolioSnapshotRow.cohort_id.in_(cohort_ids))
     )
-    columns = ("cohort_id", "agent", "marked_at", "cash", "total_value", "realized_pnl", "unrealized_pnl")
-    return _frame(session.execute(query).all(), columns)
+    return _frame(session.execute(query).all(), SNAPSHOTS)
+
+
+def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+    """Per cohort and market, the first round whose snapshot offered it (the start of coverage)."""
+    query = (
+        select(RoundRow.cohort_id, RoundMarketRow.market_id, func.min(RoundRow.scheduled_at))
+        .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
+        .where(RoundRow.cohort_id.in_(cohort_ids))
+        .group_by(RoundRow.cohort_id, RoundMarketRow.market_id)
+    )
+    return _frame(session.execute(query).all(), LISTINGS)
 
 
 def _chunked(session: Session, ids: list[str], query: Any) -> list[Any]:
@@ -338,8 +341,9 @@ def _chunked(session: Session, ids: list[str], query: Any) -> list[Any]:
     return rows
 
 
-def _frame(rows: Iterable[Sequence[Any]], columns: Sequence[str]) -> pl.DataFrame:
-    """Rows as a frame with the given column names; dtypes are fixed later by the frame specs."""
+def _frame(rows: Iterable[Sequence[Any]], spec: FrameSpec) -> pl.DataFrame:
+    """Rows, in the order of ``spec``'s columns, as a frame; dtypes are fixed later by ``spec.conform``."""
+    columns = [column.name for column in spec.columns]
     by_column: dict[str, list[Any]] = defaultdict(list)
     for row in rows:
         for name, value in zip(columns, row, strict=True):

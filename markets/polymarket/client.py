@@ -59,13 +59,7 @@ class GammaClient:
 
     async def market(self, gamma_id: str) -> dict[str, Any] | None:
         """``/markets/{id}`` (not subject to the ``closed`` filter); None if Gamma says 404."""
-        try:
-            payload = await self._api.get(f"/markets/{gamma_id}", self._markets)
-        except VenueHTTPError as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return dict(as_object(payload, where=f"GET /markets/{gamma_id}"))
+        return await self._api.get_object_or_none(f"/markets/{gamma_id}", self._markets)
 
     async def _keyset(
         self, path: str, key: str, filters: Query, limit: int

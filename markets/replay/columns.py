@@ -18,6 +18,7 @@ from typing import TypeVar
 import polars as pl
 
 from markets.replay.format import DatasetError, parse_utc, row_error
+from markets.types import PRICE_PLACES
 
 ROW = "_row"
 T = TypeVar("T")
@@ -93,12 +94,15 @@ def parse_day(text: str) -> date:
 
 
 def parse_probability(text: str) -> Decimal:
-    """An exact decimal in [0, 1]; NaN and infinities are refused, never clamped."""
+    """An exact decimal in [0, 1] with at most ``PRICE_PLACES`` places; NaN and infinities are
+    refused, never clamped, and so are finer prices (no fill could store them), never rounded."""
     value = Decimal(text.strip())
     if not value.is_finite():
         raise ValueError("not finite")
     if not Decimal(0) <= value <= Decimal(1):
         raise ValueError("outside [0, 1]")
+    if -int(value.as_tuple().exponent) > PRICE_PLACES:
+        raise ValueError(f"more than {PRICE_PLACES} decimal places")
     return value
 
 

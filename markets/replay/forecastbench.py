@@ -147,11 +147,13 @@ def _select(raw: Path, min_points: int) -> _Selection:
 def _read_records(path: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]]]:
     """Every JSON line, checked field by field, keyed by (source, id)."""
     records: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
+    for line_no, raw_line in enumerate(path.read_bytes().splitlines(), start=1):
+        if not raw_line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = json.loads(raw_line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{RAW_MARKETS} line {line_no}: not UTF-8 text ({exc.reason})") from exc
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{RAW_MARKETS} line {line_no}: not valid JSON ({exc.msg})") from exc
         if not isinstance(record, dict):

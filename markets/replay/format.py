@@ -122,7 +122,9 @@ def read_info(directory: Path, label: Path) -> tuple[DatasetInfo, str]:
     """Read and check ``dataset.json``; returns the info and the recorded content hash."""
     where = f"{label / DATASET_FILE}"
     try:
-        payload = json.loads((directory / DATASET_FILE).read_text())
+        payload = json.loads((directory / DATASET_FILE).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{where}: not UTF-8 text ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise DatasetError(f"{where}: not valid JSON ({exc})") from exc
     if not isinstance(payload, dict):

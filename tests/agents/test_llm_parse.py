@@ -110,7 +110,9 @@ def test_objects_that_are_not_decisions_are_ignored() -> None:
     [
         {"reasoning": 1},  # a broken draft
         answer(actions=[{"type": "bet", "market_id": FED, "outcome": "NO", "amount": 5000}]),  # over max
-        answer(actions=[{"type": "bet", "market_id": "polymarket:0x123abc", "outcome": "YES", "amount": 250}]),
+        answer(
+            actions=[{"type": "bet", "market_id": "polymarket:0x123abc", "outcome": "YES", "amount": 250}]
+        ),
     ],
     ids=["broken-draft", "invalid-first-choice", "format-example"],
 )

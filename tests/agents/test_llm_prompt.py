@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from agents.llm.context import OutputContext
 from agents.llm.output import DECISION_KEYS, parse_decision
-from agents.llm.prompt import load_templates, render_prompt
+from agents.llm.prompt import CHARS_PER_TOKEN, load_templates, render_prompt
 from agents.llm.settings import OPENROUTER_BASE_URL, TEMPLATES_DIR, LLMSettings
 from agents.types import PositionView
 from markets.types import MarketSnapshot, SnapshotEntry, Venue
@@ -81,6 +81,7 @@ def test_the_prompt_states_limits_portfolio_and_markets() -> None:
     closed = positions[1]
     assert closed["can_sell"] is False and closed["stale"] is True
     assert closed["market_status"] == "closed, awaiting resolution" and closed["mark_price"] == 0.55
+    assert closed["question"] == "Will the closed market resolve NO?"  # gone from the snapshot, still named
     assert "total value $8,720.03" in user
     by_id = {m["id"]: m for m in markets_in(user)}
     assert by_id["polymarket:fed-cut"]["outcomes"] == {"YES": 0.25, "NO": 0.75}
@@ -119,6 +120,34 @@ def test_large_universes_show_the_top_markets_by_volume_then_close_and_say_so() 
     assert ids == ["polymarket:tie-early", "polymarket:m07", "polymarket:tie-late", "polymarket:m06"]
     assert "Showing 4 of 11 open markets: the 4 with the highest trading volume" in prompt.user
     assert [e.market.market_id for e in prompt.markets] == ids
+
+
+def test_the_prompt_is_cut_to_its_token_budget_dropping_the_lowest_ranked_markets() -> None:
+    entries = tuple(
+        entry(market(f"m{i:02d}", f"Q{i}?", volume=str(1000 + i), description="d" * 1000), {"YES": "0.5"})
+        for i in range(30)
+    )
+    agent_view = view(snapshot_entries=entries)
+    full = render_prompt(agent_view, SETTINGS)
+    assert len(full.markets) == 30 and "All 30 open markets are listed" in full.user
+    budget = (len(full.system) + len(full.user)) // (2 * CHARS_PER_TOKEN)  # room for about half
+    cut = render_prompt(agent_view, SETTINGS.model_copy(update={"prompt_token_budget": budget}))
+    assert len(cut.system) + len(cut.user) <= budget * CHARS_PER_TOKEN
+    ids = [m["id"] for m in markets_in(cut.user)]
+    assert 10 < len(ids) < 16
+    assert ids == [e.market.market_id for e in full.markets[: len(ids)]]  # the top of the same ranking
+    assert ids == [e.market.market_id for e in cut.markets]  # and only those may be bet on
+    assert (
+        f"Showing {len(ids)} of 30 open markets: the {len(ids)} with the highest trading volume" in cut.user
+    )
+    # The positions are always shown, even when no market fits beside them.
+    nothing = render_prompt(agent_view, SETTINGS.model_copy(update={"prompt_token_budget": 1_000}))
+    assert nothing.markets == () and block(nothing.user, "markets") == []
+    assert "None of the 30 open markets fit" in nothing.user
+    assert [json.loads(line)["position_id"] for line in block(nothing.user, "positions")] == [
+        "pos-rain-yes",
+        CLOSED_POSITION,
+    ]
 
 
 INJECTION = (

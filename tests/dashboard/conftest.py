@@ -52,13 +52,13 @@ def dashboard(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], Runne
 
 
 def run_page(page: str, *, cohort: str | None = None, **widgets: object) -> AppTest:
-    """Open ``page`` (a file name in dashboard/pages) like a user: app first, then the page."""
+    """Open ``page`` (a file name in dashboard/app_pages) like a user: app first, then the page."""
     app = AppTest.from_file(str(APP), default_timeout=60)
     if cohort is not None:
         app.session_state["cohort"] = cohort
     app.run()
     if page != "leaderboard":
-        app.switch_page(f"pages/{page}.py").run()
+        app.switch_page(f"app_pages/{page}.py").run()
     if widgets:
         for key, value in widgets.items():
             app.session_state[key] = value

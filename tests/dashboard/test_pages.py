@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 
+from arena.db.engine import make_engine, session_scope
+from arena.db.models import CohortRow
 from tests.dashboard.conftest import PLANTED, Runner, screen_text
 from tests.dashboard.world import LIVE, REPLAY
 
@@ -146,3 +151,16 @@ def test_calibration_without_resolved_forecasts_explains_why(page: Runner) -> No
     app = page("calibration", cohort=LIVE)
     _clean(app)
     assert app.info[0].value.startswith("No resolved forecasts yet")
+
+
+def test_no_live_cohort_means_no_auto_refresh(dashboard: Dashboard, world_url: str, tmp_path: Path) -> None:
+    copy = tmp_path / "finished.db"
+    shutil.copyfile(world_url.removeprefix("sqlite:///"), copy)
+    engine = make_engine(f"sqlite:///{copy}")
+    with session_scope(engine) as session:
+        session.execute(update(CohortRow).where(CohortRow.id == LIVE).values(status="completed"))
+    engine.dispose()
+    app = dashboard(f"sqlite:///{copy}")("leaderboard")
+    _clean(app)
+    assert [s.value for s in app.sidebar.success] == []
+    assert app.sidebar.selectbox(key="cohort").value == REPLAY  # the newest cohort, none being live

@@ -50,6 +50,20 @@ def test_probability_is_the_yes_price_and_no_its_complement() -> None:
     )
 
 
+def test_float_probabilities_are_rounded_to_the_price_places_a_fill_can_store() -> None:
+    payload = copy.deepcopy(DOCS_LITE_MARKET) | {"isResolved": False, "closeTime": None}
+    snapshot = parse.manifold_prices(payload, parse.market_from_manifold(payload), NOW)
+    assert snapshot.prices == {
+        YES: Decimal("0.8958175226"),
+        NO: Decimal("0.1041824774"),
+    }  # 0.8958175225896258
+    assert sum(snapshot.prices.values()) == 1
+    exact = lite_market(0, probability="0.123456789012345")  # decimal text is kept as written
+    assert parse.manifold_prices(exact, parse.market_from_manifold(exact), NOW).prices[YES] == Decimal(
+        "0.123456789012345"
+    )
+
+
 @pytest.mark.parametrize("bad", [float("nan"), 1.01, -0.2, None, "0.4x", True])
 def test_bad_probability_is_refused(bad: object) -> None:
     payload = lite_market(0, probability=bad)
@@ -103,7 +117,8 @@ def test_closed_unresolved_market_is_pending_and_open_market_is_not() -> None:
 
 def test_bet_history_uses_filled_bets_only() -> None:
     points = parse.bet_history(DOCS_BETS, "manifold:Tz5dA01GkK5QKiQfZeDL")
-    assert points == [(datetime(2022, 8, 2, 23, 25, 57, 271000, tzinfo=UTC), Decimal("0.5730753474948571"))]
+    # probAfter 0.5730753474948571 is a binary float: kept to the arena's 10 price places
+    assert points == [(datetime(2022, 8, 2, 23, 25, 57, 271000, tzinfo=UTC), Decimal("0.5730753475"))]
     cancelled = copy.deepcopy(DOCS_BETS)
     cancelled[1]["isCancelled"] = True
     assert parse.bet_history(cancelled, "m") == []

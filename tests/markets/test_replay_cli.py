@@ -84,8 +84,9 @@ def test_info_summarises_the_dataset(mini: Path) -> None:
 def test_info_on_the_bundled_dataset() -> None:
     code, output = invoke("info", str(BUNDLED_DATASET_DIR))
     assert code == 0, output
-    assert row(output, "polymarket", "361", "75", "286")
-    assert row(output, "manifold", "126", "44", "82")
+    assert row(output, "venue", "markets", "YES", "NO", "VOID")  # void shown even when there is none
+    assert row(output, "polymarket", "361", "75", "286", "0")
+    assert row(output, "manifold", "126", "44", "82", "0")
     assert row(output, "price dates (daily close, used the next day)", "2024-07-28 … 2026-08-18")
     assert row(output, "license", "CC BY-SA 4.0")
     assert "categories: none recorded" in output

@@ -223,6 +223,22 @@ def test_invalid_json_line(tmp_path: Path) -> None:
         run(raw, tmp_path / "out")
 
 
+def test_a_line_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    raw = make_raw(tmp_path / "raw")
+    (raw / "markets.jsonl").write_bytes(json.dumps(RECORDS[0]).encode() + b'\n{"id": "caf\xe9"}\n')
+    with pytest.raises(DatasetError, match=r"raw/markets\.jsonl line 2: not UTF-8 text \(invalid"):
+        run(raw, tmp_path / "out")
+
+
+def test_an_output_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    raw = make_raw(tmp_path / "raw")
+    (tmp_path / "file").write_text("not a folder\n")
+    args = ["import-forecastbench", str(raw), "--out", str(tmp_path / "file" / "out"), "--min-points", "3"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1 and result.exception is not None and isinstance(result.exception, SystemExit)
+    assert result.output.startswith("error: [Errno 17] File exists: ") and result.output.count("\n") == 1
+
+
 def test_attribution_is_required(tmp_path: Path) -> None:
     raw = make_raw(tmp_path / "raw")
     (raw / "orig" / "LICENSE").unlink()

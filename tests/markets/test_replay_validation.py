@@ -66,6 +66,12 @@ def test_valid_samples_load(tmp_path: Path) -> None:
         ("0.45", "NaN", "prices.csv row 2, field 'price': 'NaN' is not a price in [0, 1] (not finite)"),
         ("0.45", "inf", "prices.csv row 2, field 'price': 'inf' is not a price in [0, 1] (not finite)"),
         ("0.45", "0.4x", "prices.csv row 2, field 'price': '0.4x' is not a price in [0, 1]"),
+        (
+            "0.45",
+            "0.12345678901",
+            "prices.csv row 2, field 'price': '0.12345678901' is not a price in [0, 1] "
+            "(more than 10 decimal places)",
+        ),
         ("0.45", "", "prices.csv row 2, field 'price': is empty"),
         (
             "2025-01-02",

@@ -44,6 +44,7 @@ def test_sync_then_record_a_replay_dataset(database: str, tmp_path: Path) -> Non
         code, output = invoke(database, *polymarket_args(fake), "--history-days", "0")
         assert code == 0, output
         assert re.search(r"kept \(top N after filters\)\s+│\s+5\s+│", output), output
+        assert re.search(r"listing .* 5/5 ", output), output  # the 5 kept, not --top-n 500
         assert re.search(r"price snapshots written\s+│\s+10\s+│", output), output
         assert f"problem polymarket:{REAL_MARKETS[5][0]}: skipped" in output and "must be finite" in output
         fake.update(
@@ -61,15 +62,14 @@ def test_sync_then_record_a_replay_dataset(database: str, tmp_path: Path) -> Non
         assert session.exec(select(func.count()).select_from(ResolutionRow)).one() == 1
         assert session.exec(select(func.count()).select_from(MarketSnapshotRow)).one() > 10
     out = tmp_path / "recorded"
-    code, output = invoke(
-        database, "markets", "record", "--out", str(out), "--venue", "polymarket", "--name", "t"
-    )
+    code, output = invoke(database, "markets", "record", "--out", str(out), "--name", "t")  # both venues
     assert code == 0, output
     assert "Recorded 5 markets" in output
     dataset = load_dataset(out)
     assert set(dataset.markets) == {f"polymarket:{REAL_MARKETS[i][0]}" for i in range(5)}
     (resolution,) = dataset.resolutions.values()
     assert resolution.market_id == f"polymarket:{REAL_MARKETS[2][0]}" and resolution.kind.value == "YES"
+    assert dataset.info.source.startswith("Recorded by `arena markets sync` from polymarket public APIs")
     again, output = invoke(database, "markets", "record", "--out", str(out), "--venue", "polymarket")
     assert again == 1 and "already exists" in output
 

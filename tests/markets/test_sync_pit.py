@@ -1,6 +1,7 @@
 """``DbMarketSource`` is point in time: after several syncs over simulated time (price moves, a market
 closing, a proposed then final resolution, backfilled history), the shared harness
-(markets.replay.point_in_time) finds no leak at any time, and specific answers are checked."""
+(markets.replay.point_in_time) finds no leak at any time, and specific answers are checked.
+Both live venues are covered: Polymarket and Manifold store differently shaped observations."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from arena.market_sync import SyncSettings
 from markets.http import RetryPolicy
 from markets.replay.point_in_time import check_point_in_time, find_violations, probe_times
 from markets.types import NO, YES, Venue
+from tests.fakes.manifold_server import DOCS_BETS, FakeManifold, lite_market, millis
+from tests.fakes.manifold_server import REAL_MARKETS as MANIFOLD_MARKETS
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market, token_ids
 
 pytestmark = pytest.mark.anyio
@@ -117,3 +120,73 @@ async def test_snapshot_history_holds_observed_prices_only(recorded: Engine) -> 
         e.market.market_id for e in snapshot.entries
     )
     assert snapshot.content_hash() == source.snapshot(T0 + timedelta(hours=4)).content_hash()
+
+
+def manifold_key(index: int) -> str:
+    return f"manifold:{MANIFOLD_MARKETS[index][0]}"
+
+
+@pytest.fixture
+async def manifold_recorded(engine: Engine) -> Engine:
+    """Four Manifold syncs: T0 (market 0 has bets before T0: backfilled), T0+2h (market 1 moves),
+    T0+4h (market 2 past its close, unresolved), T0+6h (market 2 resolved YES at +4h30)."""
+    clock = SimulatedClock(T0)
+    market_id = MANIFOLD_MARKETS[0][0]
+    bets = [
+        DOCS_BETS[1]
+        | {"id": f"b{h}", "contractId": market_id, "createdTime": millis(f"{T0 - timedelta(hours=h)}")}
+        for h in (1, 3)
+    ]
+    with FakeManifold() as fake:
+        for i in range(len(MANIFOLD_MARKETS)):
+            fake.add(lite_market(i), bets if i == 0 else None)
+
+        async def sync() -> None:
+            settings = SyncSettings(history_days=1, max_days_to_close=None)
+            await sync_venue(
+                engine, clock, Venue.MANIFOLD, settings, urls=VenueUrls(manifold=fake.url), policy=FAST
+            )
+
+        await sync()
+        clock.set(T0 + timedelta(hours=2))
+        fake.update(MANIFOLD_MARKETS[1][0], probability=0.3)
+        await sync()
+        clock.set(T0 + timedelta(hours=4))
+        fake.update(MANIFOLD_MARKETS[2][0], closeTime=millis(f"{T0 + timedelta(hours=3)}"))
+        await sync()
+        clock.set(T0 + timedelta(hours=6))
+        resolved_at = millis(f"{T0 + timedelta(hours=4, minutes=30)}")
+        fake.update(MANIFOLD_MARKETS[2][0], isResolved=True, resolution="YES", resolutionTime=resolved_at)
+        await sync()
+    return engine
+
+
+async def test_the_db_source_passes_the_harness_on_manifold_data(manifold_recorded: Engine) -> None:
+    source = DbMarketSource(manifold_recorded, [Venue.MANIFOLD], max_price_age=timedelta(hours=3))
+    check_point_in_time(source, times())
+    assert find_violations(source, list(reversed(times()))) == []
+    check_point_in_time(source, probe_times(T0, T0 + timedelta(hours=10), count=30, seed=3))
+    # Not vacuous: the moves, the close and the resolution are all visible at the right times.
+    moved = source.latest_prices([manifold_key(1)], T0 + timedelta(hours=2))[manifold_key(1)]
+    assert moved.prices == {YES: Decimal("0.3"), NO: Decimal("0.7")} and moved.source == "manifold-prob"
+    # Its close time moved to +3h, but the arena only synced that at +4h: open at +3h as it was then.
+    open_at = [{m.market_id for m in source.open_markets(T0 + timedelta(hours=h))} for h in (3, 4)]
+    assert manifold_key(2) in open_at[0] and manifold_key(2) not in open_at[1]
+    assert source.resolutions(T0 + timedelta(hours=5, minutes=59)) == []
+    (resolution,) = source.resolutions(T0 + timedelta(hours=6))
+    assert (resolution.market_id, resolution.resolved_at) == (manifold_key(2), T0 + timedelta(hours=6))
+    # Backfilled bets (stamped before T0, learned at T0) are stored but never served as of a time.
+    assert source.snapshot(T0).by_id()[manifold_key(0)].history == ((T0, Decimal("0.498785")),)
+
+
+async def test_a_close_time_known_at_the_time_closes_the_market(engine: Engine) -> None:
+    clock = SimulatedClock(T0)
+    with FakePolymarket() as fake:
+        fake.add(real_market(0, end="2026-08-21T13:00:00Z"))
+        urls = VenueUrls(gamma=fake.url, clob=fake.url)
+        await sync_venue(
+            engine, clock, Venue.POLYMARKET, SyncSettings(history_days=0), urls=urls, policy=FAST
+        )
+    source = DbMarketSource(engine, [Venue.POLYMARKET], max_price_age=timedelta(hours=3))
+    assert [m.market_id for m in source.open_markets(T0 + timedelta(minutes=59))] == [key(0)]
+    assert source.open_markets(T0 + timedelta(hours=1)) == []  # its price is still fresh, but it closed

@@ -299,3 +299,46 @@ async def test_prices_are_stamped_when_read_not_when_the_run_began(engine, fake,
     assert report.observed_at == START
     (mid,) = snapshots(engine, key(0), MID)
     assert mid.observed_at == START + timedelta(minutes=1)
+
+
+async def test_a_market_whose_history_cannot_be_read_gets_none_and_the_others_do(
+    engine, fake, clock, caplog
+) -> None:
+    good, bad = token_ids(REAL_MARKETS[0][0])[0], token_ids(REAL_MARKETS[1][0])[0]
+    bucket = int(START.timestamp()) - 2 * 3600
+    fake.histories[good] = [{"t": bucket, "p": 0.35}]
+    fake.histories[bad] = [{"t": bucket, "p": "NaN"}]
+    with caplog.at_level(logging.WARNING):
+        report = await sync(engine, fake, clock, SyncSettings(history_days=1))
+    history = snapshots(engine, key(0), "polymarket-clob-history")
+    assert [(s.observed_at, s.prices_json) for s in history] == [
+        (START - timedelta(hours=1), {"YES": "0.35"})
+    ]
+    assert snapshots(engine, key(1), "polymarket-clob-history") == []  # nothing invented for it
+    assert len(snapshots(engine, key(1), MID)) == 1  # its current price is still recorded
+    ((subject, reason),) = report.problems
+    assert (
+        subject == key(1) and reason.startswith("price history not fetched: ") and "must be finite" in reason
+    )
+    assert f"sync polymarket: {key(1)}: price history not fetched" in caplog.text
+
+
+async def test_a_non_standard_json_constant_in_a_payload_is_kept_as_text(engine, fake, clock) -> None:
+    """Venues send bare NaN; the raw payload is stored (strict JSON in the database) with it as text."""
+    fake.update("560000", competitive=float("nan"))  # the fake writes it as a bare NaN token
+    report = await sync(engine, fake, clock)
+    assert report.problems == [] and count(engine, MarketRow) == 6
+    with Session(engine) as session:
+        row = session.get(MarketRow, key(0))
+    assert row is not None and row.raw_json["competitive"] == "NaN"
+
+
+async def test_a_row_the_database_refuses_costs_that_market_only(engine, fake, clock, caplog) -> None:
+    fake.update("560001", volumeNum=1e13, volume="1e13")  # beyond the money column's range
+    with caplog.at_level(logging.WARNING):
+        report = await sync(engine, fake, clock)
+    assert count(engine, MarketRow) == 5 and count(engine, MarketRow, MarketRow.id == key(1)) == 0
+    assert report.markets_written == 5 and report.snapshots_written == 10  # counted once committed
+    ((subject, reason),) = report.problems
+    assert subject == key(1) and reason.startswith("not written: ") and "out of range" in reason
+    assert "\n" not in reason and "INSERT" not in caplog.text  # the cause, not the statement and its rows

@@ -96,6 +96,13 @@ def populate(engine: Engine) -> None:
                     observed_at=T0,
                     prices_json={"YES": "0.4", "NO": "0.6"},
                 ),
+                RoundMarketRow(  # the same prices as the gamma snapshot below: listed from round 1
+                    round_id=r1.id,
+                    market_id=MULTI,
+                    source="gamma",
+                    observed_at=T0,
+                    prices_json={"A": "0.2", "B": "0.5", "C": "0.3"},
+                ),
                 MarketSnapshotRow(market_id=BIN, source="gamma", observed_at=T0, prices_json={"YES": "0.41"}),
                 MarketSnapshotRow(
                     market_id=BIN,

@@ -59,6 +59,9 @@ def synthetic_frames(world: World) -> ScoringFrames:
         ).unique(["cohort_id", "agent", "market_id", "stated_at"]),
         snapshots=_snapshots(world, fills),
         decisions=_decisions(world, agents, rng),
+        listings=prices.group_by("market_id").agg(
+            cohort_id=pl.lit(world.cohort), listed_at=pl.col("observed_at").min()
+        ),
     )
 
 

@@ -95,7 +95,8 @@ def test_sorted_by_return_with_the_leader_compared(table: pl.DataFrame) -> None:
     assert table["agent"].to_list() == ["oracle", "idle", "echo"]  # +30%, 0%, −1%
     assert table["rank"].to_list() == [1, 2, 3]
     leader = table.row(0, named=True)
-    assert all(leader[f"vs_leader_{m}_diff"] is None for m in ("brier", "log_score", "return_pct"))
+    for m in ("brier", "log_score", "return_pct"):  # the leader is not compared with itself
+        assert leader[f"vs_leader_{m}_diff"] is None and leader[f"vs_leader_{m}_few_markets"] is None
     echo = _row(table, "echo")
     assert echo["vs_leader_brier_common_markets"] == N_MARKETS
     assert echo["vs_leader_brier_share_better"] == 0.0  # the oracle is perfect on every market
@@ -184,3 +185,27 @@ def test_empty_arena_gives_an_empty_table_with_every_column() -> None:
         0.0,
         0.0,
     )
+
+
+@pytest.mark.parametrize(("resolved", "few"), [(10, True), (35, False)])
+def test_return_comparison_is_flagged_by_the_resolved_markets_both_bet_on(resolved: int, few: bool) -> None:
+    # Both agents bet the same 40 markets; the leader's side wins. P/L counts all 40 (open ones at
+    # their last price), but only the resolved ones say anything settled about skill.
+    fills, prices, resolutions = [], [], []
+    for k in range(40):
+        market = f"polymarket:{k}"
+        fills += [buy("lead", market, "YES", "500", 0.5), buy("other", market, "NO", "500", 0.5)]
+        prices.append(price(market, day(1), 0.6))
+        if k < resolved:
+            resolutions.append(resolution(market, "YES", at=day(2)))
+    frames = build(
+        agents=[seat("lead"), seat("other")],
+        fills=fills,
+        prices=prices,
+        resolutions=resolutions,
+        snapshots=[mark("lead", day(2), "11000"), mark("other", day(2), "9000")],
+    )
+    other = _row(leaderboard(frames, replicates=50), "other")
+    assert other["vs_leader_return_pct_common_markets"] == 40
+    assert other["vs_leader_brier_common_markets"] == resolved
+    assert other["vs_leader_return_pct_few_markets"] is few

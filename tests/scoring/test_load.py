@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 import polars as pl
@@ -63,6 +64,12 @@ def test_loads_every_frame(engine: Engine) -> None:
     assert decisions["cost"].to_list()[1] == Decimal("0.0012345678")
 
     assert frames.snapshots.select("agent", "total_value").rows() == [("llm-1", Decimal(5750))]
+
+    # The first round whose snapshot held each market (BIN in round 0, MULTI in round 1 only).
+    assert frames.listings.sort("market_id").rows() == [
+        ("c1", BIN, T0),
+        ("c1", MULTI, T0 + timedelta(days=1)),
+    ]
 
 
 def test_cohort_selection_and_scoring_end_to_end(engine: Engine) -> None:

@@ -130,3 +130,22 @@ def test_stated_calibration_weights_reproduce_the_stated_brier() -> None:
     summary = {r["agent"]: r for r in calibration_summary(_world(), "stated").iter_rows(named=True)}
     assert summary["a"]["brier"] == pytest.approx(0.095)
     assert summary["m"]["brier"] == pytest.approx((0.5**2 + 0.3**2) / 2)
+
+
+def test_coverage_runs_from_the_markets_first_round_not_from_the_first_statement() -> None:
+    # x was offered to the cohort from day 0; a, the only forecaster, states it on day 3 only.
+    # Without the listing a would seem to cover all of x's open time; with it, 1 day of 4.
+    listed = {"cohort_id": "c1", "market_id": X, "listed_at": day(0)}
+    rows = {
+        "agents": [seat("a")],
+        "resolutions": [resolution(X, "YES", at=day(4))],
+        "prices": [price(X, day(0), 0.5)],
+        "forecasts": [statement("a", X, 0.9, day(3))],
+    }
+    late = event_scores(standing_forecasts(build(**rows, listings=[listed]))).row(0, named=True)
+    assert late["coverage"] == pytest.approx(0.25)
+    unlisted = event_scores(standing_forecasts(build(**rows))).row(0, named=True)
+    assert unlisted["coverage"] == pytest.approx(1.0)  # the fallback: from the first statement
+    # A listing after the first statement (a held market not in the snapshot) never shortens it.
+    early = {**listed, "listed_at": day(3.5)}
+    assert event_scores(standing_forecasts(build(**rows, listings=[early])))["coverage"].item() == 1.0

@@ -12,7 +12,8 @@ from sqlmodel import Session, col, func, select
 
 from arena.db.engine import session_scope
 from arena.db.models import JobRunRow, MarketRow, MarketSnapshotRow, PortfolioSnapshotRow
-from arena.db.types import decimals_from_json, decimals_to_json
+from arena.db.types import PRICE_SCALE, decimals_from_json, decimals_to_json
+from markets.types import PRICE_PLACES
 from tests.storage.rows import T0, build_world, market
 
 MONEY = [
@@ -57,6 +58,11 @@ def test_money_round_trips_exactly_and_sums_exactly(engine: Engine) -> None:
             select(func.count()).where(col(PortfolioSnapshotRow.cash) > Decimal("0.1"))
         ).one()
         assert above == 3  # 1234567.891011, 999999999999.999999, 10000: SQL compares exactly
+
+
+def test_price_columns_hold_every_price_a_market_source_may_give() -> None:
+    """Sources promise at most ``PRICE_PLACES`` places; fills and marks store prices at this scale."""
+    assert PRICE_SCALE == PRICE_PLACES
 
 
 def test_prices_keep_ten_places(engine: Engine) -> None:

@@ -91,6 +91,7 @@ def positions() -> tuple[PositionView, ...]:
             D("220"),
             stale=True,
             market_open=False,
+            question="Will the closed market resolve NO?",
         ),
     )
 

@@ -25,7 +25,12 @@ status = (
     .then(pl.lit("VOID"))
     .otherwise(pl.lit("resolved"))
 )
-listed = listed.with_columns(state=status)
+trades = queries.frames(ctx.url, ctx.ids, ctx.data).fills
+counts = trades.group_by("market_id").agg(trades=pl.len())
+listed = listed.with_columns(state=status).join(counts, on="market_id", how="left")
+listed = listed.with_columns(pl.col("trades").fill_null(0)).sort(
+    ["trades", "question"], descending=[True, False]
+)
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 text = c1.text_input("Search questions", key="markets_search", placeholder="e.g. Bitcoin")
 venues = c2.multiselect("Venue", sorted(listed["venue"].unique().to_list()), key="markets_venue")
@@ -56,7 +61,7 @@ market_id = st.selectbox(
 )
 market = shown.filter(pl.col("market_id") == market_id).row(0, named=True)
 prices = queries.price_history(ctx.url, market_id, ctx.data)
-trades = queries.frames(ctx.url, ctx.ids, ctx.data).fills.filter(pl.col("market_id") == market_id)
+trades = trades.filter(pl.col("market_id") == market_id)
 resolution = (market["resolution"], market["resolved_at"]) if market["resolution"] else None
 if prices.is_empty():
     st.info("No YES price recorded for this market (it may not be a YES/NO market).", icon=":material/info:")

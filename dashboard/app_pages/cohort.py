@@ -21,9 +21,8 @@ st.title(f"Cohort · {cohort['name']}")
 widgets.cohort_caption(ctx)
 cols = st.columns(4)
 cols[0].metric("Status", str(cohort["status"]).capitalize(), help=f"A {cohort['mode']} cohort")
-cols[1].metric(
-    "Rounds finished", f"{cohort['rounds_done']} / {planned or '—'}", help="— : until the replay data ends"
-)
+done = f"{cohort['rounds_done']} / {planned}" if planned else str(cohort["rounds_done"])
+cols[1].metric("Rounds finished", done, help=None if planned else "Rounds run until the replay data ends.")
 cols[2].metric("Agents", cohort["agents"])
 cols[3].metric("Bankroll per agent", money(bankroll))
 
