@@ -107,7 +107,8 @@ class CohortRow(ArenaTable, table=True):
     config_hash: str
     arena_version: str | None = None
     git_commit: str | None = None
-    excluded_markets: int = 0  # markets left out (no valid price, bad data), reported with results
+    # Markets the leakage guard removed (resolved before an LLM agent's knowledge cutoff).
+    excluded_markets: int = 0
     created_at: datetime = _at()
     started_at: datetime | None = _at(nullable=True)
     finished_at: datetime | None = _at(nullable=True)
@@ -258,6 +259,7 @@ class DecisionRow(ArenaTable, table=True):
     cohort_id: str
     claim_token: str
     status: str
+    # Wall-clock start of the claim's lease (process liveness), even in a replay's simulated time.
     claimed_at: datetime = _at()
     decided_at: datetime | None = _at(nullable=True)
     raw_prompt: str | None = Field(default=None, sa_type=Text)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.fakes.venue_server import send_json
+
 
 @dataclass(frozen=True)
 class RecordedRequest:
@@ -178,17 +180,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(reply, body.get("model", "") if isinstance(body, dict) else "")
 
     def _send(self, reply: Reply, model: str) -> None:
-        payload = reply.render(model)
-        try:
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client gave up (a timeout test): nothing to answer
+        send_json(self, reply.status, dict(reply.headers), reply.render(model))
 
     def log_message(self, format: str, *args: Any) -> None:
         return  # keep test output clean
