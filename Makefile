@@ -17,7 +17,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check portfolio
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 test: $(STAMP) lint
