@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, data, db, leaderboard, markets, report, resolutions, run, serve
+from arena.commands import cohort, dashboard, data, db, leaderboard, markets, report, resolutions, run, serve
 
 app = typer.Typer(
     name="arena",
@@ -21,6 +21,7 @@ resolutions.register(markets.app)
 run.register(app)
 leaderboard.register(app)
 report.register(app)
+dashboard.register(app)
 serve.register(app)
 
 

@@ -1,0 +1,202 @@
+"""What there is to look at: cohorts, markets and their prices, and how fresh the data is.
+
+Read-only queries for browsing (the dashboard's pickers and market pages). Like
+``arena.reports.log_tables`` they return polars frames in a fixed order and compute nothing that
+scoring owns.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
+
+from arena.db.engine import normalize_url, redact_url
+from arena.db.migrate import current_revision, head_revision
+from arena.db.models import (
+    AgentRow,
+    CohortRow,
+    DecisionRow,
+    FillRow,
+    MarketRow,
+    MarketSnapshotRow,
+    PortfolioSnapshotRow,
+    ResolutionRow,
+    RoundMarketRow,
+    RoundRow,
+)
+from arena.reports.columnar import read_frame
+from arena.reports.redact import Redactor
+from arena.scoring.load import ROUND_SOURCE
+
+ACTIVE = ("pending", "running")
+
+
+@dataclass(frozen=True)
+class DatabaseState:
+    """Whether a database can be read, and if not, what the user should do (one sentence)."""
+
+    ready: bool
+    problem: str = ""
+
+
+def database_state(url: str) -> DatabaseState:
+    """Check, without creating or migrating anything, that ``url`` holds a current arena schema."""
+    try:
+        parsed = normalize_url(url)
+    except ValueError as exc:
+        return DatabaseState(False, str(exc))
+    where = redact_url(parsed)
+    if parsed.get_backend_name() == "sqlite" and not Path(str(parsed.database)).exists():
+        return DatabaseState(False, f"No arena database at {where} yet: run `arena demo` to create one.")
+    try:
+        revision = current_revision(parsed)
+    except DBAPIError as exc:  # server down, bad credentials...: said plainly, never a traceback
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        return DatabaseState(False, f"Cannot open {where}: {Redactor().text(reason)}")
+    if revision is None:
+        return DatabaseState(False, f"{where} holds no arena data yet: run `arena demo` to fill it.")
+    if revision != head_revision():
+        return DatabaseState(
+            False,
+            f"{where} is at schema revision {revision}; this arena expects {head_revision()}. "
+            "Run any writing arena command (e.g. `arena demo`) to upgrade it.",
+        )
+    return DatabaseState(True)
+
+
+def cohorts(connection: Connection) -> pl.DataFrame:
+    """Every cohort, newest first, with its agent count and finished rounds."""
+    agents = select(AgentRow.cohort_id, func.count().label("agents")).group_by(AgentRow.cohort_id).subquery()
+    done = (
+        select(RoundRow.cohort_id, func.count().label("rounds_done"))
+        .where(RoundRow.status.in_(("done", "failed")))  # type: ignore[attr-defined]
+        .group_by(RoundRow.cohort_id)
+        .subquery()
+    )
+    query = (
+        select(
+            CohortRow.id.label("cohort_id"),  # type: ignore[attr-defined]
+            CohortRow.name,
+            CohortRow.mode,
+            CohortRow.status,
+            CohortRow.seed,
+            CohortRow.config_hash,
+            CohortRow.created_at,
+            CohortRow.started_at,
+            CohortRow.finished_at,
+            func.coalesce(agents.c.agents, 0).label("agents"),
+            func.coalesce(done.c.rounds_done, 0).label("rounds_done"),
+        )
+        .outerjoin(agents, agents.c.cohort_id == CohortRow.id)
+        .outerjoin(done, done.c.cohort_id == CohortRow.id)
+    )
+    return read_frame(connection, query).sort(["created_at", "cohort_id"], descending=True)
+
+
+def live_cohorts(frame: pl.DataFrame) -> list[str]:
+    """Ids of live cohorts still running: the dashboard refreshes itself while there are any."""
+    return frame.filter((pl.col("mode") == "live") & pl.col("status").is_in(ACTIVE))["cohort_id"].to_list()
+
+
+def cohort_config(connection: Connection, cohort_id: str) -> dict[str, object]:
+    """The frozen config of a cohort (parsed JSON)."""
+    text = read_frame(connection, select(CohortRow.config_json).where(CohortRow.id == cohort_id))
+    return dict(json.loads(text["config_json"][0])) if len(text) else {}
+
+
+def data_version(connection: Connection) -> tuple[object, ...]:
+    """A cheap fingerprint of everything the dashboard shows. It changes whenever a row is added or
+    a decision, round or cohort changes status, so views cached on it are never stale and are not
+    recomputed while nothing happens."""
+    newest = [
+        select(func.max(model.id)).scalar_subquery()
+        for model in (DecisionRow, FillRow, PortfolioSnapshotRow, ResolutionRow, MarketSnapshotRow, RoundRow)
+    ]
+    decided = select(func.count()).where(DecisionRow.decided_at.is_not(None)).scalar_subquery()  # type: ignore[union-attr]
+    closed = select(func.count()).where(RoundRow.status.in_(("done", "failed"))).scalar_subquery()  # type: ignore[attr-defined]
+    counts = connection.execute(select(*newest, decided, closed)).one()
+    statuses = connection.execute(select(CohortRow.id, CohortRow.status).order_by(CohortRow.id)).all()
+    return (*counts, *(tuple(row) for row in statuses))
+
+
+def markets(connection: Connection, cohort_id: str | None = None) -> pl.DataFrame:
+    """Markets (all, or those a cohort offered or traded) with their resolution and latest price."""
+    query = select(
+        MarketRow.id.label("market_id"),  # type: ignore[attr-defined]
+        MarketRow.venue,
+        MarketRow.question,
+        MarketRow.category,
+        MarketRow.outcomes_json,
+        MarketRow.volume,
+        MarketRow.close_time,
+        MarketRow.url,
+        ResolutionRow.kind.label("resolution"),  # type: ignore[attr-defined]
+        ResolutionRow.resolved_at,
+    ).outerjoin(ResolutionRow, ResolutionRow.market_id == MarketRow.id)
+    if cohort_id is not None:
+        offered = (
+            select(RoundMarketRow.market_id)
+            .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
+            .where(RoundRow.cohort_id == cohort_id)
+        )
+        traded = (
+            select(FillRow.market_id)
+            .join(AgentRow, AgentRow.id == FillRow.agent_id)
+            .where(AgentRow.cohort_id == cohort_id)
+        )
+        query = query.where(MarketRow.id.in_(offered.union(traded)))  # type: ignore[attr-defined]
+    table = read_frame(connection, query)
+    return table.join(_latest_prices(connection), on="market_id", how="left").sort("market_id")
+
+
+def _latest_prices(connection: Connection) -> pl.DataFrame:
+    """Latest observed YES price per market, from synced snapshots and the prices rounds showed."""
+    latest = [_latest(connection, MarketSnapshotRow), _latest(connection, RoundMarketRow)]
+    frame = pl.concat(latest).sort("market_id", "last_price_at", "round").unique("market_id", keep="last")
+    return frame.select("market_id", "last_price_at", last_price=_yes_price(pl.col("prices_json")))
+
+
+def _latest(connection: Connection, model: type[MarketSnapshotRow] | type[RoundMarketRow]) -> pl.DataFrame:
+    newest = (
+        select(model.market_id, func.max(model.observed_at).label("observed_at"))
+        .group_by(model.market_id)
+        .subquery()
+    )
+    query = select(model.market_id, model.observed_at.label("last_price_at"), model.prices_json).join(  # type: ignore[attr-defined]
+        newest, (newest.c.market_id == model.market_id) & (newest.c.observed_at == model.observed_at)
+    )
+    frame = read_frame(connection, query).unique("market_id", keep="first", maintain_order=True)
+    return frame.with_columns(round=pl.lit(model is RoundMarketRow))
+
+
+def price_history(connection: Connection, market_id: str) -> pl.DataFrame:
+    """Every observed YES price of a market, oldest first: synced snapshots and the prices rounds
+    showed (source ``round``). At one instant the round's price wins (it is what agents saw), as
+    in ``arena.scoring.load``."""
+    synced = select(
+        MarketSnapshotRow.observed_at, MarketSnapshotRow.source, MarketSnapshotRow.prices_json
+    ).where(MarketSnapshotRow.market_id == market_id)
+    shown = select(RoundMarketRow.observed_at, RoundMarketRow.prices_json).where(
+        RoundMarketRow.market_id == market_id
+    )
+    rounds = (
+        read_frame(connection, shown)
+        .with_columns(source=pl.lit(ROUND_SOURCE))
+        .select("observed_at", "source", "prices_json")
+    )
+    frame = pl.concat([rounds, read_frame(connection, synced).sort("source")])
+    frame = frame.unique("observed_at", keep="first", maintain_order=True).sort("observed_at")
+    return frame.select("observed_at", "source", price=_yes_price(pl.col("prices_json"))).drop_nulls("price")
+
+
+def _yes_price(prices_json: pl.Expr) -> pl.Expr:
+    """The YES price from a stored prices document, or 1 − NO when only NO is given."""
+    yes = prices_json.str.json_path_match("$.YES").cast(pl.Float64)
+    no = prices_json.str.json_path_match("$.NO").cast(pl.Float64)
+    return yes.fill_null(1.0 - no)

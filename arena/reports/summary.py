@@ -1,0 +1,163 @@
+"""The words and formatted numbers of a report, shared by ``report.html`` and ``report.md``.
+
+Both renderings say the same things in the same order; only the markup differs. Numbers are
+formatted here once (dollars to the cent, scores to three places, intervals in brackets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+
+from arena.reports.content import ReportContent
+from arena.reports.formatting import MISSING, interval, money, number, percent, share, signed_money
+
+Row = dict[str, str]
+
+METHODOLOGY = (
+    "Every agent started with the same bankroll and saw the same point-in-time market snapshot in each "
+    "round: only prices observed at or before the round time. Bets filled at the snapshot's price; "
+    "positions were marked to the latest real price (a missing price is carried forward and flagged "
+    "stale, never invented) and settled at $1 per winning share, refunded if the market was voided.",
+    "Return is P/L over the bankroll. Implied confidence of a bet is its amount over the largest bet "
+    "allowed at the start of its decision (25% of the cash by default), so a max bet is 100% confident; "
+    "the Brier score of a bet is (implied probability − outcome)², 0 perfect and 0.25 for always saying "
+    "50%. Skill vs market compares it with the Brier of the market price the bet filled at, on the same "
+    "bets. Voided markets are left out of every score.",
+    "Stated probabilities are scored with the Brier and log scores, each statement weighted by how long "
+    "it stood before the next one or the resolution; the relative log score compares it with the market "
+    "price the agent could see.",
+    "Intervals are 95% percentile intervals of a bootstrap over markets (all bets and forecasts on a "
+    "market are resampled together), with the replicates and seed given in manifest.json. With fewer "
+    "than 30 resolved markets they are wide: treat rankings as tentative.",
+    "Baseline bots are simple, deterministic references: an LLM should beat them before claiming skill.",
+)
+
+
+@dataclass(frozen=True)
+class Summary:
+    title: str
+    facts: list[tuple[str, str]]
+    leaderboard: list[Row]
+    calibration: list[Row]
+    agents: list[tuple[str, list[tuple[str, str]]]]
+    errors: list[Row]
+    notes: tuple[str, ...] = METHODOLOGY
+
+
+def summarize(content: ReportContent, created_at: datetime) -> Summary:
+    cohort, tables = content.cohort, content.tables
+    fills, rounds = tables["fills"], tables["rounds"]
+    facts = [
+        ("Cohort", f"{cohort['name']} ({cohort['id']})"),
+        ("Mode and status", f"{cohort['mode']}, {cohort['status']}"),
+        ("Period", _period(cohort["started_at"], cohort["finished_at"])),
+        ("Agents", str(len(tables["agents"]))),
+        ("Rounds finished", str(rounds.filter(pl.col("status").is_in(["done", "failed"])).height)),
+        ("Bets placed", str(fills.filter(pl.col("kind") == "buy").height)),
+        ("Markets resolved", str(len(tables["resolutions"]))),
+        ("Config hash", str(cohort["config_hash"])),
+        ("Report created", _when(created_at)),
+    ]
+    return Summary(
+        title=f"Cohort report: {cohort['name']}",
+        facts=facts,
+        leaderboard=[_leaderboard_row(r) for r in content.leaderboard.iter_rows(named=True)],
+        calibration=[
+            _calibration_row(r)
+            for r in content.calibration_summary.sort("agent", "source").iter_rows(named=True)
+        ],
+        agents=[(r["agent"], _agent_facts(r, tables)) for r in content.leaderboard.iter_rows(named=True)],
+        errors=_error_rows(tables["decisions"]),
+    )
+
+
+def _leaderboard_row(r: dict[str, Any]) -> Row:
+    return {
+        "#": MISSING if r["rank"] is None else str(r["rank"]),
+        "Agent": r["agent"] + (" (baseline)" if r["baseline"] else ""),
+        "Value": money(r["value"]),
+        "P/L": signed_money(r["pnl"]),
+        "Return % [95% CI]": interval(r["return_pct"], r["return_pct_lo"], r["return_pct_hi"], digits=2),
+        "Brier [95% CI]": interval(r["brier"], r["brier_lo"], r["brier_hi"]),
+        "Skill vs market": number(r["bss_market"]),
+        "Stated Brier": number(r["stated_brier"]),
+        "Log score": number(r["log_score"]),
+        "Win rate": share(r["win_rate"]),
+        "Bets": str(r["bets"]),
+        "Resolved markets": str(r["resolved_markets"]),
+        "Valid answers": share(r["valid_rate"]),
+        "Model cost": MISSING if r["cost"] is None else f"${float(r['cost']):,.4f}",
+    }
+
+
+def _calibration_row(r: dict[str, Any]) -> Row:
+    return {
+        "Agent": r["agent"],
+        "Forecasts": r["source"],
+        "Brier": number(r["brier"]),
+        "ECE": number(r["ece"]),
+        "Reliability": number(r["reliability"]),
+        "Resolution": number(r["resolution"]),
+    }
+
+
+def _agent_facts(r: dict[str, Any], tables: dict[str, pl.DataFrame]) -> list[tuple[str, str]]:
+    seat = tables["agents"].filter(pl.col("agent") == r["agent"]).row(0, named=True)
+    mine = tables["decisions"].filter(pl.col("agent") == r["agent"])
+    kinds = (
+        mine.drop_nulls("error_kind")
+        .group_by("error_kind")
+        .len()
+        .sort("len", "error_kind", descending=[True, False])
+    )
+    problems = ", ".join(f"{k} ×{n}" for k, n in kinds.iter_rows()) or "none"
+    return [
+        ("Kind", f"{seat['kind']}{' (baseline)' if seat['baseline'] else ''}"),
+        ("Model", seat["model_id"] or MISSING),
+        (
+            "Value (P/L)",
+            f"{money(r['value'])} ({signed_money(r['pnl'])}, {percent(r['return_pct'], signed=True)})",
+        ),
+        ("Realised / unrealised", f"{signed_money(r['realized_pnl'])} / {signed_money(r['unrealized_pnl'])}"),
+        (
+            "Bets (resolved)",
+            f"{r['bets']} ({r['resolved_bets']}), staked {money(r['staked'])}, "
+            f"win rate {share(r['win_rate'])}",
+        ),
+        ("Brier (bets) / stated", f"{number(r['brier'])} / {number(r['stated_brier'])}"),
+        ("Max drawdown", share(r["max_drawdown"], digits=1)),
+        ("Decisions", f"{r['decisions']}, valid {share(r['valid_rate'])}; errors: {problems}"),
+        (
+            "Tokens, cost, latency",
+            f"{r['tokens'] or 0:,} tokens, ${float(r['cost'] or 0):,.4f}, "
+            f"mean {number(r['mean_latency_s'], 2)} s",
+        ),
+    ]
+
+
+def _error_rows(decisions: pl.DataFrame, limit: int = 50) -> list[Row]:
+    failed = decisions.filter(pl.col("status").is_in(["error", "rejected"])).head(limit)
+    return [
+        {
+            "Round": str(d["round_index"]),
+            "Agent": d["agent"],
+            "Status": d["status"],
+            "Kind": d["error_kind"] or MISSING,
+            "Message": (d["error"] or "")[:300],
+        }
+        for d in failed.iter_rows(named=True)
+    ]
+
+
+def _period(started: datetime | None, finished: datetime | None) -> str:
+    if started is None:
+        return "not started"
+    return f"{_when(started)} to {_when(finished) if finished else 'now'}"
+
+
+def _when(moment: datetime | None) -> str:
+    return MISSING if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
