@@ -9,13 +9,10 @@ cohort is read from the TOML again: an agent's model can never change mid-cohort
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, update
@@ -28,6 +25,7 @@ from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.db.upsert import insert_ignore
 from arena.engine.leakage import excluded_in_window
+from arena.provenance import git_commit_label
 from markets.types import MarketSource
 
 TRANSITIONS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -118,7 +116,7 @@ def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: in
         "config_json": config.model_dump(mode="json"),
         "config_hash": config.config_hash(),
         "arena_version": _version(),
-        "git_commit": _git_commit(),
+        "git_commit": git_commit_label(),
         "excluded_markets": excluded,
         "created_at": now,
     }
@@ -177,19 +175,3 @@ def _version() -> str | None:
         return metadata.version("bettor-arena")
     except metadata.PackageNotFoundError:
         return None
-
-
-@cache
-def _git_commit() -> str | None:
-    """The checkout's commit (with ``-dirty`` if modified), recorded so results can be traced to code."""
-    root = Path(__file__).resolve().parent.parent
-    try:
-        head = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5, check=True
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, timeout=5, check=True
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")

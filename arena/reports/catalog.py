@@ -16,6 +16,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
+from arena.db.columnar import read_frame
 from arena.db.engine import normalize_url, redact_url
 from arena.db.migrate import current_revision, head_revision
 from arena.db.models import (
@@ -30,7 +31,6 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
-from arena.reports.columnar import read_frame
 from arena.reports.redact import Redactor
 from arena.scoring.load import ROUND_SOURCE
 

@@ -4,7 +4,7 @@ Each function reads one kind of row for one cohort, joins the names a reader nee
 market question, round index) and sorts on a unique key, so the same log always gives the same
 frame, row for row (reports rebuilt from a finished cohort are byte-identical). Nothing is
 computed here; scores come from ``arena.scoring``. Money is ``Decimal`` exactly as stored, times
-are UTC, JSON columns are JSON text (see ``arena.reports.columnar``).
+are UTC, JSON columns are JSON text (see ``arena.db.columnar``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from agents.baselines import BASELINE_KINDS
+from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,
     DecisionRow,
@@ -25,7 +26,6 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
-from arena.reports.columnar import read_frame
 
 AGENT = AgentRow.name.label("agent")  # type: ignore[attr-defined]
 QUESTION = MarketRow.question.label("question")  # type: ignore[attr-defined]

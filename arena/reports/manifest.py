@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
 from collections.abc import Iterable
 from datetime import datetime
 from importlib import metadata
@@ -23,13 +22,13 @@ import polars as pl
 
 from agents.llm.settings import TEMPLATES_DIR
 from arena.engine.sources import dataset_path
+from arena.provenance import git_revision
 from arena.reports.content import ReportContent
 from markets.replay import DatasetError
 from markets.replay.format import content_hash, read_info
 
 REPORT_FORMAT_VERSION = 1
 PACKAGE = "bettor-arena"
-CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def manifest(
@@ -41,7 +40,7 @@ def manifest(
     return {
         "report_format_version": REPORT_FORMAT_VERSION,
         "created_at": _utc(created_at),
-        "generator": {"package": PACKAGE, "version": _version(), "git": git_revision(CHECKOUT)},
+        "generator": {"package": PACKAGE, "version": _version(), "git": git_revision()},
         "cohort": {
             "id": cohort["id"],
             "name": cohort["name"],
@@ -77,24 +76,6 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return f"sha256:{digest.hexdigest()}"
-
-
-def git_revision(root: Path) -> dict[str, Any] | None:
-    """Commit and dirty flag of the checkout the code runs from; None when not in a git checkout."""
-    try:
-        top = _git(root, "rev-parse", "--show-toplevel")
-        if Path(top).resolve() != root.resolve():
-            return None  # installed inside some other repository: not our commit
-        commit = _git(root, "rev-parse", "HEAD")
-        dirty = bool(_git(root, "status", "--porcelain", "--untracked-files=no"))
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return {"commit": commit, "dirty": dirty}
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10, check=True)
-    return done.stdout.strip()
 
 
 def dataset(config: dict[str, Any]) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 
 from agents.baselines import BASELINE_KINDS
 from arena.config import RulesConfig
+from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,
     CohortRow,
@@ -53,7 +54,6 @@ from arena.scoring.frames import (
     LISTINGS,
     PRICES,
     RESOLUTIONS,
-    SNAPSHOTS,
     FrameSpec,
     ScoringFrames,
 )
@@ -320,7 +320,8 @@ def _snapshots(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .join(AgentRow, AgentRow.id == PortfolioSnapshotRow.agent_id)
         .where(PortfolioSnapshotRow.cohort_id.in_(cohort_ids))
     )
-    return _frame(session.execute(query).all(), SNAPSHOTS)
+    # Marks are the one table with millions of rows: read whole columns, not ORM values.
+    return read_frame(session.connection(), query).rename({"name": "agent"})
 
 
 def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:

@@ -9,10 +9,10 @@ from decimal import Decimal
 import polars as pl
 from sqlalchemy import Engine, select, update
 
+from arena.db.columnar import read_frame
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, DecisionRow, PortfolioSnapshotRow, PositionRow
 from arena.reports import catalog, log_tables
-from arena.reports.columnar import read_frame
 from arena.reports.series import thin_marks
 from tests.dashboard.world import LIVE, REPLAY, T0
 
