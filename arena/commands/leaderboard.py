@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from decimal import Decimal
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -15,8 +14,8 @@ from rich.table import Table
 from sqlalchemy import Engine
 
 from arena.clock import ensure_utc
-from arena.db.engine import make_engine, normalize_url, redact_url
-from arena.db.migrate import current_revision
+from arena.db.engine import make_engine
+from arena.reports.catalog import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
 from arena.settings import Settings as ArenaSettings
 
@@ -59,7 +58,7 @@ def leaderboard_command(
     when = _parse_as_of(as_of)
     engine = _open(database_url)
     try:
-        frames = load_frames(engine, cohort)
+        frames = load_frames(engine, cohort, marks_until=when)
     except (LoadError, FrameError) as exc:
         _fail(str(exc))
     finally:
@@ -175,17 +174,10 @@ def _parse_as_of(text: str | None) -> datetime | None:
 def _open(database_url: str | None) -> Engine:
     """An engine on an existing arena database (never creates one), or a one-line error."""
     url = database_url or ArenaSettings().db_url
-    try:
-        parsed = normalize_url(url)
-    except ValueError as exc:
-        _fail(str(exc))
-    if parsed.get_backend_name() == "sqlite" and not Path(str(parsed.database)).exists():
-        _fail(f"no arena database at {redact_url(parsed)}: run `arena demo` or launch a cohort first")
-    engine = make_engine(parsed)
-    if current_revision(engine) is None:
-        engine.dispose()
-        _fail(f"{redact_url(parsed)} holds no arena schema: launch a cohort first")
-    return engine
+    state = database_state(url)
+    if not state.ready:
+        _fail(state.problem)
+    return make_engine(url)
 
 
 def _fail(message: str) -> Any:

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Date, Engine, cast, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -68,9 +69,16 @@ class LoadError(ValueError):
 
 
 def load_frames(
-    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
+    bind: Engine | Connection | Session,
+    cohort_ids: Sequence[str] | None = None,
+    *,
+    marks_until: datetime | None = None,
 ) -> ScoringFrames:
-    """The scoring frames of ``cohort_ids`` (all cohorts when None) as stored in the database."""
+    """The scoring frames of ``cohort_ids`` (all cohorts when None) as stored in the database.
+
+    Portfolio marks come as daily closes; ``marks_until`` picks each day's close among the marks
+    at or before that time (what ``ScoringFrames.as_of`` needs for an exact mid-day view).
+    """
     session = bind if isinstance(bind, Session) else Session(bind)
     try:
         cohorts = _cohorts(session, cohort_ids)
@@ -85,7 +93,7 @@ def load_frames(
             resolutions=_resolutions(session, involved),
             prices=_prices(session, involved, binary),
             forecasts=_binary_on_yes(forecasts, binary),
-            snapshots=_snapshots(session, list(cohorts)),
+            snapshots=_snapshots(session, list(cohorts), marks_until),
             decisions=decisions,
             listings=_listings(session, list(cohorts)),
         )
@@ -306,22 +314,46 @@ def _outcome_prices(market_id: str, prices: dict[str, str], binary: bool) -> dic
     return {"YES": 1.0 - values["NO"]} if "NO" in values else {}
 
 
-def _snapshots(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
-    query = (
+def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) -> pl.DataFrame:
+    """Each agent's last mark of every UTC day (at or before ``until``), chosen in SQL.
+
+    Scoring reads portfolios at daily resolution (latest value, daily returns, drawdown, deployed
+    share), so the close of each day carries everything it uses; a live cohort marked every few
+    minutes would otherwise ship millions of rows into Python for nothing.
+    """
+    mark = PortfolioSnapshotRow
+    dialect = session.get_bind().dialect.name
+    ranked = (
         select(
-            PortfolioSnapshotRow.cohort_id,
+            mark.cohort_id,
             AgentRow.name,
-            PortfolioSnapshotRow.marked_at,
-            PortfolioSnapshotRow.cash,
-            PortfolioSnapshotRow.total_value,
-            PortfolioSnapshotRow.realized_pnl,
-            PortfolioSnapshotRow.unrealized_pnl,
+            mark.marked_at,
+            mark.cash,
+            mark.total_value,
+            mark.realized_pnl,
+            mark.unrealized_pnl,
+            func.row_number()
+            .over(
+                partition_by=(mark.agent_id, _utc_day(mark.marked_at, dialect)),
+                order_by=mark.marked_at.desc(),
+            )  # type: ignore[attr-defined]
+            .label("nth_from_close"),
         )
-        .join(AgentRow, AgentRow.id == PortfolioSnapshotRow.agent_id)
-        .where(PortfolioSnapshotRow.cohort_id.in_(cohort_ids))
+        .join(AgentRow, AgentRow.id == mark.agent_id)
+        .where(mark.cohort_id.in_(cohort_ids))  # type: ignore[attr-defined]
     )
-    # Marks are the one table with millions of rows: read whole columns, not ORM values.
+    if until is not None:
+        ranked = ranked.where(mark.marked_at <= until)  # type: ignore[operator]
+    closes = ranked.subquery()
+    query = select(*(c for c in closes.c if c.key != "nth_from_close")).where(closes.c.nth_from_close == 1)
     return read_frame(session.connection(), query).rename({"name": "agent"})
+
+
+def _utc_day(column: Any, dialect: str) -> Any:
+    """The UTC calendar day of a stored time (SQLite keeps UTC text, PostgreSQL a timestamptz)."""
+    if dialect == "sqlite":
+        return func.substr(column, 1, 10)
+    return cast(func.timezone("UTC", column), Date)
 
 
 def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:

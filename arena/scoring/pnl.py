@@ -77,10 +77,11 @@ def latest_side_prices(prices: pl.DataFrame) -> pl.DataFrame:
 
 
 def trading(frames: ScoringFrames) -> pl.DataFrame:
-    """Per seat: money traded (buys + sells, not settlements) and the marks' deployed share.
+    """Per seat: money traded (buys + sells, not settlements) and the deployed share.
 
-    ``deployed_sum`` adds up, over the seat's marks, the share of its value held in positions
-    (1 − cash / value); ``marks`` counts them, so pooled means stay exact across seats.
+    ``deployed_sum`` adds up, over the seat's daily closes (the snapshots frame holds one mark per
+    day), the share of its value held in positions (1 − cash / value); ``marks`` counts them, so
+    pooled means stay exact across seats and a cohort marked hourly weighs each day once.
     """
     traded = frames.fills.group_by(SEAT).agg(
         traded=pl.col("amount").filter(pl.col("kind").is_in([BUY, SELL])).sum().cast(pl.Float64),

@@ -117,7 +117,7 @@ def portfolio_metrics(frames: ScoringFrames) -> pl.DataFrame:
     """Per agent: risk (daily returns), turnover, deployed share and cost of deciding.
 
     ``turnover`` = money traded (buys + sells) / bankroll allocated: 2.0 means the agent traded
-    twice its capital. ``deployed_share`` = mean over marks of the share of value in positions.
+    twice its capital. ``deployed_share`` = mean over daily closes of the share of value in positions.
     """
     activity = (
         trading(frames)

@@ -93,5 +93,5 @@ def test_missing_database_is_not_created(tmp_path: Path) -> None:
     path = tmp_path / "none" / "arena.db"
     result = _run("--database-url", f"sqlite:///{path}")
     assert result.exit_code == 1
-    assert "error: no arena database at" in result.stderr
+    assert "error: No arena database at" in result.stderr
     assert not path.exists()

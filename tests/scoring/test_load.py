@@ -7,10 +7,11 @@ from decimal import Decimal
 
 import polars as pl
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
+from sqlmodel import select
 
 from arena.db.engine import session_scope
-from arena.db.models import DecisionRow, ResolutionRow
+from arena.db.models import AgentRow, DecisionRow, PortfolioSnapshotRow, ResolutionRow
 from arena.scoring import LoadError, leaderboard, load_frames
 from tests.scoring.stored import BIN, MULTI, T0, VOID, populate
 
@@ -112,3 +113,38 @@ def test_unknown_cohort_and_bad_payouts_are_clear_errors(engine: Engine) -> None
         LoadError, match=r"resolution of 'manifold:void': payouts_json .* do not fit kind YES"
     ):
         load_frames(engine, ["c1"])
+
+
+def _intraday_marks(engine: Engine) -> None:
+    """Three marks of llm-1 on T0+3d (09:00, 15:00, 23:30) beside the stored close at 00:00."""
+    with session_scope(engine) as session:
+        agent = session.exec(
+            select(AgentRow).where(AgentRow.name == "llm-1", AgentRow.cohort_id == "c1")
+        ).one()  # type: ignore[call-overload]
+        for hours, value in ((9, 5800), (15, 5900), (23.5, 6000)):
+            session.add(
+                PortfolioSnapshotRow(
+                    agent_id=agent.id,
+                    cohort_id="c1",
+                    marked_at=T0 + timedelta(days=3, hours=hours),
+                    cash=Decimal(5750),
+                    positions_value=Decimal(value - 5750),
+                    total_value=Decimal(value),
+                    realized_pnl=Decimal(750),
+                    unrealized_pnl=Decimal(value - 5750),
+                )
+            )
+
+
+def test_marks_load_as_daily_closes_bounded_by_marks_until(engine: Engine) -> None:
+    populate(engine)
+    _intraday_marks(engine)
+    llm = pl.col("agent") == "llm-1"
+    day3 = T0 + timedelta(days=3)
+
+    closes = load_frames(engine, ["c1"]).snapshots.filter(llm).sort("marked_at")
+    assert closes.filter(pl.col("marked_at") >= day3).select("marked_at", "total_value").rows() == [
+        (day3 + timedelta(hours=23.5), Decimal(6000))  # one row per day: its last mark
+    ]
+    midday = load_frames(engine, ["c1"], marks_until=day3 + timedelta(hours=16)).snapshots.filter(llm)
+    assert midday.filter(pl.col("marked_at") >= day3)["total_value"].to_list() == [Decimal(5900)]
