@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from sqlalchemy import Date, Engine, cast, func, select
+from sqlalchemy import Date, Engine, and_, cast, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -323,7 +323,15 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
     """
     mark = PortfolioSnapshotRow
     dialect = session.get_bind().dialect.name
-    ranked = (
+    close = (
+        select(mark.agent_id, func.max(mark.marked_at).label("closed_at"))
+        .where(mark.cohort_id.in_(cohort_ids))  # type: ignore[attr-defined]
+        .group_by(mark.agent_id, _utc_day(mark.marked_at, dialect))
+    )
+    if until is not None:
+        close = close.where(mark.marked_at <= until)  # type: ignore[operator]
+    closes = close.subquery()
+    query = (
         select(
             mark.cohort_id,
             AgentRow.name,
@@ -332,20 +340,10 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
             mark.total_value,
             mark.realized_pnl,
             mark.unrealized_pnl,
-            func.row_number()
-            .over(
-                partition_by=(mark.agent_id, _utc_day(mark.marked_at, dialect)),
-                order_by=mark.marked_at.desc(),
-            )  # type: ignore[attr-defined]
-            .label("nth_from_close"),
         )
         .join(AgentRow, AgentRow.id == mark.agent_id)
-        .where(mark.cohort_id.in_(cohort_ids))  # type: ignore[attr-defined]
+        .join(closes, and_(closes.c.agent_id == mark.agent_id, closes.c.closed_at == mark.marked_at))
     )
-    if until is not None:
-        ranked = ranked.where(mark.marked_at <= until)  # type: ignore[operator]
-    closes = ranked.subquery()
-    query = select(*(c for c in closes.c if c.key != "nth_from_close")).where(closes.c.nth_from_close == 1)
     return read_frame(session.connection(), query).rename({"name": "agent"})
 
 
