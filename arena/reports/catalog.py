@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
-from sqlalchemy import func, select
+from sqlalchemy import CompoundSelect, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 
@@ -140,19 +140,25 @@ def markets(connection: Connection, cohort_id: str | None = None) -> pl.DataFram
         ResolutionRow.resolved_at,
     ).outerjoin(ResolutionRow, ResolutionRow.market_id == MarketRow.id)
     if cohort_id is not None:
-        offered = (
-            select(RoundMarketRow.market_id)
-            .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
-            .where(RoundRow.cohort_id == cohort_id)
-        )
-        traded = (
-            select(FillRow.market_id)
-            .join(AgentRow, AgentRow.id == FillRow.agent_id)
-            .where(AgentRow.cohort_id == cohort_id)
-        )
-        query = query.where(MarketRow.id.in_(offered.union(traded)))  # type: ignore[attr-defined]
+        query = query.where(MarketRow.id.in_(cohort_market_ids(cohort_id)))  # type: ignore[attr-defined]
     table = read_frame(connection, query)
     return table.join(_latest_prices(connection), on="market_id", how="left").sort("market_id")
+
+
+def cohort_market_ids(cohort_id: str) -> CompoundSelect:
+    """Ids of the markets a cohort offered in a round or traded (a market may be traded after it
+    left the offered universe, e.g. sold while closing)."""
+    offered = (
+        select(RoundMarketRow.market_id)
+        .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
+        .where(RoundRow.cohort_id == cohort_id)
+    )
+    traded = (
+        select(FillRow.market_id)
+        .join(AgentRow, AgentRow.id == FillRow.agent_id)
+        .where(AgentRow.cohort_id == cohort_id)
+    )
+    return offered.union(traded)
 
 
 def _latest_prices(connection: Connection) -> pl.DataFrame:

@@ -23,9 +23,9 @@ from arena.db.models import (
     PortfolioSnapshotRow,
     PositionRow,
     ResolutionRow,
-    RoundMarketRow,
     RoundRow,
 )
+from arena.reports.catalog import cohort_market_ids
 
 AGENT = AgentRow.name.label("agent")  # type: ignore[attr-defined]
 QUESTION = MarketRow.question.label("question")  # type: ignore[attr-defined]
@@ -193,16 +193,6 @@ def portfolio_snapshots(connection: Connection, cohort_id: str) -> pl.DataFrame:
 
 def resolutions(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Resolutions of every market the cohort offered in a round or traded."""
-    offered = (
-        select(RoundMarketRow.market_id)
-        .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
-        .where(RoundRow.cohort_id == cohort_id)
-    )
-    traded = (
-        select(FillRow.market_id)
-        .join(AgentRow, AgentRow.id == FillRow.agent_id)
-        .where(AgentRow.cohort_id == cohort_id)
-    )
     query = (
         select(
             ResolutionRow.market_id,
@@ -215,6 +205,6 @@ def resolutions(connection: Connection, cohort_id: str) -> pl.DataFrame:
             ResolutionRow.override_note,
         )
         .join(MarketRow, MarketRow.id == ResolutionRow.market_id)
-        .where(ResolutionRow.market_id.in_(offered.union(traded)))  # type: ignore[attr-defined]
+        .where(ResolutionRow.market_id.in_(cohort_market_ids(cohort_id)))  # type: ignore[attr-defined]
     )
     return read_frame(connection, query).sort("market_id")
