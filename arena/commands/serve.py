@@ -19,7 +19,7 @@ from arena.db.engine import make_engine
 from arena.db.migrate import ensure_schema
 from arena.scheduling import lease
 from arena.scheduling.service import serve as serve_forever
-from arena.scheduling.status import job_statuses, leader
+from arena.scheduling.status import job_statuses
 from arena.settings import Settings
 
 console = Console()
@@ -56,7 +56,7 @@ def status() -> None:
     ensure_schema(settings.db_url)
     engine = make_engine(settings.db_url)
     now = SystemClock().now()
-    held = leader(engine)
+    held = lease.holder(engine)
     if held is None or held.expires_at < now:
         console.print("Scheduler: [yellow]not running[/] (start it with [bold]arena serve[/])")
     else:

@@ -11,7 +11,6 @@ from sqlmodel import select
 from arena.db.engine import session_scope
 from arena.db.models import JobRunRow
 from arena.scheduling.jobs import JOBS
-from arena.scheduling.lease import LeaseHolder, holder
 from arena.scheduling.service import JOBSTORE_TABLE
 
 
@@ -58,10 +57,6 @@ def job_statuses(engine: Engine, now: datetime) -> list[JobStatus]:
                 )
             )
     return out
-
-
-def leader(engine: Engine) -> LeaseHolder | None:
-    return holder(engine)
 
 
 def _next_runs(engine: Engine) -> dict[str, datetime]:
