@@ -16,13 +16,13 @@ Conventions every table follows:
 Status values are plain strings owned by the code that writes them; the few fixed vocabularies
 (``cohort.mode``, ``fill.kind``, ``position.status``, ``resolution.kind``) are checked.
 The schema stays in this one module (past the usual size) on purpose: the composite keys tie
-the tables together, and the initial migration mirrors it table for table.
+the tables together, and the migrations mirror it table for table.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -396,6 +396,28 @@ class PortfolioSnapshotRow(ArenaTable, table=True):
     open_positions: int = 0
     stale_count: int = 0  # positions valued at a carried-forward (stale) or cost price
     recorded_at: datetime = _recorded_at()
+
+
+class PortfolioCloseRow(ArenaTable, table=True):
+    """Which mark closed each agent's UTC day: the latest ``portfolio_snapshot`` of that day.
+
+    Scoring reads portfolios at daily resolution; a live cohort marked every few seconds holds
+    millions of snapshots, and picking each day's last one by a group-by over all of them took
+    seconds. The writer of marks keeps this table current (``arena.engine.marks``), so readers
+    join a few rows per agent and day instead. Derived data, hence no ``recorded_at``.
+    """
+
+    __tablename__ = "portfolio_close"
+    __table_args__ = (
+        _fkc(["agent_id", "cohort_id"], ["agent.id", "agent.cohort_id"]),
+        _fkc(["agent_id", "closed_at"], ["portfolio_snapshot.agent_id", "portfolio_snapshot.marked_at"]),
+        Index(None, "cohort_id", "day"),
+    )
+
+    agent_id: int = Field(primary_key=True)
+    day: date = Field(primary_key=True)  # UTC calendar day
+    cohort_id: str
+    closed_at: datetime = _at()  # marked_at of the day's last snapshot
 
 
 class JobRunRow(ArenaTable, table=True):

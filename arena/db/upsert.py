@@ -41,15 +41,22 @@ def upsert(
     *,
     on: Sequence[str],
     update: Sequence[str] | None = None,
+    if_greater: str | None = None,
 ) -> int:
     """Insert rows, or update columns ``update`` (default: every given column not in ``on``) of the
     row already holding the same key ``on``. ``recorded_at`` is restamped on update.
 
-    Rows repeating a key within one call are collapsed (the last wins), since one statement may
-    not update a row twice. Returns how many rows were inserted or updated.
+    ``if_greater`` names a column that only grows: the stored row is updated only when the new
+    row's value there is greater, so concurrent or out-of-order writers keep the maximum.
+
+    Rows repeating a key within one call are collapsed, since one statement may not update a row
+    twice: the last wins, or the greatest ``if_greater``. Returns how many rows were written.
     """
     table = _table(model)
-    params = list({tuple(p.get(c) for c in on): p for p in (_params(table, row) for row in rows)}.values())
+    given = [_params(table, row) for row in rows]
+    if if_greater is not None:
+        given.sort(key=lambda p: p[if_greater])  # stable: the greatest of a key comes last
+    params = list({tuple(p.get(c) for c in on): p for p in given}.values())
     if not params:
         return 0
     stmt = _insert(session, table)
@@ -57,8 +64,12 @@ def upsert(
     assignments: dict[str, Any] = {c: stmt.excluded[c] for c in columns}
     if "recorded_at" in table.c and "recorded_at" not in assignments:
         assignments["recorded_at"] = func.current_timestamp()
+    where = None if if_greater is None else table.c[if_greater] < stmt.excluded[if_greater]
     return _count(
-        session, stmt.on_conflict_do_update(index_elements=list(on), set_=assignments), params, table
+        session,
+        stmt.on_conflict_do_update(index_elements=list(on), set_=assignments, where=where),
+        params,
+        table,
     )
 
 

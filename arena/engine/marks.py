@@ -11,12 +11,12 @@ second run in the same bucket, or after a crash, writes nothing new.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime, timedelta
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 
 from sqlmodel import Session, col, select
 
-from arena.db.models import PortfolioSnapshotRow
+from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow
 from arena.db.upsert import insert_ignore, upsert
 from arena.engine.ledger_store import lock_and_check, position_row, write_positions
 from arena.engine.runtime import CohortRuntime
@@ -75,9 +75,30 @@ def persist_marks(
         upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
     elif rows:
         insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+    record_closes(session, rows)
     write_positions(
         session, [position_row(s.id, p, at=at) for s in slots for p in s.book.ledger.open_positions()]
     )
+
+
+def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> None:
+    """Make each snapshot row its agent's close of its UTC day unless a later mark of that day
+    is already the close. Any writer of ``portfolio_snapshot`` rows calls this with them."""
+    closes = [
+        {
+            "agent_id": row["agent_id"],
+            "cohort_id": row["cohort_id"],
+            "day": _utc(row["marked_at"]).date(),
+            "closed_at": row["marked_at"],
+        }
+        for row in rows
+    ]
+    upsert(session, PortfolioCloseRow, closes, on=["agent_id", "day"], if_greater="closed_at")
+
+
+def _utc(value: object) -> datetime:
+    assert isinstance(value, datetime) and value.tzinfo is not None, f"marked_at must be aware: {value!r}"
+    return value.astimezone(UTC)
 
 
 def unmarked_agents(session: Session, rt: CohortRuntime, at: datetime) -> list[int]:

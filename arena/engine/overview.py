@@ -21,6 +21,7 @@ from arena.db.models import (
     DecisionRow,
     FillRow,
     MarketRow,
+    PortfolioCloseRow,
     PortfolioSnapshotRow,
     PositionRow,
     RoundRow,
@@ -150,10 +151,11 @@ def _grouped_count(session: Session, query: Any) -> dict[Any, int]:
 
 
 def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, PortfolioSnapshotRow]:
+    """Each agent's newest mark: the close of its latest day (a row per day, not per mark)."""
     newest = (
-        select(PortfolioSnapshotRow.agent_id, func.max(PortfolioSnapshotRow.marked_at).label("at"))
-        .where(col(PortfolioSnapshotRow.agent_id).in_(agent_ids))
-        .group_by(col(PortfolioSnapshotRow.agent_id))
+        select(PortfolioCloseRow.agent_id, func.max(PortfolioCloseRow.closed_at).label("at"))
+        .where(col(PortfolioCloseRow.agent_id).in_(agent_ids))
+        .group_by(col(PortfolioCloseRow.agent_id))
         .subquery()
     )
     rows = session.exec(

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from sqlalchemy import Date, Engine, and_, cast, func, select
+from sqlalchemy import Engine, and_, func, select, union_all
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -43,6 +43,7 @@ from arena.db.models import (
     FillRow,
     MarketRow,
     MarketSnapshotRow,
+    PortfolioCloseRow,
     PortfolioSnapshotRow,
     ResolutionRow,
     RoundMarketRow,
@@ -315,22 +316,24 @@ def _outcome_prices(market_id: str, prices: dict[str, str], binary: bool) -> dic
 
 
 def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) -> pl.DataFrame:
-    """Each agent's last mark of every UTC day (at or before ``until``), chosen in SQL.
+    """Each agent's last mark of every UTC day (at or before ``until``).
 
     Scoring reads portfolios at daily resolution (latest value, daily returns, drawdown, deployed
-    share), so the close of each day carries everything it uses; a live cohort marked every few
-    minutes would otherwise ship millions of rows into Python for nothing.
+    share), so the close of each day carries everything it uses. The closes come from
+    ``portfolio_close``, kept by the mark writer; with ``until``, days before its day keep their
+    closes and its own day closes at its last mark up to ``until``.
     """
-    mark = PortfolioSnapshotRow
-    dialect = session.get_bind().dialect.name
-    close = (
-        select(mark.agent_id, func.max(mark.marked_at).label("closed_at"))
-        .where(mark.cohort_id.in_(cohort_ids))  # type: ignore[attr-defined]
-        .group_by(mark.agent_id, _utc_day(mark.marked_at, dialect))
-    )
+    mark, close = PortfolioSnapshotRow, PortfolioCloseRow
+    closes: Any = select(close.agent_id, close.closed_at).where(close.cohort_id.in_(cohort_ids))  # type: ignore[attr-defined]
     if until is not None:
-        close = close.where(mark.marked_at <= until)  # type: ignore[operator]
-    closes = close.subquery()
+        midnight = until.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        same_day = (
+            select(mark.agent_id, func.max(mark.marked_at).label("closed_at"))
+            .where(mark.cohort_id.in_(cohort_ids), mark.marked_at >= midnight, mark.marked_at <= until)  # type: ignore[attr-defined,operator]
+            .group_by(mark.agent_id)
+        )
+        closes = union_all(closes.where(close.day < midnight.date()), same_day)
+    day_closes = closes.subquery()
     query = (
         select(
             mark.cohort_id,
@@ -342,16 +345,12 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
             mark.unrealized_pnl,
         )
         .join(AgentRow, AgentRow.id == mark.agent_id)
-        .join(closes, and_(closes.c.agent_id == mark.agent_id, closes.c.closed_at == mark.marked_at))
+        .join(
+            day_closes,
+            and_(day_closes.c.agent_id == mark.agent_id, day_closes.c.closed_at == mark.marked_at),
+        )
     )
     return read_frame(session.connection(), query).rename({"name": "agent"})
-
-
-def _utc_day(column: Any, dialect: str) -> Any:
-    """The UTC calendar day of a stored time (SQLite keeps UTC text, PostgreSQL a timestamptz)."""
-    if dialect == "sqlite":
-        return func.substr(column, 1, 10)
-    return cast(func.timezone("UTC", column), Date)
 
 
 def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:

@@ -2,8 +2,9 @@
 
 The database is the seeded world (``tests/dashboard/world.py``) whose replay cohort gets dense
 intraday marks between its daily ones, 1,000,000 snapshot rows in all. It is built once, with
-one bulk insert, and cached under the system temp folder (keyed by schema revision and the
-generator's version). Figures are printed, never asserted on: run with ``make bench``.
+one bulk insert plus the day closes the mark writer keeps (``record_closes``), and cached under
+the system temp folder (keyed by schema revision and the generator's version). Figures are
+printed, never asserted on: run with ``make bench``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from arena.clock import SimulatedClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import head_revision, upgrade
 from arena.db.models import PortfolioSnapshotRow
+from arena.engine.marks import record_closes
 from arena.reports import build_report
 from tests.dashboard.world import REPLAY, build_world
 
@@ -110,6 +112,18 @@ def million() -> str:
             cursor.execute("COMMIT")  # foreign keys and checks stay on: every row is validated
         finally:
             raw.close()
+        with session_scope(engine) as session:  # the day closes, as the mark writer keeps them
+            record_closes(
+                session,
+                (
+                    {
+                        "agent_id": r[0],
+                        "cohort_id": r[1],
+                        "marked_at": datetime.fromisoformat(f"{r[2]}+00:00"),
+                    }
+                    for r in rows
+                ),
+            )
         with session_scope(engine, write=False) as session:  # bulk rows read back as the marks written
             newest = select(PortfolioSnapshotRow).order_by(PortfolioSnapshotRow.id.desc())  # type: ignore[union-attr]
             last = session.execute(newest).scalars().first()

@@ -42,7 +42,7 @@ from arena.db.models import (
 )
 from arena.engine.decisions import action_json
 from arena.engine.ledger_store import fill_to_row, position_row
-from arena.engine.marks import snapshot_row
+from arena.engine.marks import record_closes, snapshot_row
 from portfolio import Bet, Ledger, MidQuotes, Rules, Sell
 
 T0 = datetime(2025, 1, 6, tzinfo=UTC)
@@ -239,7 +239,9 @@ def _cohort(
             _round(session, cohort_id, round_days[day], at, books, leak)
         for agent, ledger in books.values():
             prices = {m.market_id: {"YES": m.price(day), "NO": 1 - m.price(day)} for m in _open(day)}
-            session.add(PortfolioSnapshotRow(**snapshot_row(agent.id, cohort_id, ledger.mark(prices, at))))
+            mark = snapshot_row(agent.id, cohort_id, ledger.mark(prices, at))
+            session.add(PortfolioSnapshotRow(**mark))
+            record_closes(session, [mark])
     for agent, ledger in books.values():
         for position in ledger.positions.values():
             session.add(PositionRow(**position_row(agent.id, position, at=T0 + days[-1] * DAY)))

@@ -21,6 +21,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
+from arena.engine.marks import record_closes
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 BIN, MULTI, VOID = "polymarket:bin", "polymarket:multi", "manifold:void"
@@ -195,15 +196,17 @@ def populate(engine: Engine) -> None:
                     resolved_at=T0 + timedelta(days=3),
                     detected_at=T0 + timedelta(days=3),
                 ),
-                PortfolioSnapshotRow(
-                    agent_id=llm.id,
-                    cohort_id="c1",
-                    marked_at=T0 + timedelta(days=3),
-                    cash=Decimal(5750),
-                    positions_value=Decimal(0),
-                    total_value=Decimal(5750),
-                    realized_pnl=Decimal(750),
-                    unrealized_pnl=Decimal(0),
-                ),
             ]
         )
+        mark = {
+            "agent_id": llm.id,
+            "cohort_id": "c1",
+            "marked_at": T0 + timedelta(days=3),
+            "cash": Decimal(5750),
+            "positions_value": Decimal(0),
+            "total_value": Decimal(5750),
+            "realized_pnl": Decimal(750),
+            "unrealized_pnl": Decimal(0),
+        }
+        s.add(PortfolioSnapshotRow(**mark))
+        record_closes(s, [mark])

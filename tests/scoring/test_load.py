@@ -12,6 +12,7 @@ from sqlmodel import select
 
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, PortfolioSnapshotRow, ResolutionRow
+from arena.engine.marks import record_closes
 from arena.scoring import LoadError, leaderboard, load_frames
 from tests.scoring.stored import BIN, MULTI, T0, VOID, populate
 
@@ -122,18 +123,18 @@ def _intraday_marks(engine: Engine) -> None:
             select(AgentRow).where(AgentRow.name == "llm-1", AgentRow.cohort_id == "c1")
         ).one()  # type: ignore[call-overload]
         for hours, value in ((9, 5800), (15, 5900), (23.5, 6000)):
-            session.add(
-                PortfolioSnapshotRow(
-                    agent_id=agent.id,
-                    cohort_id="c1",
-                    marked_at=T0 + timedelta(days=3, hours=hours),
-                    cash=Decimal(5750),
-                    positions_value=Decimal(value - 5750),
-                    total_value=Decimal(value),
-                    realized_pnl=Decimal(750),
-                    unrealized_pnl=Decimal(value - 5750),
-                )
-            )
+            mark = {
+                "agent_id": agent.id,
+                "cohort_id": "c1",
+                "marked_at": T0 + timedelta(days=3, hours=hours),
+                "cash": Decimal(5750),
+                "positions_value": Decimal(value - 5750),
+                "total_value": Decimal(value),
+                "realized_pnl": Decimal(750),
+                "unrealized_pnl": Decimal(value - 5750),
+            }
+            session.add(PortfolioSnapshotRow(**mark))
+            record_closes(session, [mark])
 
 
 def test_marks_load_as_daily_closes_bounded_by_marks_until(engine: Engine) -> None:

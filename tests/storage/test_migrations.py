@@ -9,7 +9,8 @@ import sys
 import threading
 import traceback
 from concurrent.futures import ProcessPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
@@ -29,7 +30,8 @@ from arena.db.migrate import (
     head_revision,
     upgrade,
 )
-from arena.db.models import JobRunRow, metadata
+from arena.db.models import JobRunRow, PortfolioCloseRow, PortfolioSnapshotRow, metadata
+from tests.storage.rows import build_world
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -151,6 +153,39 @@ def test_threads_starting_together_migrate_one_after_the_other(db_url: str) -> N
         thread.join()
     assert errors == []
     assert current_revision(db_url) == head_revision()
+
+
+def test_upgrading_to_0002_fills_portfolio_close_from_stored_marks(db_url: str) -> None:
+    """A database written before ``portfolio_close`` existed scores the same after the upgrade."""
+    upgrade(db_url, "0001")
+    engine = make_engine(db_url)
+    world = build_world(engine)
+    day = datetime(2025, 3, 1, tzinfo=UTC)
+    instants = [day + timedelta(hours=h) for h in (1, 23.99, 24, 30, 47)]
+    with session_scope(engine) as session:
+        for agent_id in world.agent_ids:
+            for at in instants:
+                session.add(
+                    PortfolioSnapshotRow(
+                        agent_id=agent_id,
+                        cohort_id=world.cohort_id,
+                        marked_at=at,
+                        cash=Decimal(1),
+                        positions_value=Decimal(0),
+                        total_value=Decimal(1),
+                        realized_pnl=Decimal(0),
+                        unrealized_pnl=Decimal(0),
+                    )
+                )
+    upgrade(db_url)
+    with session_scope(engine, write=False) as session:
+        closes = {(c.agent_id, c.day, c.closed_at) for c in session.exec(select(PortfolioCloseRow))}
+    engine.dispose()
+    assert closes == {
+        (agent_id, at.date(), at)
+        for agent_id in world.agent_ids
+        for at in (instants[1], instants[4])  # 23:59:24 on the 1st, 23:00 on the 2nd
+    }
 
 
 def test_a_database_from_a_newer_arena_is_refused_clearly(db_url: str) -> None:

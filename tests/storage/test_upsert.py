@@ -81,3 +81,21 @@ def test_upsert_collapses_repeated_keys_last_wins(engine: Engine) -> None:
     with session_scope(engine, write=False) as session:
         row = session.get(MarketRow, "polymarket:1")
         assert row is not None and row.question == "second"
+
+
+def test_upsert_if_greater_keeps_the_maximum_whatever_the_order(engine: Engine) -> None:
+    """Writers arriving out of order (or twice) never move an only-growing column backwards."""
+    first = market("polymarket:1")
+    with session_scope(engine) as session:
+        upsert(session, MarketRow, [first], on=["id"])
+    later, earlier, latest = (market("polymarket:1") for _ in range(3))
+    for row, days, question in ((later, 2, "later"), (earlier, 1, "earlier"), (latest, 3, "latest")):
+        row.updated_at, row.question = T0 + timedelta(days=days), question
+    with session_scope(engine) as session:
+        assert upsert(session, MarketRow, [later], on=["id"], if_greater="updated_at") == 1
+        assert upsert(session, MarketRow, [earlier], on=["id"], if_greater="updated_at") == 0
+        # in one call the greatest wins, not the last given
+        assert upsert(session, MarketRow, [latest, earlier], on=["id"], if_greater="updated_at") == 1
+    with session_scope(engine, write=False) as session:
+        row = session.get(MarketRow, "polymarket:1")
+        assert row is not None and (row.question, row.updated_at) == ("latest", T0 + timedelta(days=3))
