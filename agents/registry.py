@@ -37,6 +37,10 @@ from agents.types import Bettor
 
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
+# Makes the HTTP client of one LLM agent. The caller (the arena) owns every client it makes and
+# closes them when its run ends; a client per agent keeps httpcore's per-request pool work small.
+NewHttpClient = Callable[[], httpx.AsyncClient]
+
 
 class AgentConfigError(ValueError):
     """An agent's kind or settings cannot be used; the message names the key and what was expected."""
@@ -73,7 +77,7 @@ class BuildContext:
     name: str
     seed: int
     environ: Mapping[str, str]
-    http_client: httpx.AsyncClient | None
+    new_http_client: NewHttpClient | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +115,10 @@ def _check_llm(settings: Any, environ: Mapping[str, str]) -> None:
 def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
     from agents.llm.bettor import LLMBettor
 
-    if ctx.http_client is None:
-        raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs an http_client")
-    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.http_client, _llm_api_key(settings, ctx.environ))
+    if ctx.new_http_client is None:
+        raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs new_http_client")
+    key = _llm_api_key(settings, ctx.environ)
+    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.new_http_client(), key)
     return bettor
 
 
@@ -199,12 +204,13 @@ def build_bettor(
     *,
     seed: int,
     environ: Mapping[str, str],
-    http_client: httpx.AsyncClient | None,
+    new_http_client: NewHttpClient | None,
 ) -> Bettor:
     """The Bettor for one configured agent. ``seed`` is the cohort seed (for seeded kinds);
-    ``environ`` is read only for an LLM's API key, which goes to the LLMBettor and nowhere else."""
+    ``environ`` is read only for an LLM's API key, which goes to the LLMBettor and nowhere else;
+    ``new_http_client`` is called once per LLM agent for a client of its own."""
     parsed = _settings(kind, settings)
-    ctx = BuildContext(name=name, seed=seed, environ=environ, http_client=http_client)
+    ctx = BuildContext(name=name, seed=seed, environ=environ, new_http_client=new_http_client)
     with _kind_errors():
         return _kind(kind).build(parsed, ctx)
 

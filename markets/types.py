@@ -153,9 +153,15 @@ class MarketSnapshot:
 
     as_of: datetime
     entries: tuple[SnapshotEntry, ...]
+    _by_id: Mapping[str, SnapshotEntry] | None = field(default=None, init=False, repr=False, compare=False)
 
-    def by_id(self) -> dict[str, SnapshotEntry]:
-        return {e.market.market_id: e for e in self.entries}
+    def by_id(self) -> Mapping[str, SnapshotEntry]:
+        """The entries by market id, built on first use: every agent of a round asks for them twice."""
+        by_id = self._by_id
+        if by_id is None:
+            by_id = {e.market.market_id: e for e in self.entries}
+            object.__setattr__(self, "_by_id", by_id)
+        return by_id
 
     def content_hash(self) -> str:
         """A stable hash of the snapshot, stored with each round so rounds can be audited."""

@@ -21,7 +21,7 @@ import json
 import unicodedata
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
@@ -37,6 +37,11 @@ _SECONDS_PER_DAY = 86_400
 CHARS_PER_TOKEN = 4
 _FENCE_TABLE = str.maketrans({"<": "\\u003c", ">": "\\u003e", "`": "\\u0060"})
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"})
+# Stands in for the market list while the rest of the user prompt is rendered. Prompt text never
+# holds a NUL: data lines escape control characters and the templates are ours.
+_MARKETS_HERE = "\x00"
+# A str as json.dumps(..., ensure_ascii=False) writes it, quotes included.
+_json_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,15 +69,32 @@ def render_prompt(view: AgentView, settings: LLMSettings) -> RenderedPrompt:
     block = _BLOCKS.get(view, settings)
     system = system_template.substitute()
     count = len(block.shown)
-    user = user_template.substitute(_user_fields(view, settings, block, count))
+    head, tail = _around_markets(user_template, _user_fields(view, settings, count))
     budget = settings.prompt_token_budget * CHARS_PER_TOKEN
     # Each pass drops the markets that overflow; the note about them can grow, hence the loop.
-    while count and len(system) + len(user) > budget:
-        rest = len(system) + len(user) - block.chars(count)
+    while count and len(system) + len(head) + block.chars(count) + len(tail) > budget:
+        rest = len(system) + len(head) + len(tail)
         count = min(count - 1, block.fitting(budget - rest))
-        user = user_template.substitute(_user_fields(view, settings, block, count))
-    digest = hashlib.sha256(json.dumps([system, user], ensure_ascii=False).encode()).hexdigest()
+        head, tail = _around_markets(user_template, _user_fields(view, settings, count))
+    user = head + block.joined(count) + tail
+    digest = _digest(system, head, block.escaped(count), tail)
     return RenderedPrompt(system, user, settings.prompt_version, digest, block.shown[:count])
+
+
+def _around_markets(user_template: Template, fields: dict[str, str]) -> tuple[str, str]:
+    """The user prompt before and after the market list, which goes between them."""
+    head, tail = user_template.substitute(fields, markets=_MARKETS_HERE).split(_MARKETS_HERE)
+    return head, tail
+
+
+def _digest(system: str, head: str, markets_escaped: str, tail: str) -> str:
+    """sha256 of ``json.dumps([system, user], ensure_ascii=False)``, user = head + markets + tail.
+
+    JSON escapes character by character, so the market list (nearly all of the prompt) is escaped
+    once per round, in its cached block, and the digest is still exactly the one of the whole text.
+    """
+    user = _json_string(head)[:-1] + markets_escaped + _json_string(tail)[1:]
+    return hashlib.sha256(f"[{_json_string(system)}, {user}]".encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +103,7 @@ class _MarketBlock:
     shown: tuple[SnapshotEntry, ...]
     lines: tuple[str, ...]
     text: str  # all the lines, joined once for the agents that see them all
+    text_escaped: str  # ``text`` as in a JSON string, without the quotes (for the prompt's digest)
     ends: tuple[int, ...]  # ends[k]: characters of the first k lines joined
 
     @classmethod
@@ -88,7 +111,8 @@ class _MarketBlock:
         ends = [0]
         for index, line in enumerate(lines):
             ends.append(ends[-1] + len(line) + (1 if index else 0))  # a newline before all but the first
-        return cls(snapshot, shown, tuple(lines), "\n".join(lines), tuple(ends))
+        text = "\n".join(lines)
+        return cls(snapshot, shown, tuple(lines), text, _json_string(text)[1:-1], tuple(ends))
 
     def chars(self, count: int) -> int:
         return self.ends[count]
@@ -99,6 +123,9 @@ class _MarketBlock:
 
     def joined(self, count: int) -> str:
         return self.text if count == len(self.lines) else "\n".join(self.lines[:count])
+
+    def escaped(self, count: int) -> str:
+        return self.text_escaped if count == len(self.lines) else _json_string(self.joined(count))[1:-1]
 
 
 class _MarketBlockCache:
@@ -167,7 +194,8 @@ def _escape_invisible(char: str) -> str:
     return char
 
 
-def _user_fields(view: AgentView, settings: LLMSettings, block: _MarketBlock, count: int) -> dict[str, str]:
+def _user_fields(view: AgentView, settings: LLMSettings, count: int) -> dict[str, str]:
+    """Every field of the user template but ``markets``; ``count`` markets are listed."""
     portfolio, rules = view.portfolio, view.rules
     total = len(view.snapshot.entries)
     entries = view.snapshot.by_id()
@@ -191,7 +219,6 @@ def _user_fields(view: AgentView, settings: LLMSettings, block: _MarketBlock, co
         "positions": "\n".join(_position_line(p, entries, view.prices_visible) for p in portfolio.positions),
         "market_note": _market_note(count, total),
         "price_note": _price_note(view.prices_visible),
-        "markets": block.joined(count),
     }
 
 
@@ -220,7 +247,7 @@ def _position_note(view: AgentView) -> str:
     )
 
 
-def _position_line(position: PositionView, entries: dict[str, SnapshotEntry], prices_visible: bool) -> str:
+def _position_line(position: PositionView, entries: Mapping[str, SnapshotEntry], prices_visible: bool) -> str:
     entry = entries.get(position.market_id)
     record: dict[str, Any] = {
         "position_id": position.position_id,

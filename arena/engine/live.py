@@ -11,14 +11,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 
-import httpx
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
+from agents.registry import NewHttpClient
 from arena.clock import Clock
 from arena.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, RoundRow
+from arena.engine.agent_http import AgentHttpClients
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
 from arena.engine.rounds import round_time, run_round
@@ -47,7 +48,7 @@ def _runtime(
     clock: Clock,
     *,
     environ: Mapping[str, str],
-    http_client: httpx.AsyncClient | None = None,
+    new_http_client: NewHttpClient | None = None,
     with_bettors: bool = True,
 ) -> CohortRuntime:
     with Session(engine) as session:
@@ -60,7 +61,7 @@ def _runtime(
         cohort_id,
         source=source,
         environ=environ,
-        http_client=http_client,
+        new_http_client=new_http_client,
         lease_clock=clock,
         with_bettors=with_bettors,
     )
@@ -74,9 +75,9 @@ def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> s
 
 async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> str:
     ran, failed = 0, []
-    async with httpx.AsyncClient() as http:
+    async with AgentHttpClients() as http:
         for cohort_id in live_cohorts(engine):
-            rt = _runtime(engine, cohort_id, clock, environ=environ, http_client=http)
+            rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=http.new_client)
             for index in _due_rounds(rt, clock):
                 _mark_running(engine, cohort_id)
                 report = await run_round(rt, index, round_time(rt.start, rt.config.schedule.every, index))

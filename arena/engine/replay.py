@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-import httpx
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
 from arena.clock import Clock, SimulatedClock
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, JobRunRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
+from arena.engine.agent_http import AgentHttpClients
 from arena.engine.completion import (
     StalePosition,
     complete_if_done,
@@ -227,12 +227,17 @@ async def replay_cohort(
 ) -> ReplayResult:
     """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
 
-    The HTTP client for LLM agents lives exactly as long as the run.
+    The LLM agents' HTTP clients live exactly as long as the run.
     """
     started = wall_clock.now()
-    async with httpx.AsyncClient() as http:
+    async with AgentHttpClients() as http:
         rt = load_runtime(
-            engine, cohort_id, source=source, environ=environ, http_client=http, lease_clock=wall_clock
+            engine,
+            cohort_id,
+            source=source,
+            environ=environ,
+            new_http_client=http.new_client,
+            lease_clock=wall_clock,
         )
         result = await ReplayRunner(rt, progress=progress).run()
     _record_run(engine, result, started, wall_clock.now())

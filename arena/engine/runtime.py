@@ -11,11 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-import httpx
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from agents.registry import build_bettor
+from agents.registry import NewHttpClient, build_bettor
 from agents.types import AgentView, Bettor, Decision
 from arena.clock import Clock, SystemClock
 from arena.config import CohortConfig, config_from_frozen
@@ -111,7 +110,7 @@ def load_runtime(
     *,
     source: MarketSource,
     environ: Mapping[str, str],
-    http_client: httpx.AsyncClient | None = None,
+    new_http_client: NewHttpClient | None = None,
     lease_clock: Clock | None = None,
     with_bettors: bool = True,
 ) -> CohortRuntime:
@@ -134,7 +133,12 @@ def load_runtime(
         if not with_bettors:
             return _NoBettor(row.name)
         return build_bettor(
-            row.name, row.kind, row.settings_json, seed=cohort.seed, environ=environ, http_client=http_client
+            row.name,
+            row.kind,
+            row.settings_json,
+            seed=cohort.seed,
+            environ=environ,
+            new_http_client=new_http_client,
         )
 
     agents = [AgentSlot(r.id, r.name, r.kind, bettor(r), books[r.id]) for r in rows if r.id is not None]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import re
 import unicodedata
@@ -19,9 +20,9 @@ from agents.llm.context import OutputContext
 from agents.llm.output import DECISION_KEYS, parse_decision
 from agents.llm.prompt import CHARS_PER_TOKEN, load_templates, render_prompt
 from agents.llm.settings import OPENROUTER_BASE_URL, TEMPLATES_DIR, LLMSettings
-from agents.types import PositionView
+from agents.types import AgentView, PositionView
 from markets.types import MarketSnapshot, SnapshotEntry, Venue
-from tests.agents.corpus.world import CLOSED_POSITION, NOW, entry, market, view
+from tests.agents.corpus.world import CLOSED_POSITION, NOW, entries, entry, market, positions, view
 
 SETTINGS = LLMSettings(model="test/model")
 
@@ -210,6 +211,46 @@ def test_agents_sharing_a_snapshot_share_its_market_list_and_a_new_snapshot_is_r
     assert markets_in(fresh.user)[0]["outcomes"] == {"YES": 0.31, "NO": None}  # no NO price: none invented
     hidden = render_prompt(dataclasses.replace(first, prices_visible=False), SETTINGS)
     assert markets_in(hidden.user)[0]["outcomes"] == ["YES", "NO"]
+
+
+def _uncached(agent_view: AgentView) -> AgentView:
+    """The same view with a snapshot of its own: the market list cache cannot know it."""
+    snapshot = agent_view.snapshot
+    return dataclasses.replace(agent_view, snapshot=MarketSnapshot(snapshot.as_of, snapshot.entries))
+
+
+@pytest.mark.parametrize("budget", [None, 2_000, 100])
+@pytest.mark.parametrize("prices_visible", [True, False])
+def test_a_cached_market_list_renders_byte_for_byte_the_uncached_prompt_and_hash(
+    budget: int | None, prices_visible: bool
+) -> None:
+    hostile = entry(market("evil", INJECTION, description='back\\slash "quote" …' * 50), {"YES": "0.5"})
+    filler = tuple(
+        entry(market(f"m{i}", f"Q{i}?", volume=str(i), description="d\t" * 300), {"YES": "0.5"})
+        for i in range(20)
+    )
+    agent_view = view(snapshot_entries=(hostile, *entries(), *filler), prices_visible=prices_visible)
+    settings = SETTINGS if budget is None else SETTINGS.model_copy(update={"prompt_token_budget": budget})
+    first, cached, fresh = (
+        render_prompt(v, settings) for v in (agent_view, agent_view, _uncached(agent_view))
+    )
+    assert first == cached == fresh
+    expected = hashlib.sha256(json.dumps([first.system, first.user], ensure_ascii=False).encode()).hexdigest()
+    assert first.sha256 == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=st.text(max_size=200))
+def test_the_hash_is_sha256_of_the_json_of_system_and_user_for_any_text(text: str) -> None:
+    held = (dataclasses.replace(positions()[1], question=text),)
+    agent_view = view(
+        snapshot_entries=(entry(market("q", text, description=text), {"YES": "0.5"}),), held=held
+    )
+    prompt = render_prompt(agent_view, SETTINGS)
+    expected = hashlib.sha256(
+        json.dumps([prompt.system, prompt.user], ensure_ascii=False).encode()
+    ).hexdigest()
+    assert prompt.sha256 == expected and prompt == render_prompt(_uncached(agent_view), SETTINGS)
 
 
 def test_no_markets_and_no_positions_still_render() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import threading
+import time
 from decimal import Decimal
 from typing import Any
 
@@ -15,7 +15,7 @@ from agents.llm.errors import ChatError, ErrorKind
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import parse_response, retry_after_seconds
-from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 SETTINGS = LLMSettings(model="m", usd_per_mtok_input=Decimal("1"), usd_per_mtok_output=Decimal("2"))
 
@@ -120,28 +120,22 @@ def test_a_secret_is_scrubbed_and_never_shown() -> None:
 
 @pytest.mark.anyio
 async def test_the_fake_server_answers_100_requests_at_once() -> None:
-    """Every handler waits at a 100-party barrier: only a server that holds 100 requests at once answers."""
-    barrier = threading.Barrier(100, timeout=20)
-
-    def after_all_arrived(request: RecordedRequest) -> Reply:
-        try:
-            barrier.wait()
-        except threading.BrokenBarrierError:
-            return Reply.error(500, "fewer than 100 requests were in flight together")
-        return Reply.ok("together")
-
-    statuses: list[int] = []
+    """Each reply waits 1 s: only a server that holds 100 requests at once has them all before answering."""
+    answered: list[float] = []
     with FakeOpenAIServer() as server:
-        server.responder = after_all_arrived
+        server.responder = lambda request: Reply.ok("together", delay_s=1.0)
         async with httpx.AsyncClient(limits=httpx.Limits(max_connections=100)) as http:
 
             async def post() -> None:
                 response = await http.post(
                     f"{server.base_url}/chat/completions", json={"model": "m"}, timeout=30
                 )
-                statuses.append(response.status_code)
+                assert response.status_code == 200
+                answered.append(time.perf_counter())
 
             async with anyio.create_task_group() as group:
                 for _ in range(100):
                     group.start_soon(post)
-    assert statuses == [200] * 100
+        arrived = [request.received_at for request in server.requests]
+    assert len(answered) == len(arrived) == 100
+    assert max(arrived) < min(answered)

@@ -133,21 +133,23 @@ def test_builds_each_rule_based_kind(
     kind: str, settings: dict[str, object], cls: type, uses_peers: bool
 ) -> None:
     validate_agent(kind, settings, environ=NO_ENV)
-    bettor = build_bettor("agent-x", kind, settings, seed=1, environ=NO_ENV, http_client=None)
+    bettor = build_bettor("agent-x", kind, settings, seed=1, environ=NO_ENV, new_http_client=None)
     assert isinstance(bettor, cls) and isinstance(bettor, Bettor)
     assert bettor.name == "agent-x" and bettor.uses_peers is uses_peers
 
 
 def test_contrarian_is_favorite_reversed_and_random_follows_the_cohort_seed() -> None:
     agent_view = view(entry("a", "0.7"), entry("b", "0.2"), entry("c", "0.6"), round_index=3)
-    fav = decide(build_bettor("f", "favorite", {}, seed=0, environ=NO_ENV, http_client=None), agent_view)
-    con = decide(build_bettor("f", "contrarian", {}, seed=0, environ=NO_ENV, http_client=None), agent_view)
+    fav = decide(build_bettor("f", "favorite", {}, seed=0, environ=NO_ENV, new_http_client=None), agent_view)
+    con = decide(
+        build_bettor("f", "contrarian", {}, seed=0, environ=NO_ENV, new_http_client=None), agent_view
+    )
     assert [(a.market_id, a.outcome) for a in fav.actions] != [(a.market_id, a.outcome) for a in con.actions]
     assert [a.market_id for a in fav.actions] == [a.market_id for a in con.actions]
 
     def random_decision(seed: int) -> object:
         return decide(
-            build_bettor("r", "random", {}, seed=seed, environ=NO_ENV, http_client=None), agent_view
+            build_bettor("r", "random", {}, seed=seed, environ=NO_ENV, new_http_client=None), agent_view
         ).actions
 
     assert random_decision(5) == random_decision(5) != random_decision(6)
@@ -163,7 +165,7 @@ def test_scripted_kind_checks_its_file_at_validation(tmp_path: Path) -> None:
     )
     validate_agent("scripted", {"path": str(path)}, environ=NO_ENV)
     assert isinstance(
-        build_bettor("s", "scripted", {"path": str(path)}, seed=0, environ=NO_ENV, http_client=None),
+        build_bettor("s", "scripted", {"path": str(path)}, seed=0, environ=NO_ENV, new_http_client=None),
         ScriptedBettor,
     )
 
@@ -172,7 +174,7 @@ def test_plugin_kind_checks_import_and_settings_before_building(monkeypatch: pyt
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     good = {"path": "plugin_example.bettor:CheapYesBettor", "settings": {"threshold": 0.5}}
     validate_agent("plugin", good, environ=NO_ENV)
-    bettor = build_bettor("mine", "plugin", good, seed=9, environ=NO_ENV, http_client=None)
+    bettor = build_bettor("mine", "plugin", good, seed=9, environ=NO_ENV, new_http_client=None)
     assert bettor.name == "mine" and decide(bettor, view(entry("a", "0.4"))).actions
     typo = _error("plugin", {"path": "plugin_example.bettor:CheapYesBettor", "settings": {"treshold": 0.5}})
     assert "plugin 'plugin_example.bettor:CheapYesBettor': settings do not fit CheapYesBettor(" in typo
@@ -183,10 +185,24 @@ def test_plugin_kind_checks_import_and_settings_before_building(monkeypatch: pyt
 
 
 def test_llm_build_needs_an_http_client() -> None:
-    with pytest.raises(AgentConfigError, match="needs an http_client"):
+    with pytest.raises(AgentConfigError, match="needs new_http_client"):
         build_bettor(
-            "gpt", "llm", {"model": "m"}, seed=0, environ={"OPENROUTER_API_KEY": KEY}, http_client=None
+            "gpt", "llm", {"model": "m"}, seed=0, environ={"OPENROUTER_API_KEY": KEY}, new_http_client=None
         )
+
+
+def test_each_llm_agent_gets_a_client_of_its_own_and_other_kinds_none() -> None:
+    made: list[httpx.AsyncClient] = []
+
+    def new_client() -> httpx.AsyncClient:
+        made.append(httpx.AsyncClient())
+        return made[-1]
+
+    env = {"OPENROUTER_API_KEY": KEY}
+    for name in ("a", "b"):
+        build_bettor(name, "llm", {"model": "m"}, seed=0, environ=env, new_http_client=new_client)
+    build_bettor("h", "hold", {}, seed=0, environ=env, new_http_client=new_client)
+    assert len(made) == 2 and made[0] is not made[1]
 
 
 @pytest.mark.anyio
@@ -204,7 +220,9 @@ async def test_the_api_key_reaches_the_provider_and_nothing_else() -> None:
         "transport_retries": 0,
     }
     async with httpx.AsyncClient(transport=httpx.MockTransport(provider)) as client:
-        bettor = build_bettor("gpt", "llm", settings, seed=0, environ={"MY_KEY": KEY}, http_client=client)
+        bettor = build_bettor(
+            "gpt", "llm", settings, seed=0, environ={"MY_KEY": KEY}, new_http_client=lambda: client
+        )
         decision = await bettor.decide(view(entry("a", "0.4")))
     assert seen and seen[0].headers["authorization"] == f"Bearer {KEY}"
     assert KEY not in repr(bettor) and KEY not in json.dumps(settings)
@@ -221,6 +239,8 @@ async def test_a_local_llm_server_gets_no_key() -> None:
 
     settings = {"model": "llama3", "base_url": "http://127.0.0.1:8080/v1", "transport_retries": 0}
     async with httpx.AsyncClient(transport=httpx.MockTransport(provider)) as client:
-        bettor = build_bettor("local", "llm", settings, seed=0, environ=NO_ENV, http_client=client)
+        bettor = build_bettor(
+            "local", "llm", settings, seed=0, environ=NO_ENV, new_http_client=lambda: client
+        )
         await bettor.decide(view(entry("a", "0.4")))
     assert seen and "authorization" not in seen[0].headers

@@ -3,14 +3,15 @@
 The figure that matters is wall time / 1.0 s: close to 1 means the agents really run
 concurrently and the arena's own work (prompt rendering, parsing, validation) is small next to
 the provider's latency. Each agent gets a 50-market prompt (of 64 open markets) with realistic
-descriptions, and all agents share one ``httpx.AsyncClient`` as the arena's composition root
-builds it. The fake provider runs in a process of its own, as a real one would be remote.
+descriptions, and each agent has an ``httpx.AsyncClient`` of its own, made by
+``AgentHttpClients`` as the arena's composition root makes them. The fake provider runs in a
+process of its own, as a real one would be remote.
 
-Two rounds run on the same client: the first opens the connections, the second reuses the
+Two rounds run on the same clients: the first opens the connections, the second reuses the
 kept-alive ones. "CPU" is this process's CPU time in the round (bettors plus httpx); "on the
-wire" is when the last request reached the provider. A last round posts the same request
-bodies with bare httpx (no bettor): what the transport alone reaches on this machine, against
-which the bettor's own overhead can be judged.
+wire" is when the last request reached the provider. Two last rounds post the same request
+bodies with bare httpx (no bettor, 100 clients made the same way, cold then warm): what the
+transport alone reaches on this machine, against which the bettor's own overhead can be judged.
 """
 
 from __future__ import annotations
@@ -30,14 +31,12 @@ from agents.llm.output import DECISION_SCHEMA
 from agents.llm.prompt import render_prompt
 from agents.llm.wire import request_body
 from agents.types import AgentView, Decision
+from arena.engine.agent_http import AgentHttpClients
 from tests.agents.corpus.world import entries, entry, market, valid_answer, view
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
 AGENTS = 100
 PROVIDER_LATENCY_S = 1.0
-# httpx's own defaults. More kept-alive connections make the second round slower, not faster:
-# httpcore's pool re-assigns each freed connection to every queued request (encode/httpcore#1035).
-LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 
 def answer_after_a_second(request: RecordedRequest) -> Reply:
@@ -78,15 +77,15 @@ async def one_round(bettors: list[LLMBettor], agent_view: AgentView) -> tuple[fl
     return time.perf_counter() - started, time.process_time() - cpu, decisions
 
 
-async def bare_round(http: httpx.AsyncClient, url: str, body: object) -> tuple[float, float]:
-    async def post() -> None:
+async def bare_round(clients: list[httpx.AsyncClient], url: str, body: object) -> tuple[float, float]:
+    async def post(http: httpx.AsyncClient) -> None:
         response = await http.post(url, json=body, timeout=30)
         assert response.status_code == 200
 
     started, cpu = time.perf_counter(), time.process_time()
     async with anyio.create_task_group() as group:
-        for _ in range(AGENTS):
-            group.start_soon(post)
+        for http in clients:
+            group.start_soon(post, http)
     return time.perf_counter() - started, time.process_time() - cpu
 
 
@@ -105,19 +104,24 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
         return max(arrivals) - started  # perf_counter is CLOCK_MONOTONIC: comparable across processes
 
     async def run() -> None:
-        async with httpx.AsyncClient(limits=LIMITS) as http:
+        async with AgentHttpClients() as clients:
             settings = LLMSettings(model="bench/model", base_url=base_url, max_markets=50, timeout_s=30)
-            bettors = [LLMBettor(f"llm-{i}", settings, http, "bench-key-0123456789") for i in range(AGENTS)]
+            key = "bench-key-0123456789"
+            bettors = [LLMBettor(f"llm-{i}", settings, clients.new_client(), key) for i in range(AGENTS)]
             for round_name in ("cold", "warm"):
                 started = time.perf_counter()
                 wall, cpu, decisions = await one_round(bettors, agent_view)
                 report(round_name, wall, cpu, last_arrival(started), decisions)
-            started = time.perf_counter()
-            wall, cpu = await bare_round(
-                http, f"{base_url}/chat/completions", same_body(agent_view, settings)
-            )
-            on_wire = last_arrival(started)
-            print(f"bare httpx: wall {wall:.3f} s, CPU {cpu:.3f} s, on the wire after {on_wire:.3f} s")
+            bare = [clients.new_client() for _ in range(AGENTS)]
+            body = same_body(agent_view, settings)
+            for round_name in ("cold", "warm"):
+                started = time.perf_counter()
+                wall, cpu = await bare_round(bare, f"{base_url}/chat/completions", body)
+                on_wire = last_arrival(started)
+                print(
+                    f"bare httpx, {round_name}: wall {wall:.3f} s, CPU {cpu:.3f} s, "
+                    f"on the wire after {on_wire:.3f} s"
+                )
 
     try:
         anyio.run(run)

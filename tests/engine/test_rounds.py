@@ -8,13 +8,13 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from arena.config import parse_config
 from arena.db.models import CohortRow, DecisionRow, FillRow, RoundMarketRow, RoundRow
+from arena.engine.agent_http import AgentHttpClients
 from arena.engine.quotes import build_quotes, taker_fee
 from arena.engine.replay import ReplayRunner
 from arena.engine.rounds import run_round
@@ -72,8 +72,14 @@ def test_knowledge_cutoff_excludes_markets_resolved_before_it_for_every_agent(
             assert session.get(CohortRow, cohort_id).excluded_markets == 1  # type: ignore[union-attr]
 
         async def run() -> None:
-            async with httpx.AsyncClient() as http:
-                rt = runtime(engine, cohort_id, source, environ={"TEST_LLM_KEY": secret}, http_client=http)
+            async with AgentHttpClients() as http:
+                rt = runtime(
+                    engine,
+                    cohort_id,
+                    source,
+                    environ={"TEST_LLM_KEY": secret},
+                    new_http_client=http.new_client,
+                )
                 assert rt.excluded == {B}
                 await ReplayRunner(rt).run()
 

@@ -1,26 +1,33 @@
-"""A scriptable OpenAI-compatible chat-completions server on loopback (real HTTP, one thread per request).
+"""A scriptable OpenAI-compatible chat-completions server on loopback (real HTTP/1.1, asyncio).
 
 Tests queue ``Reply`` objects (one per request, in order) or install a ``responder`` that
 builds a reply from the request; each reply can be delayed, fail with an OpenAI/OpenRouter
 style error body, carry ``Retry-After``, come back empty or cut at the token limit. Every
 request is recorded (headers, JSON body, arrival time) for assertions.
 
-Thread-per-request (``ThreadingHTTPServer``) with a deep listen backlog, so 100 concurrent
-requests that each sleep 1 s are answered together in about 1 s.
+The server is one asyncio loop in a background thread (h11 parses HTTP, keep-alive as a real
+API keeps it), so 100 concurrent requests that each wait 1 s cost it a few milliseconds of CPU
+and are answered together in about 1 s. It stands in for a remote provider, which costs the
+client's machine nothing while it thinks; a thread per request did cost it (the benchmark's
+client and server share two cores).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import socket
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http import HTTPStatus
 from typing import Any
 
-from tests.fakes.venue_server import send_json
+import h11
+
+_READ_CHUNK = 65_536
 
 
 @dataclass(frozen=True)
@@ -92,22 +99,26 @@ Responder = Callable[[RecordedRequest], Reply]
 
 
 class FakeOpenAIServer:
-    """Serves ``POST /v1/chat/completions``; use as a context manager or call start()/stop()."""
+    """Serves ``POST /v1/chat/completions``; use as a context manager or call start()/stop().
+
+    The port is bound at construction, so ``base_url`` is known before the server starts. A
+    reply's delay ends early when the server stops (its connection is dropped unanswered).
+    """
 
     def __init__(self) -> None:
         self.requests: list[RecordedRequest] = []
         self.responder: Responder | None = None
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server = _HTTPServer(self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-openai", daemon=True
-        )
+        self._socket = socket.create_server(("127.0.0.1", 0), backlog=1024)  # 100 simultaneous connects
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="fake-openai", daemon=True)
+        self._connections: set[asyncio.Task[None]] = set()
+        self._server: asyncio.Server | None = None
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
+        host, port = self._socket.getsockname()[:2]
         return f"http://{host!s}:{port}/v1"
 
     def script(self, *replies: Reply) -> None:
@@ -117,13 +128,16 @@ class FakeOpenAIServer:
 
     def start(self) -> FakeOpenAIServer:
         self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._open(), self._loop).result(timeout=5)
         return self
 
     def stop(self) -> None:
-        self._stopping.set()  # wakes handlers sleeping in a delay
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(timeout=5)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5)
+        self._loop.close()
+        self._socket.close()
 
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
@@ -141,46 +155,94 @@ class FakeOpenAIServer:
             return self.responder(request)
         return Reply.error(500, "fake server: no scripted reply left for this request")
 
-    def pause(self, seconds: float) -> bool:
-        """Sleep ``seconds`` (a reply's delay); True if the server is stopping meanwhile."""
-        return self._stopping.wait(seconds)
+    async def _open(self) -> None:
+        self._server = await asyncio.start_server(self._track, sock=self._socket, limit=_READ_CHUNK)
 
+    async def _close(self) -> None:
+        assert self._server is not None
+        self._server.close()
+        for task in list(self._connections):
+            task.cancel()  # ends pending delays and drops their connections
+        await asyncio.gather(*self._connections, return_exceptions=True)
 
-class _HTTPServer(ThreadingHTTPServer):
-    """Thread per connection, and a listen backlog deep enough for 100 simultaneous connects."""
+    async def _track(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            await self._serve(reader, writer)
+        except (ConnectionError, h11.ProtocolError):
+            pass  # a client that gave up (a timeout test) or sent garbage is not the server's error
+        except asyncio.CancelledError:
+            pass  # stop(): the task ends here (Python 3.11's start_server logs a cancelled handler)
+        finally:
+            self._connections.discard(task)
+            writer.close()
 
-    daemon_threads = True
-    request_queue_size = 1024
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """Answer requests on one kept-alive connection until the client closes it."""
+        sock = writer.get_extra_info("socket")
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no 40 ms delayed-ACK stall
+        conn = h11.Connection(h11.SERVER)
+        while True:
+            received = await _read_request(conn, reader)
+            if received is None:
+                return
+            target, headers, raw = received
+            reply, model = self._answer(target, headers, raw)
+            if reply.delay_s:
+                await asyncio.sleep(reply.delay_s)
+            writer.write(_response(conn, reply, model))
+            await writer.drain()
+            if conn.our_state is h11.MUST_CLOSE:
+                return
+            conn.start_next_cycle()
 
-    def __init__(self, fake: FakeOpenAIServer) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.fake = fake
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive, like a real API
-    disable_nagle_algorithm = True  # headers and body leave at once (no 40 ms delayed-ACK stall)
-    server: _HTTPServer
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        if self.path != "/v1/chat/completions":
-            self._send(Reply.error(404, f"no route {self.path}"), "")
-            return
+    def _answer(self, target: str, headers: dict[str, str], raw: bytes) -> tuple[Reply, str]:
+        if target != "/v1/chat/completions":
+            return Reply.error(404, f"no route {target}"), ""
         try:
             body: Any = json.loads(raw)
         except ValueError:
             body = raw.decode(errors="replace")
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        fake = self.server.fake
-        reply = fake.next_reply(RecordedRequest(self.path, headers, body, time.perf_counter()))
-        if reply.delay_s and fake.pause(reply.delay_s):
-            return  # shutting down
-        self._send(reply, body.get("model", "") if isinstance(body, dict) else "")
+        reply = self.next_reply(RecordedRequest(target, headers, body, time.perf_counter()))
+        return reply, body.get("model", "") if isinstance(body, dict) else ""
 
-    def _send(self, reply: Reply, model: str) -> None:
-        send_json(self, reply.status, dict(reply.headers), reply.render(model))
 
-    def log_message(self, format: str, *args: Any) -> None:
-        return  # keep test output clean
+async def _read_request(
+    conn: h11.Connection, reader: asyncio.StreamReader
+) -> tuple[str, dict[str, str], bytes] | None:
+    """The next request's target, headers (lower-cased names) and body; None once the client closes."""
+    request: h11.Request | None = None
+    body = bytearray()
+    while True:
+        event = conn.next_event()
+        if event is h11.NEED_DATA:
+            conn.receive_data(await reader.read(_READ_CHUNK))  # b"" at end of stream
+        elif isinstance(event, h11.Request):
+            request = event
+        elif isinstance(event, h11.Data):
+            body += event.data
+        elif isinstance(event, h11.EndOfMessage):
+            assert request is not None
+            headers = {name.decode(): value.decode() for name, value in request.headers}
+            return request.target.decode(), headers, bytes(body)
+        else:  # ConnectionClosed
+            return None
+
+
+def _response(conn: h11.Connection, reply: Reply, model: str) -> bytes:
+    body = reply.render(model)
+    headers = [
+        ("Content-Type", "application/json"),
+        ("Content-Length", str(len(body))),
+        *reply.headers.items(),
+    ]
+    try:
+        reason = HTTPStatus(reply.status).phrase
+    except ValueError:
+        reason = ""
+    head = conn.send(h11.Response(status_code=reply.status, headers=headers, reason=reason))
+    data = conn.send(h11.Data(data=body))
+    end = conn.send(h11.EndOfMessage())
+    return b"".join(part for part in (head, data, end) if part)

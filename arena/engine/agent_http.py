@@ -1,0 +1,44 @@
+"""HTTP clients for LLM agents: one connection pool per agent, all closed when the run ends.
+
+Agents used to share one ``httpx.AsyncClient``. httpcore's pool does work proportional to its
+number of connections on every request and response (it walks them all to hand out the free
+ones, checking each socket's expiry and readability: encode/httpcore#1035), so one pool serving
+100 concurrent agents spent from 0.3 s up to seconds of CPU per round, all of it before the last
+request could leave. An agent asks one question at a time, so a pool of its own holds one
+connection and does that walk over one. The pools share one SSL context, because building one
+loads the CA bundle (~90 ms each).
+
+The arena still owns connections and shutdown: it makes an ``AgentHttpClients`` per run, hands
+``new_client`` to ``build_bettor``, and closes every client it handed out when the run ends.
+"""
+
+from __future__ import annotations
+
+import anyio
+import httpx
+
+
+class AgentHttpClients:
+    """Hands out a new ``httpx.AsyncClient`` per LLM agent; ``async with`` closes them all."""
+
+    def __init__(self) -> None:
+        # httpx's own default context (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), built once.
+        self._ssl = httpx.create_ssl_context()
+        self._clients: list[httpx.AsyncClient] = []
+
+    def new_client(self) -> httpx.AsyncClient:
+        client = httpx.AsyncClient(verify=self._ssl)
+        self._clients.append(client)
+        return client
+
+    async def aclose(self) -> None:
+        clients, self._clients = self._clients, []
+        async with anyio.create_task_group() as group:
+            for client in clients:
+                group.start_soon(client.aclose)
+
+    async def __aenter__(self) -> AgentHttpClients:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
