@@ -14,6 +14,7 @@ dashboard computes nothing itself. Decision texts pass the same redactor as repo
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 
 import polars as pl
 import streamlit as st
@@ -29,7 +30,7 @@ from arena.scoring import ScoringFrames, calibration_summary, calibration_table,
 from arena.scoring.bets import scored_bets
 from arena.settings import Settings
 
-TTL = "10m"
+TTL = timedelta(minutes=10)  # a string would make Streamlit import pandas to parse it
 Cohorts = tuple[str, ...] | None  # None: every cohort
 Version = tuple[object, ...]
 

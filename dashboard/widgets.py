@@ -128,3 +128,12 @@ def cohort_caption(ctx: Context) -> None:
     st.caption(
         f"Cohort **{c['name']}** (`{c['cohort_id']}`) · {c['mode']} · {c['status']} · {c['agents']} agents"
     )
+
+
+def table(frame: pl.DataFrame, where: Any = st, **options: Any) -> None:
+    """Show ``frame`` as a sortable table in ``where`` (the page, a tab, a column...).
+
+    It goes to Streamlit as an Arrow table, which Streamlit sends as is; any other frame is
+    converted through pandas, whose import alone costs most of a second on a cold dashboard.
+    """
+    where.dataframe(frame.to_arrow(), hide_index=True, placeholder="—", **options)

@@ -67,7 +67,7 @@ else:
         (closed_tab, held.filter(pl.col("status") != "open")),
     ):
         view, config = tables.positions(part)
-        tab.dataframe(view, column_config=config, hide_index=True, placeholder="—")
+        widgets.table(view, tab, column_config=config)
 
 decisions = queries.decisions(ctx.url, cohort_id, ctx.data, agent)
 st.subheader("Forecasts, cost and latency")
@@ -113,7 +113,7 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
             st.error(f"{d['error_kind'] or 'error'}: {d['error']}")
         st.markdown(f"**Reasoning.** {d['reasoning'] or MISSING}")
         if actions:
-            st.dataframe(pl.DataFrame(actions), hide_index=True, placeholder="—")
+            widgets.table(pl.DataFrame(actions))
         stated_now = json.loads(d["probabilities_json"] or "{}")
         if stated_now:
             st.caption(

@@ -48,8 +48,6 @@ table = summary.select(
     pl.col("uncertainty").alias("Uncertainty"),
 ).sort("Agent", "Forecasts")
 three = st.column_config.NumberColumn(format="%.3f")
-st.dataframe(
-    table,
-    hide_index=True,
-    column_config={c: three for c in ("Brier", "ECE", "Reliability", "Resolution", "Uncertainty")},
+widgets.table(
+    table, column_config={c: three for c in ("Brier", "ECE", "Reliability", "Resolution", "Uncertainty")}
 )

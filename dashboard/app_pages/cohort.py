@@ -55,14 +55,14 @@ if rounds.is_empty():
 else:
     st.plotly_chart(figures.round_outcomes(rounds))
     view, column_config = tables.rounds(rounds)
-    st.dataframe(view, column_config=column_config, hide_index=True, placeholder="—")
+    widgets.table(view, column_config=column_config)
 
 st.subheader("Errors and rejected decisions")
 failures, column_config = tables.errors(queries.decisions(ctx.url, cohort_id, ctx.data))
 if failures.is_empty():
     st.success("Every decision so far was valid.")
 else:
-    st.dataframe(failures, column_config=column_config, hide_index=True, placeholder="—")
+    widgets.table(failures, column_config=column_config)
 
 with st.expander("Frozen configuration (secrets redacted)"):
     st.json(config, expanded=False)

@@ -89,6 +89,6 @@ else:
     st.plotly_chart(figures.leaderboard_intervals(table, metric, widgets.styles(ctx)))
 
 view, config = tables.leaderboard(table)
-st.dataframe(view, column_config=config, hide_index=True, placeholder="—")
+widgets.table(view, column_config=config)
 with st.expander("What these numbers mean", expanded=False):
     st.markdown(LEGEND)

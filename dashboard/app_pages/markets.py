@@ -49,9 +49,7 @@ for column, chosen in (("venue", venues), ("state", states), ("category", catego
         shown = shown.filter(pl.col(column).is_in(chosen))
 st.caption(f"{len(shown)} of {len(listed)} markets")
 view, config = tables.markets(shown)
-st.dataframe(
-    view, column_config=config, hide_index=True, placeholder="—", height=min(420, 38 + 35 * len(shown))
-)
+widgets.table(view, column_config=config, height=min(420, 38 + 35 * len(shown)))
 if shown.is_empty():
     widgets.stop_with("No market matches these filters.")
 
