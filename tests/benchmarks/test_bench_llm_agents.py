@@ -12,6 +12,8 @@ kept-alive ones. "CPU" is this process's CPU time in the round (bettors plus htt
 wire" is when the last request reached the provider. Two last rounds post the same request
 bodies with bare httpx (no bettor, 100 clients made the same way, cold then warm): what the
 transport alone reaches on this machine, against which the bettor's own overhead can be judged.
+A last control splits those bare posts over two processes (50 clients each, started together):
+whether even both cores, with no bettor at all, bring the transport under the target here.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import multiprocessing
 import os
 import time
 from multiprocessing.connection import Connection
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Barrier
+from typing import Any
 
 import anyio
 import httpx
@@ -37,6 +42,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
 AGENTS = 100
 PROVIDER_LATENCY_S = 1.0
+SETTINGS: dict[str, Any] = {"model": "bench/model", "max_markets": 50, "timeout_s": 30}
 
 
 def answer_after_a_second(request: RecordedRequest) -> Reply:
@@ -105,7 +111,7 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
 
     async def run() -> None:
         async with AgentHttpClients() as clients:
-            settings = LLMSettings(model="bench/model", base_url=base_url, max_markets=50, timeout_s=30)
+            settings = LLMSettings(**SETTINGS, base_url=base_url)
             key = "bench-key-0123456789"
             bettors = [LLMBettor(f"llm-{i}", settings, clients.new_client(), key) for i in range(AGENTS)]
             for round_name in ("cold", "warm"):
@@ -125,9 +131,45 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
 
     try:
         anyio.run(run)
+        url, body = (
+            f"{base_url}/chat/completions",
+            same_body(agent_view, LLMSettings(**SETTINGS, base_url=base_url)),
+        )
+        for round_name, wall in zip(("cold", "warm"), bare_in_two_processes(url, body), strict=True):
+            print(f"bare httpx in 2 processes, {round_name}: wall {wall:.3f} s")
     finally:
         ours.send("stop")
         child.join(timeout=10)
+
+
+def bare_in_two_processes(url: str, body: dict[str, object]) -> list[float]:
+    """Wall time of a cold and a warm bare round whose posts are split over two processes."""
+    spawn = multiprocessing.get_context("spawn")
+    barrier, out = spawn.Barrier(2), spawn.Queue()
+    workers = [spawn.Process(target=_bare_half, args=(url, body, barrier, out)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    spans = [out.get(timeout=120) for _ in range(2 * len(workers))]
+    for worker in workers:
+        worker.join(timeout=30)
+    return [max(end for r, _, end in spans if r == i) - min(s for r, s, _ in spans if r == i) for i in (0, 1)]
+
+
+def _bare_half(
+    url: str, body: dict[str, object], barrier: Barrier, out: Queue[tuple[int, float, float]]
+) -> None:
+    """Child process: half the bare posts, two rounds, each started with the other child."""
+
+    async def run() -> None:
+        async with AgentHttpClients() as clients:
+            half = [clients.new_client() for _ in range(AGENTS // 2)]
+            for index in (0, 1):
+                barrier.wait()
+                started = time.perf_counter()
+                await bare_round(half, url, body)
+                out.put((index, started, time.perf_counter()))
+
+    anyio.run(run)
 
 
 def same_body(agent_view: AgentView, settings: LLMSettings) -> dict[str, object]:
