@@ -75,9 +75,9 @@ def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> s
 
 async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> str:
     ran, failed = 0, []
-    async with AgentHttpClients() as http:
+    async with AgentHttpClients() as clients:
         for cohort_id in live_cohorts(engine):
-            rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=http.new_client)
+            rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=clients.new_client)
             for index in _due_rounds(rt, clock):
                 _mark_running(engine, cohort_id)
                 report = await run_round(rt, index, round_time(rt.start, rt.config.schedule.every, index))

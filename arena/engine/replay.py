@@ -230,13 +230,13 @@ async def replay_cohort(
     The LLM agents' HTTP clients live exactly as long as the run.
     """
     started = wall_clock.now()
-    async with AgentHttpClients() as http:
+    async with AgentHttpClients() as clients:
         rt = load_runtime(
             engine,
             cohort_id,
             source=source,
             environ=environ,
-            new_http_client=http.new_client,
+            new_http_client=clients.new_client,
             lease_clock=wall_clock,
         )
         result = await ReplayRunner(rt, progress=progress).run()
