@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import httpx
@@ -23,12 +22,11 @@ from agents.llm.output import DECISION_SCHEMA, InvalidOutput, ParsedOutput, pars
 from agents.llm.prompt import RenderedPrompt, load_templates, render_prompt
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
-from agents.llm.wire import Completion
+from agents.llm.wire import ChatMessage, Completion
 from agents.types import AgentView, Decision, Usage
 
 log = logging.getLogger(__name__)
 
-Message = Mapping[str, str]
 _ECHO_CHARS = 8_000  # how much of a rejected answer is sent back to the model with the reasons
 
 
@@ -45,9 +43,9 @@ class _Failure:
         """Failures of the model's answer (worth asking again), not of the transport."""
         return self.kind in (ErrorKind.EMPTY_CONTENT, ErrorKind.LENGTH, ErrorKind.INVALID_OUTPUT)
 
-    def follow_up(self) -> list[Message]:
+    def follow_up(self) -> list[ChatMessage]:
         if self.kind is ErrorKind.EMPTY_CONTENT:
-            return [{"role": "user", "content": "Your answer was empty. Reply with the JSON object only."}]
+            return [ChatMessage.of("user", "Your answer was empty. Reply with the JSON object only.")]
         if self.kind is ErrorKind.LENGTH:
             request = (
                 "Your answer was cut off at the token limit before it was complete. "
@@ -59,7 +57,7 @@ class _Failure:
                 "corrected JSON object only, following the answer format exactly."
             )
         echoed = self.answer if len(self.answer) <= _ECHO_CHARS else self.answer[:_ECHO_CHARS] + " …[cut]"
-        return [{"role": "assistant", "content": echoed}, {"role": "user", "content": request}]
+        return [ChatMessage.of("assistant", echoed), ChatMessage.of("user", request)]
 
 
 class LLMBettor:
@@ -86,10 +84,7 @@ class LLMBettor:
         started = time.perf_counter()
         prompt = render_prompt(view, self.settings)
         context = OutputContext.for_view(view, prompt.markets)
-        messages: list[Message] = [
-            {"role": "system", "content": prompt.system},
-            {"role": "user", "content": prompt.user},
-        ]
+        messages = prompt.messages()
         meter = Meter()
         result, raw = await self._converse(messages, context, meter)
         usage = Usage(
@@ -102,7 +97,7 @@ class LLMBettor:
         return _decision(result, raw, prompt, messages, usage)
 
     async def _converse(
-        self, messages: list[Message], context: OutputContext, meter: Meter
+        self, messages: list[ChatMessage], context: OutputContext, meter: Meter
     ) -> tuple[ParsedOutput | _Failure, str | None]:
         """Ask, judge, and ask again with the reasons while invalid retries remain."""
         retries = self.settings.invalid_retries
@@ -125,7 +120,7 @@ class LLMBettor:
             attempt += 1
 
     async def _attempt(
-        self, messages: list[Message], context: OutputContext, meter: Meter
+        self, messages: list[ChatMessage], context: OutputContext, meter: Meter
     ) -> tuple[ParsedOutput | _Failure, str | None]:
         """One answer (after any transport retries), judged; the raw text or error body with it."""
         try:
@@ -152,10 +147,10 @@ def _decision(
     result: ParsedOutput | _Failure,
     raw: str | None,
     prompt: RenderedPrompt,
-    messages: list[Message],
+    messages: list[ChatMessage],
     usage: Usage,
 ) -> Decision:
-    transcript = "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages)
+    transcript = "\n\n".join(f"[{m.role}]\n{m.content}" for m in messages)
     audit = Decision(
         usage=usage,
         raw_prompt=transcript,

@@ -20,9 +20,11 @@ import httpx
 from agents.llm.errors import ChatError, ErrorKind, Spend
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
-from agents.llm.wire import Completion, parse_response, request_body
+from agents.llm.wire import ChatMessage, Completion, encode_request, parse_response
 
 log = logging.getLogger(__name__)
+
+_JSON = {"Content-Type": "application/json"}
 
 
 @dataclass(slots=True)
@@ -54,12 +56,12 @@ class ChatClient:
         self._settings = settings
         self._http = http
         self._secret = secret
-        self._url = f"{settings.base_url}/chat/completions"
+        self._url = httpx.URL(f"{settings.base_url}/chat/completions")  # parsed once, not per call
 
     async def complete(
-        self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any], meter: Meter
+        self, messages: Sequence[ChatMessage], schema: Mapping[str, Any], meter: Meter
     ) -> Completion:
-        body = request_body(self._settings, messages, schema)
+        body = encode_request(self._settings, messages, schema)
         attempt = 0
         while True:
             try:
@@ -96,13 +98,13 @@ class ChatClient:
             return None
         return error.retry_after_s
 
-    async def _send_once(self, body: Mapping[str, Any], meter: Meter) -> Completion:
+    async def _send_once(self, body: bytes, meter: Meter) -> Completion:
         meter.requests += 1
-        headers = {**self._settings.extra_headers, **self._secret.auth_headers()}
+        headers = {**_JSON, **self._settings.extra_headers, **self._secret.auth_headers()}
         timeout = self._settings.timeout_s
         try:
             with anyio.fail_after(timeout):
-                response = await self._http.post(self._url, json=body, headers=headers, timeout=timeout)
+                response = await self._http.post(self._url, content=body, headers=headers, timeout=timeout)
         except (TimeoutError, httpx.TimeoutException):
             raise ChatError(ErrorKind.TIMEOUT, f"no answer within timeout_s={timeout:g}") from None
         except httpx.TransportError as exc:

@@ -29,6 +29,7 @@ from string import Template
 from typing import Any
 
 from agents.llm.settings import TEMPLATES_DIR, LLMSettings
+from agents.llm.wire import ChatMessage
 from agents.types import AgentView, PositionView
 from markets.types import MarketSnapshot, SnapshotEntry
 
@@ -51,6 +52,15 @@ class RenderedPrompt:
     version: str
     sha256: str
     markets: tuple[SnapshotEntry, ...]  # the markets listed, in prompt order
+    system_json: str  # ``system`` and ``user`` as JSON string literals (ensure_ascii=False)
+    user_json: str
+
+    def messages(self) -> list[ChatMessage]:
+        """The system and user messages, ready to be joined into a request body."""
+        return [
+            ChatMessage("system", self.system, self.system_json),
+            ChatMessage("user", self.user, self.user_json),
+        ]
 
 
 @functools.cache
@@ -77,8 +87,11 @@ def render_prompt(view: AgentView, settings: LLMSettings) -> RenderedPrompt:
         count = min(count - 1, block.fitting(budget - rest))
         head, tail = _around_markets(user_template, _user_fields(view, settings, count))
     user = head + block.joined(count) + tail
-    digest = _digest(system, head, block.escaped(count), tail)
-    return RenderedPrompt(system, user, settings.prompt_version, digest, block.shown[:count])
+    system_json, user_json = _json_string(system), _user_json(head, block.escaped(count), tail)
+    digest = hashlib.sha256(f"[{system_json}, {user_json}]".encode()).hexdigest()
+    return RenderedPrompt(
+        system, user, settings.prompt_version, digest, block.shown[:count], system_json, user_json
+    )
 
 
 def _around_markets(user_template: Template, fields: dict[str, str]) -> tuple[str, str]:
@@ -87,14 +100,14 @@ def _around_markets(user_template: Template, fields: dict[str, str]) -> tuple[st
     return head, tail
 
 
-def _digest(system: str, head: str, markets_escaped: str, tail: str) -> str:
-    """sha256 of ``json.dumps([system, user], ensure_ascii=False)``, user = head + markets + tail.
+def _user_json(head: str, markets_escaped: str, tail: str) -> str:
+    """``json.dumps(head + markets + tail, ensure_ascii=False)`` from the market list escaped before.
 
     JSON escapes character by character, so the market list (nearly all of the prompt) is escaped
-    once per round, in its cached block, and the digest is still exactly the one of the whole text.
+    once per round, in its cached block; the request body and the prompt's digest
+    (sha256 of ``json.dumps([system, user], ensure_ascii=False)``) are built from this literal.
     """
-    user = _json_string(head)[:-1] + markets_escaped + _json_string(tail)[1:]
-    return hashlib.sha256(f"[{_json_string(system)}, {user}]".encode()).hexdigest()
+    return _json_string(head)[:-1] + markets_escaped + _json_string(tail)[1:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +116,7 @@ class _MarketBlock:
     shown: tuple[SnapshotEntry, ...]
     lines: tuple[str, ...]
     text: str  # all the lines, joined once for the agents that see them all
-    text_escaped: str  # ``text`` as in a JSON string, without the quotes (for the prompt's digest)
+    text_escaped: str  # ``text`` as in a JSON string, without the quotes (request body and digest)
     ends: tuple[int, ...]  # ends[k]: characters of the first k lines joined
 
     @classmethod

@@ -144,3 +144,20 @@ def decimals_from_json(values: Mapping[str, str], *, field: str) -> dict[str, De
         except (InvalidOperation, TypeError) as exc:
             raise ValueError(f"{field}[{key!r}]: expected a decimal string, got {text!r}") from exc
     return out
+
+
+def storable_text(text: str) -> str:
+    """``text`` as both backends can hold it: NUL and lone surrogates written as visible escapes.
+
+    PostgreSQL refuses NUL in text and JSONB, and no UTF-8 column takes a lone surrogate, which
+    a model's or a plug-in's text can hold (a ``"\\ud800"`` JSON escape decodes to one). Text an
+    agent wrote is kept with just those characters spelled ``\\x00`` / ``\\udXXX``, instead of the
+    round failing to record it.
+    """
+    if "\x00" in text:
+        text = text.replace("\x00", "\\x00")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

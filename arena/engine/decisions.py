@@ -14,6 +14,7 @@ from decimal import ROUND_UP, Decimal
 from typing import Any
 
 from agents.types import Decision
+from arena.db.types import storable_text
 from arena.engine.claims import DONE, ERROR, REJECTED
 from portfolio import Bet, DecisionRejected, Fill, Ledger, Quotes, Sell
 from portfolio.actions import Action
@@ -59,35 +60,45 @@ def _is_probability(p: object) -> bool:
 
 
 def action_json(action: Action) -> dict[str, str]:
+    """An action as stored; its ids are the agent's text (a rejected action is kept as it came)."""
     if isinstance(action, Bet):
         return {
             "type": "bet",
-            "market_id": action.market_id,
-            "outcome": action.outcome,
+            "market_id": storable_text(action.market_id),
+            "outcome": storable_text(action.outcome),
             "amount": str(action.amount),
         }
     assert isinstance(action, Sell)
-    return {"type": "sell", "position_id": action.position_id, "percent": str(action.percent)}
+    return {"type": "sell", "position_id": storable_text(action.position_id), "percent": str(action.percent)}
+
+
+def _storable(text: str | None) -> str | None:
+    return None if text is None else storable_text(text)
 
 
 def decision_values(
     decision: Decision, outcome: Outcome, *, cash_at_start: Decimal, max_bet: Decimal, at: datetime
 ) -> dict[str, Any]:
-    """Column values of the finished decision row (raw prompt and response kept as given)."""
+    """Column values of the finished decision row (raw prompt and response kept as given).
+
+    Agent-written text goes through ``storable_text``: the only change is NUL and lone
+    surrogates spelled as escapes, which neither backend can store as characters.
+    """
     usage = decision.usage
     return {
         "status": outcome.status,
         "decided_at": at,
-        "raw_prompt": decision.raw_prompt,
-        "raw_response": decision.raw_response,
+        "raw_prompt": _storable(decision.raw_prompt),
+        "raw_response": _storable(decision.raw_response),
         "actions_json": [action_json(a) for a in decision.actions],
         "probabilities_json": {
-            m: {o: float(p) for o, p in ps.items()} for m, ps in decision.probabilities.items()
+            storable_text(m): {storable_text(o): float(p) for o, p in ps.items()}
+            for m, ps in decision.probabilities.items()
         }
         if outcome.error_kind != "invalid_probabilities"
         else {},
-        "reasoning": decision.reasoning,
-        "error": outcome.error,
+        "reasoning": _storable(decision.reasoning),
+        "error": _storable(outcome.error),
         "error_kind": outcome.error_kind,
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,

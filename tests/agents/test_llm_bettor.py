@@ -251,6 +251,15 @@ async def test_invalid_then_valid_is_accepted_and_both_attempts_are_paid_for(
     assert decision.raw_response == VALID and INVALID in (decision.raw_prompt or "")
 
 
+async def test_an_answer_that_is_not_valid_unicode_is_sent_back_intact_with_the_reasons(
+    server: FakeOpenAIServer, http: httpx.AsyncClient
+) -> None:
+    odd = "\ud800 I hold \x00 \udfff"  # JSON escapes in the response body that no UTF-8 can carry
+    decision = await decide(server, http, Reply.ok(odd), Reply.ok(VALID))
+    assert not decision.is_error and decision.usage.attempts == 2
+    assert server.requests[1].body["messages"][2] == {"role": "assistant", "content": odd}
+
+
 async def test_still_invalid_after_the_retries_is_an_error_with_the_raw_text(
     server: FakeOpenAIServer, http: httpx.AsyncClient
 ) -> None:

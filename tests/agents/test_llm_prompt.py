@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from agents.llm.context import OutputContext
-from agents.llm.output import DECISION_KEYS, parse_decision
+from agents.llm.output import DECISION_KEYS, DECISION_SCHEMA, parse_decision
 from agents.llm.prompt import CHARS_PER_TOKEN, load_templates, render_prompt
 from agents.llm.settings import OPENROUTER_BASE_URL, TEMPLATES_DIR, LLMSettings
+from agents.llm.wire import encode_request
 from agents.types import AgentView, PositionView
 from markets.types import MarketSnapshot, SnapshotEntry, Venue
 from tests.agents.corpus.world import CLOSED_POSITION, NOW, entries, entry, market, positions, view
@@ -239,9 +240,15 @@ def test_a_cached_market_list_renders_byte_for_byte_the_uncached_prompt_and_hash
     assert first.sha256 == expected
 
 
+# Any text, plus what stdlib JSON and UTF-8 trip on: lone surrogates, NUL, a bidi override.
+ODD_TEXT = st.lists(st.text(max_size=40) | st.sampled_from(["\ud800", "\udfff", "\x00", "\u202e"])).map(
+    "".join
+)
+
+
 @settings(max_examples=100, deadline=None)
-@given(text=st.text(max_size=200))
-def test_the_hash_is_sha256_of_the_json_of_system_and_user_for_any_text(text: str) -> None:
+@given(text=ODD_TEXT)
+def test_the_hash_and_the_request_body_are_the_json_of_system_and_user_for_any_text(text: str) -> None:
     held = (dataclasses.replace(positions()[1], question=text),)
     agent_view = view(
         snapshot_entries=(entry(market("q", text, description=text), {"YES": "0.5"}),), held=held
@@ -251,6 +258,11 @@ def test_the_hash_is_sha256_of_the_json_of_system_and_user_for_any_text(text: st
         json.dumps([prompt.system, prompt.user], ensure_ascii=False).encode()
     ).hexdigest()
     assert prompt.sha256 == expected and prompt == render_prompt(_uncached(agent_view), SETTINGS)
+    body = json.loads(encode_request(SETTINGS, prompt.messages(), DECISION_SCHEMA).decode("utf-8"))
+    assert body["messages"] == [
+        {"role": "system", "content": prompt.system},
+        {"role": "user", "content": prompt.user},
+    ]
 
 
 def test_no_markets_and_no_positions_still_render() -> None:

@@ -14,7 +14,7 @@ import pytest
 from agents.llm.errors import ChatError, ErrorKind
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
-from agents.llm.wire import parse_response, retry_after_seconds
+from agents.llm.wire import ChatMessage, encode_request, parse_response, retry_after_seconds
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 SETTINGS = LLMSettings(model="m", usd_per_mtok_input=Decimal("1"), usd_per_mtok_output=Decimal("2"))
@@ -25,6 +25,56 @@ def completion(message: dict[str, Any], usage: Any = None, finish_reason: str = 
     if usage is not None:
         body["usage"] = usage
     return json.dumps(body)
+
+
+@pytest.mark.parametrize(
+    ("changes", "options"),
+    [
+        (
+            {},
+            {
+                "max_tokens": 4096,
+                "response_format": {
+                    "type": "json_schema",
+                    "json_schema": {"name": "decision", "strict": False, "schema": {"type": "object"}},
+                },
+            },
+        ),
+        (
+            {
+                "temperature": 0.2,
+                "max_tokens": 900,
+                "reasoning": {"effort": "low"},
+                "response_format": "json_object",
+            },
+            {
+                "temperature": 0.2,
+                "max_tokens": 900,
+                "reasoning": {"effort": "low"},
+                "response_format": {"type": "json_object"},
+            },
+        ),
+        ({"response_format": "none", "max_tokens": None}, {}),
+    ],
+)
+def test_the_request_body_is_the_options_and_the_messages_as_utf8_json(
+    changes: dict[str, Any], options: dict[str, Any]
+) -> None:
+    settings = LLMSettings(model="vendor/modèle", **changes)
+    said = 'He said "ok" \\ é 🎲 \n\t'
+    messages = [
+        ChatMessage("user", said, json.dumps(said, ensure_ascii=False)),  # as the prompt writes its own
+        ChatMessage.of("assistant", "lone \ud800 and \udfff, NUL \x00"),  # a model's answer echoed back
+    ]
+    body = encode_request(settings, messages, {"type": "object"})
+    assert json.loads(body.decode("utf-8")) == {
+        "model": "vendor/modèle",
+        **options,
+        "messages": [
+            {"role": "user", "content": said},
+            {"role": "assistant", "content": "lone \ud800 and \udfff, NUL \x00"},
+        ],
+    }
 
 
 def test_openrouter_reported_cost_wins_over_the_price_table() -> None:

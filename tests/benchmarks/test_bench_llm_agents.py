@@ -34,7 +34,7 @@ import pytest
 from agents.llm import LLMBettor, LLMSettings
 from agents.llm.output import DECISION_SCHEMA
 from agents.llm.prompt import render_prompt
-from agents.llm.wire import request_body
+from agents.llm.wire import encode_request
 from agents.types import AgentView, Decision
 from arena.engine.agent_http import AgentHttpClients
 from tests.agents.corpus.world import entries, entry, market, valid_answer, view
@@ -43,6 +43,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 AGENTS = 100
 PROVIDER_LATENCY_S = 1.0
 SETTINGS: dict[str, Any] = {"model": "bench/model", "max_markets": 50, "timeout_s": 30}
+JSON = {"Content-Type": "application/json"}
 
 
 def answer_after_a_second(request: RecordedRequest) -> Reply:
@@ -83,9 +84,9 @@ async def one_round(bettors: list[LLMBettor], agent_view: AgentView) -> tuple[fl
     return time.perf_counter() - started, time.process_time() - cpu, decisions
 
 
-async def bare_round(clients: list[httpx.AsyncClient], url: str, body: object) -> tuple[float, float]:
+async def bare_round(clients: list[httpx.AsyncClient], url: str, body: bytes) -> tuple[float, float]:
     async def post(http: httpx.AsyncClient) -> None:
-        response = await http.post(url, json=body, timeout=30)
+        response = await http.post(url, content=body, headers=JSON, timeout=30)
         assert response.status_code == 200
 
     started, cpu = time.perf_counter(), time.process_time()
@@ -142,7 +143,7 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
         child.join(timeout=10)
 
 
-def bare_in_two_processes(url: str, body: dict[str, object]) -> list[float]:
+def bare_in_two_processes(url: str, body: bytes) -> list[float]:
     """Wall time of a cold and a warm bare round whose posts are split over two processes."""
     spawn = multiprocessing.get_context("spawn")
     barrier, out = spawn.Barrier(2), spawn.Queue()
@@ -155,9 +156,7 @@ def bare_in_two_processes(url: str, body: dict[str, object]) -> list[float]:
     return [max(end for r, _, end in spans if r == i) - min(s for r, s, _ in spans if r == i) for i in (0, 1)]
 
 
-def _bare_half(
-    url: str, body: dict[str, object], barrier: Barrier, out: Queue[tuple[int, float, float]]
-) -> None:
+def _bare_half(url: str, body: bytes, barrier: Barrier, out: Queue[tuple[int, float, float]]) -> None:
     """Child process: half the bare posts, two rounds, each started with the other child."""
 
     async def run() -> None:
@@ -172,11 +171,9 @@ def _bare_half(
     anyio.run(run)
 
 
-def same_body(agent_view: AgentView, settings: LLMSettings) -> dict[str, object]:
+def same_body(agent_view: AgentView, settings: LLMSettings) -> bytes:
     """The request body an LLM bettor sends for ``agent_view``."""
-    prompt = render_prompt(agent_view, settings)
-    messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]
-    return request_body(settings, messages, DECISION_SCHEMA)
+    return encode_request(settings, render_prompt(agent_view, settings).messages(), DECISION_SCHEMA)
 
 
 def report(round_name: str, wall: float, cpu: float, on_wire: float, decisions: list[Decision]) -> None:

@@ -65,3 +65,21 @@ class SpyBettor:
         if self.stake and view.round_index == 0 and view.snapshot.entries:
             return Decision(actions=(Bet(view.snapshot.entries[0].market.market_id, "YES", self.stake),))
         return Decision()
+
+
+class OddTextBettor:
+    """Writes what no database column can hold as is: NUL and lone surrogates in every text field."""
+
+    uses_peers = False
+    ODD = "nul \x00, lone \ud800 and \udfff"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def decide(self, view: AgentView) -> Decision:
+        return Decision(
+            actions=(Bet(self.ODD, "YES\x00", Decimal(10)),),
+            probabilities={self.ODD: {"YES\ud800": 0.5}},
+            reasoning=self.ODD,
+            raw_response=self.ODD,
+        )

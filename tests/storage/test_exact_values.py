@@ -6,13 +6,15 @@ from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import Engine
 from sqlalchemy.exc import StatementError
 from sqlmodel import Session, col, func, select
 
 from arena.db.engine import session_scope
 from arena.db.models import JobRunRow, MarketRow, MarketSnapshotRow, PortfolioSnapshotRow
-from arena.db.types import PRICE_SCALE, decimals_from_json, decimals_to_json
+from arena.db.types import PRICE_SCALE, decimals_from_json, decimals_to_json, storable_text
 from markets.types import PRICE_PLACES
 from tests.storage.rows import T0, build_world, market
 
@@ -160,3 +162,12 @@ def test_decimal_inside_json_is_refused_with_a_hint(engine: Engine) -> None:
 def test_decimals_from_json_names_the_bad_field() -> None:
     with pytest.raises(ValueError, match=r"prices_json\['YES'\]: expected a decimal string, got 'abc'"):
         decimals_from_json({"YES": "abc"}, field="prices_json")
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.lists(st.text(max_size=20) | st.sampled_from(["\x00", "\ud800", "\udfff"])).map("".join))
+def test_storable_text_is_utf8_without_nul_and_leaves_clean_text_alone(text: str) -> None:
+    stored = storable_text(text)
+    assert "\x00" not in stored and stored.encode("utf-8").decode("utf-8") == stored
+    clean = "\x00" not in text and not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+    assert (stored == text) == clean

@@ -1,0 +1,26 @@
+"""Agent text that no column can hold as is (NUL, lone surrogates) is recorded, not a failed round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from tests.engine.helpers import config, replay, tiny_dataset
+from tests.engine.test_rounds import _decisions
+
+SPELLED = "nul \\x00, lone \\ud800 and \\udfff"  # OddTextBettor.ODD with those characters escaped
+
+
+def test_nul_and_lone_surrogates_are_stored_spelled_as_escapes(engine: Engine, tmp_path: Path) -> None:
+    odd = {"name": "odd", "kind": "plugin", "path": "tests.engine.bots:OddTextBettor"}
+    data = config(tiny_dataset(tmp_path / "data"), [odd, {"name": "fav", "kind": "favorite"}])
+    data["schedule"] = {"every": "7d", "rounds": 1}
+    result, _ = replay(engine, data)
+    (report,) = result.rounds
+    assert report.statuses == {"odd": "rejected", "fav": "done"}
+    row = next(d for d in _decisions(engine) if d.reasoning is not None)
+    assert row.reasoning == row.raw_response == SPELLED
+    assert row.actions_json == [{"type": "bet", "market_id": SPELLED, "outcome": "YES\\x00", "amount": "10"}]
+    assert row.probabilities_json == {SPELLED: {"YES\\ud800": 0.5}}
+    assert row.error is not None and "\x00" not in row.error
