@@ -18,7 +18,7 @@ from agents.llm import LLMBettor, LLMSettings
 from agents.types import AgentView
 from portfolio.quotes import MidQuotes
 from portfolio.validation import check_actions
-from tests.agents.corpus.generate import Case, all_cases
+from tests.agents.corpus.generate import Case, all_cases, valid_text
 from tests.agents.corpus.world import view
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -77,3 +77,24 @@ async def test_every_corpus_answer_ends_as_an_error_or_a_ledger_valid_decision(
         for market_id, stated in decision.probabilities.items():
             assert set(stated) <= set(known[market_id])
             assert all(math.isfinite(p) and 0 <= p <= 1 for p in stated.values())
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.expect == "error"], ids=[c.name for c in CASES if c.expect == "error"]
+)
+async def test_every_bad_corpus_answer_can_be_sent_back_with_the_reasons(
+    server: FakeOpenAIServer, case: Case
+) -> None:
+    """The corrective retry echoes the bad answer to the model: that request must be valid JSON too."""
+    server.script(Reply.ok(case.text), Reply.ok(valid_text()))
+    settings = LLMSettings(model="m", base_url=server.base_url, invalid_retries=1, transport_retries=0)
+    async with httpx.AsyncClient(verify=TLS) as http:
+        decision = await LLMBettor("corpus", settings, http, None).decide(view())
+    assert not decision.is_error, decision.error
+    follow_up = server.requests[-1].body["messages"][2]
+    if not case.text.strip():  # nothing to echo: the model is told its answer was empty
+        assert follow_up["content"].startswith("Your answer was empty.")
+    else:
+        assert follow_up["role"] == "assistant"
+        assert case.text.startswith(follow_up["content"].removesuffix(" …[cut]"))

@@ -272,6 +272,12 @@ def junk_cases() -> Iterator[Case]:
     yield Case("junk-emoji", "🎲💸📈" * 3000, "error")
     yield Case("junk-rtl", "\u202e" + valid_text()[::-1], "error")
     yield Case("junk-nul-bytes", "\x00" * 1000 + "{\x00}", "error")
+    # Lone surrogates (from JSON escapes in the response body) around and inside an answer.
+    yield Case("lone-surrogates-around-an-answer", "\ud800 " + valid_text() + " \udfff", "valid")
+    yield Case("lone-surrogate-in-reasoning", valid_text(reasoning="hold \ud800 \x00 done"), "valid")
+    raw_surrogate = json.dumps({**valid_answer(), "reasoning": "hold \ud800"}, ensure_ascii=False)
+    yield Case("lone-surrogate-unescaped-in-reasoning", raw_surrogate, "valid")
+    yield Case("lone-surrogates-only", "\ud800 \udfff " * 100, "error")
     yield Case("only-whitespace", " \n\t  \n", "error")
     yield Case("only-prose", "I would rather not bet this round.", "error")
     yield Case("yaml", "reasoning: hold\nactions: []\nprobabilities: {}\n", "error")
