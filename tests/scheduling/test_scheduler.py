@@ -119,6 +119,14 @@ def _wait_for(predicate, timeout: float = 30.0) -> bool:  # type: ignore[no-unty
     return False
 
 
+def _stored_jobs(engine: Engine) -> set[str]:
+    """Ids in APScheduler's job store; empty until serve has created it."""
+    if not inspect(engine).has_table("apscheduler_jobs"):
+        return set()
+    with engine.connect() as conn:
+        return {row[0] for row in conn.execute(text("SELECT id FROM apscheduler_jobs"))}
+
+
 def _serve(url: str) -> subprocess.Popen[bytes]:
     env = {**os.environ, "ARENA_DATABASE_URL": url}
     return subprocess.Popen(
@@ -136,10 +144,8 @@ def test_second_serve_stands_by_and_takes_over_after_ctrl_c(engine: Engine) -> N
         assert _wait_for(lambda: lease.holder(engine) is not None), "first serve never took the lease"
         leader = lease.holder(engine)
         assert leader is not None
-        assert _wait_for(lambda: inspect(engine).has_table("apscheduler_jobs"))
-        with engine.connect() as conn:
-            jobs = {row[0] for row in conn.execute(text("SELECT id FROM apscheduler_jobs"))}
-        assert jobs == set(JOBS)
+        # The job store's table exists before all the jobs are in it: wait for the whole set.
+        assert _wait_for(lambda: _stored_jobs(engine) == set(JOBS)), _stored_jobs(engine)
         second = _serve(_url(engine))
         time.sleep(2.0)
         standby = lease.holder(engine)
