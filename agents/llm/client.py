@@ -24,8 +24,6 @@ from agents.llm.wire import ChatMessage, Completion, encode_request, parse_respo
 
 log = logging.getLogger(__name__)
 
-_JSON = {"Content-Type": "application/json"}
-
 
 @dataclass(slots=True)
 class Meter:
@@ -57,6 +55,10 @@ class ChatClient:
         self._http = http
         self._secret = secret
         self._url = httpx.URL(f"{settings.base_url}/chat/completions")  # parsed once, not per call
+        # Lower-cased, so that a user's own content-type replaces ours instead of doubling it.
+        self._headers = {"content-type": "application/json"} | {
+            name.lower(): value for name, value in settings.extra_headers.items()
+        }
 
     async def complete(
         self, messages: Sequence[ChatMessage], schema: Mapping[str, Any], meter: Meter
@@ -100,7 +102,7 @@ class ChatClient:
 
     async def _send_once(self, body: bytes, meter: Meter) -> Completion:
         meter.requests += 1
-        headers = {**_JSON, **self._settings.extra_headers, **self._secret.auth_headers()}
+        headers = {**self._headers, **self._secret.auth_headers()}
         timeout = self._settings.timeout_s
         try:
             with anyio.fail_after(timeout):

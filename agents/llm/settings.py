@@ -7,6 +7,7 @@ secret: ``api_key_env`` names the environment variable the arena reads the key f
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 from decimal import Decimal
@@ -76,6 +77,16 @@ class LLMSettings(BaseModel):
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", value) or not (folder / "system.txt").is_file():
             known = sorted(p.name for p in TEMPLATES_DIR.iterdir() if p.is_dir())
             raise ValueError(f"prompt_version {value!r} has no templates; known versions: {known}")
+        return value
+
+    @field_validator("reasoning")
+    @classmethod
+    def _plain_json(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """It is sent as given, so it must be JSON: TOML's ``nan``/``inf`` are not."""
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"reasoning must hold only JSON values (no nan or inf): {exc}") from None
         return value
 
     @field_validator("extra_headers")

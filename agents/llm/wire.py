@@ -52,7 +52,7 @@ def encode_request(
     settings: LLMSettings, messages: Sequence[ChatMessage], schema: Mapping[str, Any]
 ) -> bytes:
     """The UTF-8 JSON body of one chat-completions request; unset options are left out, not nulled."""
-    options = json.dumps(_request_options(settings, schema), ensure_ascii=False)
+    options = json.dumps(_request_options(settings, schema), ensure_ascii=False, allow_nan=False)
     listed = ",".join(f'{{"role":{json.dumps(m.role)},"content":{m.content_json}}}' for m in messages)
     return f'{options[:-1]},"messages":[{listed}]}}'.encode()
 

@@ -64,49 +64,54 @@ def action_json(action: Action) -> dict[str, str]:
     if isinstance(action, Bet):
         return {
             "type": "bet",
-            "market_id": storable_text(action.market_id),
-            "outcome": storable_text(action.outcome),
+            "market_id": _text(action.market_id),
+            "outcome": _text(action.outcome),
             "amount": str(action.amount),
         }
     assert isinstance(action, Sell)
-    return {"type": "sell", "position_id": storable_text(action.position_id), "percent": str(action.percent)}
+    return {"type": "sell", "position_id": _text(action.position_id), "percent": str(action.percent)}
 
 
-def _storable(text: str | None) -> str | None:
-    return None if text is None else storable_text(text)
+def _text(value: object) -> str:
+    """Agent-written text as stored; a plug-in's non-str id (an int) is stored as its str."""
+    return storable_text(value if isinstance(value, str) else str(value))
+
+
+def _optional_text(value: object | None) -> str | None:
+    return None if value is None else _text(value)
 
 
 def decision_values(
     decision: Decision, outcome: Outcome, *, cash_at_start: Decimal, max_bet: Decimal, at: datetime
 ) -> dict[str, Any]:
-    """Column values of the finished decision row (raw prompt and response kept as given).
+    """Column values of the finished decision row.
 
-    Agent-written text goes through ``storable_text``: the only change is NUL and lone
-    surrogates spelled as escapes, which neither backend can store as characters.
+    Agent-written text (raw prompt and response included) is kept as given except for what
+    ``storable_text`` must change: NUL and lone surrogates, which neither backend can store, are
+    spelled as escapes.
     """
     usage = decision.usage
     return {
         "status": outcome.status,
         "decided_at": at,
-        "raw_prompt": _storable(decision.raw_prompt),
-        "raw_response": _storable(decision.raw_response),
+        "raw_prompt": _optional_text(decision.raw_prompt),
+        "raw_response": _optional_text(decision.raw_response),
         "actions_json": [action_json(a) for a in decision.actions],
         "probabilities_json": {
-            storable_text(m): {storable_text(o): float(p) for o, p in ps.items()}
-            for m, ps in decision.probabilities.items()
+            _text(m): {_text(o): float(p) for o, p in ps.items()} for m, ps in decision.probabilities.items()
         }
         if outcome.error_kind != "invalid_probabilities"
         else {},
-        "reasoning": _storable(decision.reasoning),
-        "error": _storable(outcome.error),
-        "error_kind": outcome.error_kind,
+        "reasoning": _text(decision.reasoning or ""),  # the column holds "" for no reasoning
+        "error": _optional_text(outcome.error),
+        "error_kind": _optional_text(outcome.error_kind),
         "prompt_tokens": usage.prompt_tokens,
         "completion_tokens": usage.completion_tokens,
         "cost_usd": usage.cost_usd.quantize(_COST_QUANTUM, rounding=ROUND_UP),
         "latency_s": usage.latency_s,
         "attempts": usage.attempts,
-        "prompt_hash": decision.prompt_hash,
-        "prompt_version": decision.prompt_version,
+        "prompt_hash": _optional_text(decision.prompt_hash),
+        "prompt_version": _optional_text(decision.prompt_version),
         "cash_at_start": cash_at_start,
         "max_bet": max_bet,
     }

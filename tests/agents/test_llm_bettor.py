@@ -251,6 +251,14 @@ async def test_invalid_then_valid_is_accepted_and_both_attempts_are_paid_for(
     assert decision.raw_response == VALID and INVALID in (decision.raw_prompt or "")
 
 
+async def test_a_content_type_of_the_users_replaces_ours_instead_of_doubling_it(
+    server: FakeOpenAIServer, http: httpx.AsyncClient
+) -> None:
+    mine = "application/json; charset=utf-8"
+    decision = await decide(server, http, Reply.ok(VALID), extra_headers={"content-type": mine})
+    assert not decision.is_error and server.requests[0].headers["content-type"] == mine
+
+
 async def test_an_answer_that_is_not_valid_unicode_is_sent_back_intact_with_the_reasons(
     server: FakeOpenAIServer, http: httpx.AsyncClient
 ) -> None:

@@ -189,3 +189,8 @@ async def test_the_fake_server_answers_100_requests_at_once() -> None:
         arrived = [request.received_at for request in server.requests]
     assert len(answered) == len(arrived) == 100
     assert max(arrived) < min(answered)
+
+
+def test_reasoning_options_that_are_not_json_are_refused_in_the_settings() -> None:
+    with pytest.raises(ValueError, match="reasoning must hold only JSON values"):
+        LLMSettings(model="m", reasoning={"effort": "low", "max_tokens": float("nan")})

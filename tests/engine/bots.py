@@ -83,3 +83,18 @@ class OddTextBettor:
             reasoning=self.ODD,
             raw_response=self.ODD,
         )
+
+
+class SloppyBettor:
+    """A type-sloppy plug-in: int ids (``mode="int-ids"``), or odd text in its error and prompt fields."""
+
+    uses_peers = False
+
+    def __init__(self, name: str, mode: str = "error") -> None:
+        self.name, self.mode = name, mode
+
+    async def decide(self, view: AgentView) -> Decision:
+        if self.mode == "int-ids":
+            bet = Bet(123, "YES", Decimal(10))  # type: ignore[arg-type]
+            return Decision(actions=(bet,), probabilities={123: {"YES": 0.5}})  # type: ignore[dict-item]
+        return Decision(error="boom", error_kind="bad\x00kind", prompt_hash="h\ud800", prompt_version="v\x00")

@@ -24,3 +24,18 @@ def test_nul_and_lone_surrogates_are_stored_spelled_as_escapes(engine: Engine, t
     assert row.actions_json == [{"type": "bet", "market_id": SPELLED, "outcome": "YES\\x00", "amount": "10"}]
     assert row.probabilities_json == {SPELLED: {"YES\\ud800": 0.5}}
     assert row.error is not None and "\x00" not in row.error
+
+
+def test_a_sloppy_plug_in_is_recorded_too(engine: Engine, tmp_path: Path) -> None:
+    bot = {"kind": "plugin", "path": "tests.engine.bots:SloppyBettor"}
+    agents = [{"name": "odd", **bot}, {"name": "ints", **bot, "settings": {"mode": "int-ids"}}]
+    data = config(tiny_dataset(tmp_path / "data"), agents)
+    data["schedule"] = {"every": "7d", "rounds": 1}
+    result, _ = replay(engine, data)
+    assert result.rounds[0].statuses == {"odd": "error", "ints": "rejected"}
+    by_error = {d.error_kind: d for d in _decisions(engine)}
+    odd = by_error["bad\\x00kind"]
+    assert (odd.error, odd.prompt_hash, odd.prompt_version) == ("boom", "h\\ud800", "v\\x00")
+    ints = by_error["invalid_actions"]
+    assert ints.actions_json == [{"type": "bet", "market_id": "123", "outcome": "YES", "amount": "10"}]
+    assert ints.probabilities_json == {"123": {"YES": 0.5}}

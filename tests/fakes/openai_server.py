@@ -33,7 +33,7 @@ _READ_CHUNK = 65_536
 @dataclass(frozen=True)
 class RecordedRequest:
     path: str
-    headers: dict[str, str]  # lower-cased names
+    headers: dict[str, str]  # lower-cased names; a repeated field's values joined by ", "
     body: Any
     received_at: float  # time.perf_counter()
 
@@ -201,12 +201,16 @@ class FakeOpenAIServer:
     def _answer(self, target: str, headers: dict[str, str], raw: bytes) -> tuple[Reply, str]:
         if target != "/v1/chat/completions":
             return Reply.error(404, f"no route {target}"), ""
-        try:
-            body: Any = json.loads(raw)
-        except ValueError:
+        try:  # as strict as a real API: UTF-8 only, and NaN/Infinity are not JSON
+            body: Any = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+        except ValueError:  # UnicodeDecodeError too: the body is recorded as text, for tests to see
             body = raw.decode(errors="replace")
         reply = self.next_reply(RecordedRequest(target, headers, body, time.perf_counter()))
         return reply, body.get("model", "") if isinstance(body, dict) else ""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 async def _read_request(
@@ -225,7 +229,10 @@ async def _read_request(
             body += event.data
         elif isinstance(event, h11.EndOfMessage):
             assert request is not None
-            headers = {name.decode(): value.decode() for name, value in request.headers}
+            headers: dict[str, str] = {}
+            for name, value in request.headers:  # a repeated field is combined, as RFC 9110 reads it
+                key = name.decode()
+                headers[key] = f"{headers[key]}, {value.decode()}" if key in headers else value.decode()
             return request.target.decode(), headers, bytes(body)
         else:  # ConnectionClosed
             return None
