@@ -151,8 +151,8 @@ def storable_text(text: str) -> str:
 
     PostgreSQL refuses NUL in text and JSONB, and no UTF-8 column takes a lone surrogate, which
     a model's or a plug-in's text can hold (a ``"\\ud800"`` JSON escape decodes to one). Text an
-    agent wrote is kept with just those characters spelled ``\\x00`` / ``\\udXXX``, instead of the
-    round failing to record it.
+    agent wrote is kept with just those characters spelled as escapes (``\\x00``, ``\\ud800``),
+    instead of the round failing to record it.
     """
     if "\x00" in text:
         text = text.replace("\x00", "\\x00")
