@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlmodel import Session, col, select
 
 from arena.clock import SimulatedClock
 from arena.cohorts import launch
 from arena.config import parse_config
+from arena.db.models import DecisionRow
 from arena.engine.replay import ReplayResult, ReplayRunner
 from arena.engine.runtime import CohortRuntime, load_runtime
 from markets.replay import DatasetInfo, ReplaySource, write_dataset
@@ -132,3 +134,13 @@ def synthetic_dataset(directory: Path, *, markets: int = 12, days: int = 30, see
         series[market_id] = points
         ends[market_id] = (end, ResolutionKind.YES if i % 2 else ResolutionKind.NO)
     return write_market_dataset(directory, series, ends)
+
+
+def stored_decisions(engine: Engine) -> list[DecisionRow]:
+    """Every decision row, by round then agent."""
+    with Session(engine) as session:
+        return list(
+            session.exec(
+                select(DecisionRow).order_by(col(DecisionRow.round_id), col(DecisionRow.agent_id))
+            ).all()
+        )

@@ -6,8 +6,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from tests.engine.helpers import config, replay, tiny_dataset
-from tests.engine.test_rounds import _decisions
+from tests.engine.helpers import config, replay, stored_decisions, tiny_dataset
 
 SPELLED = "nul \\x00, lone \\ud800 and \\udfff"  # OddTextBettor.ODD with those characters escaped
 
@@ -19,7 +18,7 @@ def test_nul_and_lone_surrogates_are_stored_spelled_as_escapes(engine: Engine, t
     result, _ = replay(engine, data)
     (report,) = result.rounds
     assert report.statuses == {"odd": "rejected", "fav": "done"}
-    row = next(d for d in _decisions(engine) if d.reasoning is not None)
+    row = next(d for d in stored_decisions(engine) if d.reasoning is not None)
     assert row.reasoning == row.raw_response == SPELLED
     assert row.actions_json == [{"type": "bet", "market_id": SPELLED, "outcome": "YES\\x00", "amount": "10"}]
     assert row.probabilities_json == {SPELLED: {"YES\\ud800": 0.5}}
@@ -33,7 +32,7 @@ def test_a_sloppy_plug_in_is_recorded_too(engine: Engine, tmp_path: Path) -> Non
     data["schedule"] = {"every": "7d", "rounds": 1}
     result, _ = replay(engine, data)
     assert result.rounds[0].statuses == {"odd": "error", "ints": "rejected"}
-    by_error = {d.error_kind: d for d in _decisions(engine)}
+    by_error = {d.error_kind: d for d in stored_decisions(engine)}
     odd = by_error["bad\\x00kind"]
     assert (odd.error, odd.prompt_hash, odd.prompt_version) == ("boom", "h\\ud800", "v\\x00")
     ints = by_error["invalid_actions"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from arena.config import parse_config
 from arena.db.models import CohortRow, DecisionRow, FillRow, RoundMarketRow, RoundRow
@@ -19,7 +19,19 @@ from arena.engine.quotes import build_quotes, taker_fee
 from arena.engine.replay import ReplayRunner
 from arena.engine.rounds import run_round
 from portfolio import Bet, DecisionRejected, Ledger, Rules, Sell, Side
-from tests.engine.helpers import A, B, C, config, day, launch_cohort, replay, runtime, script, tiny_dataset
+from tests.engine.helpers import (
+    A,
+    B,
+    C,
+    config,
+    day,
+    launch_cohort,
+    replay,
+    runtime,
+    script,
+    stored_decisions,
+    tiny_dataset,
+)
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 D = Decimal
@@ -36,15 +48,6 @@ def _spy(name: str, log: Path, stake: int = 0) -> dict[str, object]:
 
 def _seen(log: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in log.read_text().splitlines()]
-
-
-def _decisions(engine: Engine) -> list[DecisionRow]:
-    with Session(engine) as session:
-        return list(
-            session.exec(
-                select(DecisionRow).order_by(col(DecisionRow.round_id), col(DecisionRow.agent_id))
-            ).all()
-        )
 
 
 # -- leakage guard, with a real LLM bettor over HTTP on loopback ------------------------------
@@ -160,7 +163,7 @@ def test_a_slow_agent_times_out_and_holds_while_the_others_trade(engine: Engine,
     result, _ = replay(engine, data)
     (report,) = result.rounds
     assert report.status == "done" and report.statuses == {"slow": "error", "fav": "done"}
-    slow_row = _decisions(engine)[0]
+    slow_row = stored_decisions(engine)[0]
     assert slow_row.error_kind == "timeout" and "call timeout of 0:00:01" in (slow_row.error or "")
 
 
@@ -169,7 +172,9 @@ def test_a_round_where_every_agent_fails_is_a_failed_round(engine: Engine, tmp_p
     data = config(tiny_dataset(tmp_path / "data"), [{"name": "f1", **failing}, {"name": "f2", **failing}])
     result, _ = replay(engine, data)
     assert [r.status for r in result.rounds] == ["failed", "failed"] and len(result.failed_rounds) == 2
-    assert {d.error for d in _decisions(engine)} == {"RuntimeError: provider answered 402 Payment Required"}
+    assert {d.error for d in stored_decisions(engine)} == {
+        "RuntimeError: provider answered 402 Payment Required"
+    }
     with Session(engine) as session:
         assert {r.status for r in session.exec(select(RoundRow)).all()} == {"failed"}
 
@@ -193,7 +198,7 @@ def test_the_crowd_runs_after_the_others_with_their_stated_probabilities(
     data = config(tiny_dataset(tmp_path / "data"), [{"name": "crowd", "kind": "crowd"}, *peers])
     data["schedule"] = {"every": "7d", "rounds": 1}
     replay(engine, data)
-    crowd = _decisions(engine)[0]  # listed first, asked last
+    crowd = stored_decisions(engine)[0]  # listed first, asked last
     assert crowd.status == "done" and crowd.probabilities_json == {
         A: {"YES": pytest.approx(0.85)}
     }  # the median
@@ -210,7 +215,7 @@ def test_realistic_fills_refuse_markets_without_a_book(engine: Engine, tmp_path:
     alice = {"name": "alice", "kind": "scripted", "path": str(script(tmp_path / "a.jsonl", lines))}
     data = config(tiny_dataset(tmp_path / "data"), [alice], fills={"model": "realistic"})
     replay(engine, data)
-    decision = _decisions(engine)[0]
+    decision = stored_decisions(engine)[0]
     assert decision.status == "rejected" and "no price for 'YES'" in (decision.error or "")
     with Session(engine) as session:
         assert session.exec(select(FillRow)).all() == []
