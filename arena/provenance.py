@@ -1,4 +1,5 @@
-"""Which code produced a result: the checkout's commit and whether it had local changes.
+"""Which code produced a result: the package version, the checkout's commit and whether it had
+local changes.
 
 Cohorts record it when launched and reports put it in their manifest, so a published number can
 be traced back to the exact code (and flagged when that code was modified).
@@ -8,10 +9,20 @@ from __future__ import annotations
 
 import subprocess
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 CHECKOUT = Path(__file__).resolve().parent.parent
+PACKAGE = "bettor-arena"
+
+
+def package_version() -> str | None:
+    """The installed distribution's version; None when running from a tree that was never installed."""
+    try:
+        return metadata.version(PACKAGE)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def git_revision(root: Path = CHECKOUT) -> dict[str, Any] | None:

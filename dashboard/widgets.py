@@ -13,9 +13,9 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from arena.figures import AgentStyle, agent_styles
 from arena.reports import catalog
 from dashboard import queries
-from dashboard.figures import AgentStyle, agent_styles
 
 ALL = "__all__"
 COHORT_KEY = "cohort"

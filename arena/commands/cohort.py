@@ -18,8 +18,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.clock import SystemClock
-from arena.cohorts import TRANSITIONS, CohortStateError, change_status, launch
-from arena.config import ConfigError, format_duration, load_config
+from arena.cohorts.config import ConfigError, format_duration, load_config
+from arena.cohorts.launch import launch
+from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
 from arena.db.engine import make_engine, redact_url
 from arena.db.migrate import ensure_schema
 from arena.db.models import AgentRow

@@ -22,11 +22,11 @@ from rich.table import Table
 from arena.clock import SystemClock
 from arena.commands.cohort import DatabaseOption, fail, open_engine
 from arena.db.engine import session_scope
-from arena.live_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
-from arena.live_venues import VenueUrls, sync_venue
-from arena.market_record import recorded_data
-from arena.market_sync import SyncReport, SyncSettings
+from arena.db.market_rows import recorded_data
+from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
 from arena.settings import Settings
+from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.venues import VenueUrls, sync_venue
 from markets.replay.format import DatasetError, DatasetInfo
 from markets.replay.write import write_dataset
 from markets.types import Venue

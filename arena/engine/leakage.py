@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
-from arena.config import CohortConfig
+from arena.cohorts.config import CohortConfig
 from markets.types import MarketSource
 
 

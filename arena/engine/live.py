@@ -16,7 +16,7 @@ from sqlmodel import Session, col, select
 
 from agents.registry import NewHttpClient
 from arena.clock import Clock
-from arena.config import config_from_frozen
+from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients

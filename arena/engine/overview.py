@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.config import CohortConfig, config_from_frozen
+from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.models import (
     AgentRow,
     CohortRow,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 
-from arena.config import FillsConfig, TakerFee
+from arena.cohorts.config import FillsConfig, TakerFee
 from markets.types import Market, PriceSnapshot, Venue
 from portfolio import MidQuotes, Quotes, Side
 from portfolio.money import ZERO, div, money_up, mul

@@ -18,7 +18,7 @@ from decimal import Decimal
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.config import config_from_frozen
+from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import (
     AgentRow,

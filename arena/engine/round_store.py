@@ -8,10 +8,10 @@ from datetime import datetime
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from arena.db.market_rows import market_row
 from arena.db.models import MarketRow, RoundMarketRow, RoundRow
 from arena.db.types import decimals_to_json
 from arena.db.upsert import insert_ignore
-from arena.market_record import market_row
 from markets.types import Market, MarketSnapshot
 
 

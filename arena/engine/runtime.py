@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 from agents.registry import NewHttpClient, build_bettor
 from agents.types import AgentView, Bettor, Decision
 from arena.clock import Clock, SystemClock
-from arena.config import CohortConfig, config_from_frozen
+from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.engine.leakage import excluded_markets

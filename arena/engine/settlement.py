@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from arena.db.engine import session_scope
+from arena.db.market_rows import resolution_row, write_resolutions
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.runtime import AgentSlot, CohortRuntime
-from arena.market_record import resolution_row, write_resolutions
 from markets.types import Resolution
 from portfolio import Fill
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from arena.config import DEFAULT_DATASET, CohortConfig, ConfigError
-from arena.live_source import DbMarketSource
+from arena.cohorts.config import DEFAULT_DATASET, CohortConfig, ConfigError
+from arena.db.market_source import DbMarketSource
 from markets.replay import BUNDLED_DATASET_DIR, DatasetError, ReplaySource
 from markets.types import MarketSource
 

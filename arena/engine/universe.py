@@ -12,7 +12,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from arena.config import UniverseConfig
+from arena.cohorts.config import UniverseConfig
 from markets.types import MarketSnapshot, PriceSnapshot, SnapshotEntry
 
 _SECONDS_PER_DAY = 86_400

@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 from sqlalchemy import Engine, select
 
-from arena.config import ConfigError, config_from_frozen
+from arena.cohorts.config import ConfigError, config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow
 from arena.reports import log_tables

@@ -1,7 +1,7 @@
 """``report.html``: one self-contained page that opens offline, in any browser, years later.
 
 plotly.js is embedded once, inline, with the first chart; the other charts reuse it. Every
-text from the database is HTML-escaped. Charts come from ``dashboard.figures`` so the report
+text from the database is HTML-escaped. Charts come from ``arena.figures`` so the report
 draws exactly what the dashboard shows.
 """
 
@@ -13,10 +13,10 @@ from html import escape
 import plotly.graph_objects as go
 import polars as pl
 
+from arena.figures import agent_styles, equity_curves, leaderboard_intervals, reliability_diagrams
 from arena.reports.content import ReportContent
 from arena.reports.series import thin_marks
 from arena.reports.summary import Row, Summary
-from dashboard.figures import agent_styles, equity_curves, leaderboard_intervals, reliability_diagrams
 
 STYLE = """
 body{font-family:Inter,Segoe UI,Helvetica,Arial,sans-serif;margin:0;color:#111827;background:#f9fafb}

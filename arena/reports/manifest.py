@@ -14,7 +14,6 @@ import hashlib
 import json
 from collections.abc import Iterable
 from datetime import datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +21,12 @@ import polars as pl
 
 from agents.llm.settings import TEMPLATES_DIR
 from arena.engine.sources import dataset_path
-from arena.provenance import git_revision
+from arena.provenance import PACKAGE, git_revision, package_version
 from arena.reports.content import ReportContent
 from markets.replay import DatasetError
 from markets.replay.format import content_hash, read_info
 
 REPORT_FORMAT_VERSION = 1
-PACKAGE = "bettor-arena"
 
 
 def manifest(
@@ -40,7 +38,7 @@ def manifest(
     return {
         "report_format_version": REPORT_FORMAT_VERSION,
         "created_at": _utc(created_at),
-        "generator": {"package": PACKAGE, "version": _version(), "git": git_revision()},
+        "generator": {"package": PACKAGE, "version": package_version(), "git": git_revision()},
         "cohort": {
             "id": cohort["id"],
             "name": cohort["name"],
@@ -121,13 +119,6 @@ def _template_hashes(version: str) -> dict[str, str | None]:
         name: sha256_file(folder / name) if (folder / name).is_file() else None
         for name in ("system.txt", "user.txt")
     }
-
-
-def _version() -> str | None:
-    try:
-        return metadata.version(PACKAGE)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def _utc(when: datetime | None) -> str | None:

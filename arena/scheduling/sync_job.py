@@ -10,12 +10,12 @@ from sqlalchemy import Engine
 from sqlmodel import Session
 
 from arena.clock import Clock
-from arena.config import config_from_frozen
+from arena.cohorts.config import config_from_frozen
 from arena.db.models import CohortRow
 from arena.engine.live import live_cohorts
-from arena.live_venues import VenueUrls, sync_venue_blocking
-from arena.market_sync import SyncSettings
 from arena.settings import Settings
+from arena.sync.run import SyncSettings
+from arena.sync.venues import VenueUrls, sync_venue_blocking
 from markets.types import Venue
 
 

@@ -34,7 +34,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from agents.baselines import BASELINE_KINDS
-from arena.config import RulesConfig
+from arena.cohorts.config import RulesConfig
 from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,

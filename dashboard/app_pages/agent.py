@@ -9,8 +9,9 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from arena import figures
 from arena.reports.formatting import MISSING, money, number, percent, share, signed_money
-from dashboard import figures, queries, tables, widgets
+from dashboard import queries, tables, widgets
 
 PAGE_SIZE = 20
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import figures, queries, widgets
+from arena import figures
+from dashboard import queries, widgets
 
 SOURCES = {"both": "Both", "implied": "Implied by bet size", "stated": "Stated probabilities"}
 EXPLAIN = (

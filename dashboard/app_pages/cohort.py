@@ -7,8 +7,9 @@ from typing import Any
 
 import streamlit as st
 
+from arena import figures
 from arena.reports.formatting import money
-from dashboard import figures, queries, tables, widgets
+from dashboard import queries, tables, widgets
 
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)

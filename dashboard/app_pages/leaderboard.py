@@ -5,9 +5,10 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
+from arena import figures
 from arena.reports.formatting import percent, signed_money
 from arena.scoring import SORTABLE
-from dashboard import figures, queries, tables, widgets
+from dashboard import queries, tables, widgets
 
 RANK_BY = {
     "return_pct": "Return",

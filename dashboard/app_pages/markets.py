@@ -5,7 +5,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import figures, queries, tables, widgets
+from arena import figures
+from dashboard import queries, tables, widgets
 
 STATUSES = {"open": "Open", "resolved": "Resolved", "VOID": "Voided"}
 

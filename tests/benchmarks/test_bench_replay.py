@@ -29,8 +29,8 @@ def replay_bundled(db_url: str) -> dict[str, float]:
     from sqlmodel import Session
 
     from arena.clock import SystemClock
-    from arena.cohorts import launch
-    from arena.config import parse_config
+    from arena.cohorts.config import parse_config
+    from arena.cohorts.launch import launch
     from arena.db.engine import make_engine
     from arena.db.migrate import upgrade
     from arena.engine.ledger_store import reconcile

@@ -24,11 +24,11 @@ from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
 from arena.db.engine import make_engine
+from arena.db.market_source import DbMarketSource
 from arena.db.migrate import upgrade
 from arena.db.models import MarketRow, MarketSnapshotRow
-from arena.live_source import DbMarketSource
-from arena.live_venues import VenueUrls, sync_venue
-from arena.market_sync import SyncReport, SyncSettings
+from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.venues import VenueUrls, sync_venue
 from markets.types import Venue
 
 pytestmark = pytest.mark.benchmark

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from arena.config import CohortConfig, parse_config
+from arena.cohorts.config import CohortConfig, parse_config
 from arena.db.engine import session_scope
 from arena.db.models import (
     AgentRow,
@@ -107,7 +107,7 @@ REJECTED = {(2, "claude"): "leg 0: amount 9000 exceeds the max bet 2,337.50"}
 
 
 def world_config(cohort: str, leak: str | None) -> CohortConfig:
-    """The frozen config of a world cohort, as ``arena.cohorts.launch`` would store it."""
+    """The frozen config of a world cohort, as ``arena.cohorts.launch.launch`` would store it."""
     llm = {"kind": "llm", "api_key_env": "OPENROUTER_API_KEY"}
     if leak:
         llm["api_key"] = leak  # a careless user pasting the key into the config

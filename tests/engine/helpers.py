@@ -14,8 +14,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from arena.clock import SimulatedClock
-from arena.cohorts import launch
-from arena.config import parse_config
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
 from arena.db.models import DecisionRow
 from arena.engine.replay import ReplayResult, ReplayRunner
 from arena.engine.runtime import CohortRuntime, load_runtime

@@ -164,7 +164,7 @@ def _kill_at(
 
 
 def _rules(engine: Engine, cohort_id: str):  # type: ignore[no-untyped-def]
-    from arena.config import config_from_frozen
+    from arena.cohorts.config import config_from_frozen
 
     with Session(engine) as session:
         row = session.get(CohortRow, cohort_id)

@@ -12,13 +12,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
-from arena.cohorts import launch
-from arena.config import parse_config
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
 from arena.db.engine import session_scope
-from arena.db.models import CohortRow, FillRow, PortfolioSnapshotRow, RoundRow
-from arena.engine.live import JobFailure, completion_job, marks_job, rounds_job, settlement_job
-from arena.live_source import DbMarketSource
-from arena.market_record import (
+from arena.db.market_rows import (
     market_row,
     resolution_row,
     snapshot_row,
@@ -26,6 +23,9 @@ from arena.market_record import (
     write_resolutions,
     write_snapshots,
 )
+from arena.db.market_source import DbMarketSource
+from arena.db.models import CohortRow, FillRow, PortfolioSnapshotRow, RoundRow
+from arena.engine.live import JobFailure, completion_job, marks_job, rounds_job, settlement_job
 from markets.polymarket.clob import CLOB_MID_SOURCE
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 

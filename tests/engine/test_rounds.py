@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from arena.config import parse_config
+from arena.cohorts.config import parse_config
 from arena.db.models import CohortRow, DecisionRow, FillRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.quotes import build_quotes, taker_fee

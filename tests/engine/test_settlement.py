@@ -12,13 +12,13 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.db.engine import session_scope
+from arena.db.market_rows import resolution_row, write_resolutions
 from arena.db.models import CohortRow, FillRow, JobRunRow, ResolutionRow
 from arena.engine.completion import complete_if_done
 from arena.engine.ledger_store import reconcile
 from arena.engine.resolving import OverrideError, override, pending_markets
 from arena.engine.rounds import run_round
 from arena.engine.settlement import settle
-from arena.market_record import resolution_row, write_resolutions
 from markets.types import Resolution, ResolutionKind
 from tests.engine.helpers import (
     A,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
-from arena.config import UniverseConfig
+from arena.cohorts.config import UniverseConfig
 from arena.engine.universe import hide_prices, select_universe
 from markets.types import Market, MarketSnapshot, PriceSnapshot, SnapshotEntry, Venue
 from tests.engine.helpers import day

@@ -14,8 +14,8 @@ from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
 from arena.clock import SimulatedClock, SystemClock
-from arena.cohorts import launch
-from arena.config import parse_config
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
 from arena.engine.replay import replay_cohort
 from arena.engine.sources import open_source
 from arena.reports import build_report

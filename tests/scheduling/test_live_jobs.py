@@ -12,8 +12,8 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
-from arena.cohorts import launch
-from arena.config import parse_config
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
 from arena.db.models import DecisionRow, FillRow, MarketRow, PortfolioSnapshotRow, RoundRow
 from arena.engine.sources import open_source
 from arena.scheduling.jobs import JOBS

@@ -13,10 +13,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
+from arena.db.market_source import DbMarketSource
 from arena.db.models import MarketSnapshotRow
-from arena.live_source import DbMarketSource
-from arena.live_venues import VenueUrls, sync_venue
-from arena.market_sync import SyncSettings
+from arena.sync.run import SyncSettings
+from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
 from markets.replay.point_in_time import check_point_in_time, find_violations, probe_times
 from markets.types import NO, YES, Venue

@@ -30,7 +30,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from arena.clock import Clock
 from arena.db.engine import session_scope
-from arena.market_record import (
+from arena.db.market_rows import (
     Stored,
     existing_markets,
     load_stored,

@@ -31,7 +31,7 @@ from arena.db.migrate import (
     upgrade,
 )
 from arena.db.models import JobRunRow, PortfolioCloseRow, PortfolioSnapshotRow, metadata
-from tests.storage.rows import build_world
+from tests.db.rows import build_world
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,9 +14,9 @@ import httpx
 from sqlalchemy import Engine
 
 from arena.clock import Clock
-from arena.market_sync import Progress, SyncReport, SyncSettings, run_sync
-from arena.sync_manifold import ManifoldCollector
-from arena.sync_polymarket import PolymarketCollector
+from arena.sync.manifold import ManifoldCollector
+from arena.sync.polymarket import PolymarketCollector
+from arena.sync.run import Progress, SyncReport, SyncSettings, run_sync
 from markets.http import JsonApi, RetryPolicy
 from markets.manifold.client import MANIFOLD_URL, ManifoldClient
 from markets.polymarket.client import CLOB_URL, GAMMA_URL, ClobClient, GammaClient

@@ -13,7 +13,7 @@ from sqlmodel import Session, func, select
 from arena.db.engine import make_engine, normalize_url, redact_url, session_scope
 from arena.db.migrate import upgrade
 from arena.db.models import JobRunRow, MarketRow
-from tests.storage.rows import T0, market
+from tests.db.rows import T0, market
 
 
 @pytest.mark.parametrize(

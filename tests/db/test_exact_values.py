@@ -16,7 +16,7 @@ from arena.db.engine import session_scope
 from arena.db.models import JobRunRow, MarketRow, MarketSnapshotRow, PortfolioSnapshotRow
 from arena.db.types import PRICE_SCALE, decimals_from_json, decimals_to_json, storable_text
 from markets.types import PRICE_PLACES
-from tests.storage.rows import T0, build_world, market
+from tests.db.rows import T0, build_world, market
 
 MONEY = [
     Decimal("0.000001"),

@@ -11,7 +11,7 @@ from sqlmodel import col, func, select
 from arena.db.engine import session_scope
 from arena.db.models import MarketRow, MarketSnapshotRow
 from arena.db.upsert import insert_ignore, upsert
-from tests.storage.rows import T0, market
+from tests.db.rows import T0, market
 
 
 def snapshot_rows(n: int) -> list[dict[str, object]]:

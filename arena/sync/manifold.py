@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any
 
 from arena.clock import Clock
-from arena.market_sync import (
+from arena.sync.run import (
     Observation,
     Progress,
     SyncReport,

@@ -10,8 +10,8 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
-from arena.cohorts import launch
-from arena.config import ConfigError, config_from_frozen, load_config, parse_config
+from arena.cohorts.config import ConfigError, config_from_frozen, load_config, parse_config
+from arena.cohorts.launch import launch
 from arena.db.models import AgentRow, CohortRow
 from markets.replay import ReplaySource
 from tests.engine.helpers import config, tiny_dataset

@@ -22,7 +22,7 @@ from arena.db.models import (
     ResolutionRow,
     RoundRow,
 )
-from tests.storage.rows import T0, World, build_world, buy, decision, position
+from tests.db.rows import T0, World, build_world, buy, decision, position
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Cohorts: launching one from a config, and moving it through its life (pause, resume, cancel).
+"""Launching a cohort from a config (its life after that, pause/resume/cancel, is ``lifecycle``).
 
 Launching checks everything that could fail later (every agent's settings, plug-ins, scripts and
 API keys; the dataset; the start time) before anything is written, then freezes the effective
@@ -12,31 +12,20 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from importlib import metadata
 from typing import Any
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from agents.registry import AgentConfigError, validate_agent
 from arena.clock import Clock
-from arena.config import CohortConfig, ConfigError
+from arena.cohorts.config import CohortConfig, ConfigError
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.db.upsert import insert_ignore
 from arena.engine.leakage import excluded_in_window
-from arena.provenance import git_commit_label
+from arena.provenance import git_commit_label, package_version
 from markets.types import MarketSource
-
-TRANSITIONS: dict[str, tuple[tuple[str, ...], str]] = {
-    "pause": (("pending", "running"), "paused"),
-    "resume": (("paused",), "running"),
-    "cancel": (("pending", "running", "paused"), "cancelled"),
-}
-
-
-class CohortStateError(RuntimeError):
-    """A status change the cohort's current status does not allow."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +104,7 @@ def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: in
         "seed": config.seed,
         "config_json": config.model_dump(mode="json"),
         "config_hash": config.config_hash(),
-        "arena_version": _version(),
+        "arena_version": package_version(),
         "git_commit": git_commit_label(),
         "excluded_markets": excluded,
         "created_at": now,
@@ -145,33 +134,3 @@ def _free_id(session: Session, name: str, now: datetime) -> str:
         n += 1
         candidate = f"{base}-{n}"
     return candidate
-
-
-def change_status(engine: Engine, cohort_id: str, action: str, *, at: datetime) -> str:
-    """Apply ``pause``/``resume``/``cancel`` atomically (compare-and-set on the current status)."""
-    allowed, target = TRANSITIONS[action]
-    with session_scope(engine) as session:
-        row = session.get(CohortRow, cohort_id)
-        if row is None:
-            raise CohortStateError(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
-        if row.status not in allowed:
-            raise CohortStateError(
-                f"cohort {cohort_id} is {row.status}; {action} needs one of: {', '.join(allowed)}"
-            )
-        values: dict[str, Any] = {"status": target}
-        if target == "cancelled":
-            values["finished_at"] = at
-        stmt = (
-            update(CohortRow)
-            .where(col(CohortRow.id) == cohort_id, col(CohortRow.status) == row.status)
-            .values(**values)
-        )
-        session.execute(stmt)
-    return target
-
-
-def _version() -> str | None:
-    try:
-        return metadata.version("bettor-arena")
-    except metadata.PackageNotFoundError:
-        return None

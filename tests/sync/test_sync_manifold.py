@@ -13,8 +13,8 @@ from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
-from arena.live_venues import VenueUrls, sync_venue
-from arena.market_sync import SyncReport, SyncSettings
+from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
 from markets.types import Venue
 from tests.fakes.manifold_server import (

@@ -32,9 +32,7 @@ from sqlmodel import Session, col, select
 
 from arena.clock import ensure_utc
 from arena.db.engine import session_scope
-from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
-from arena.db.types import decimals_from_json
-from arena.market_record import (
+from arena.db.market_rows import (
     chunks,
     is_latest,
     latest_keys,
@@ -43,6 +41,8 @@ from arena.market_record import (
     resolution_from_row,
     snapshot_from_row,
 )
+from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
+from arena.db.types import decimals_from_json
 from markets.manifold.parse import BETS_SOURCE, PROB_SOURCE
 from markets.manifold.parse import CLOSED_SOURCE as MANIFOLD_CLOSED_SOURCE
 from markets.polymarket.clob import CLOB_HISTORY_SOURCE, CLOB_MID_SOURCE

@@ -15,10 +15,10 @@ from sqlmodel import Session, col, select
 
 from arena.clock import SimulatedClock
 from arena.db.engine import session_scope
+from arena.db.market_rows import market_row, write_markets
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
-from arena.live_venues import VenueUrls, sync_venue
-from arena.market_record import market_row, write_markets
-from arena.market_sync import SyncReport, SyncSettings
+from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
 from markets.types import Market, Venue
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market, token_ids

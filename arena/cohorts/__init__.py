@@ -1,0 +1,1 @@
+"""Cohorts: their config (``config``), launching one (``launch``) and its life after (``lifecycle``)."""

@@ -1,0 +1,78 @@
+"""Reliability diagrams: forecast against outcome frequency, bin size shown by marker area."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from math import ceil, sqrt
+
+import plotly.graph_objects as go
+import polars as pl
+from plotly.subplots import make_subplots
+
+from arena.figures.style import AgentStyle, house_figure, style_of
+
+BIN_HOVER = "forecast %{x:.0%} → happened %{y:.0%}<br>%{customdata} forecasts<extra></extra>"
+
+
+SOURCES = {
+    "implied": ("circle", "solid", "implied by bet size"),
+    "stated": ("diamond", "dash", "stated probability"),
+}
+
+
+def reliability_diagrams(
+    table: pl.DataFrame, styles: Mapping[str, AgentStyle], *, columns: int = 3
+) -> go.Figure:
+    """One panel per agent: observed frequency against forecast, per bin, for implied and stated
+    forecasts (marker area ∝ forecasts in the bin); the diagonal is perfect calibration."""
+    agents = sorted(table["agent"].unique().to_list())
+    rows = max(1, ceil(len(agents) / columns))
+    base = make_subplots(rows=rows, cols=columns, subplot_titles=agents or [""], vertical_spacing=0.14)
+    height = 120 + 300 * rows
+    fig = house_figure("Reliability diagrams", "Forecast", "Observed", height=height, base=base, top=90)
+    diagonal = {
+        "mode": "lines",
+        "line": {"color": "#cbd5e1", "dash": "dot"},
+        "showlegend": False,
+        "hoverinfo": "skip",
+    }
+    for i, agent in enumerate(agents):
+        cell = {"row": i // columns + 1, "col": i % columns + 1}
+        fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], **diagonal), **cell)
+        for source in SOURCES:
+            part = table.filter((pl.col("agent") == agent) & (pl.col("source") == source)).sort("bin")
+            if not part.is_empty():
+                fig.add_trace(_bins(part, agent, source, style_of(styles, agent).colour), **cell)
+    for source, (symbol, dash, label) in SOURCES.items():  # one neutral legend entry per source
+        line, marker = {"color": "#374151", "dash": dash}, {"symbol": symbol, "color": "#374151"}
+        legend = {"name": label, "legendgroup": source, "line": line, "marker": marker}
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", **legend))
+    fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Forecast")
+    fig.update_yaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Observed")
+    return fig
+
+
+def _areas(counts: list[int], smallest: float = 6.0, largest: float = 22.0) -> list[float]:
+    """Marker sizes whose area grows with the count, the fullest bin drawn ``largest`` pixels wide."""
+    top = max(counts, default=1) or 1
+    return [smallest + (largest - smallest) * sqrt(n / top) for n in counts]
+
+
+def _bins(part: pl.DataFrame, agent: str, source: str, colour: str) -> go.Scatter:
+    symbol, dash, label = SOURCES[source]
+    return go.Scatter(
+        x=part["mean_forecast"].to_list(),
+        y=part["observed"].to_list(),
+        mode="lines+markers",
+        name=label,
+        legendgroup=source,
+        showlegend=False,
+        customdata=part["count"].to_list(),
+        line={"color": colour, "dash": dash},
+        marker={
+            "symbol": symbol,
+            "size": _areas(part["count"].to_list()),
+            "color": colour,
+        },
+        hovertemplate=f"<b>{agent}</b> ({label})<br>{BIN_HOVER}",
+    )

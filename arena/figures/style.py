@@ -1,0 +1,85 @@
+"""The house look shared by every chart: one colour and dash per agent, the layout, the fonts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import polars as pl
+
+PALETTE = (
+    "#2563eb",
+    "#dc2626",
+    "#059669",
+    "#7c3aed",
+    "#ea580c",
+    "#0891b2",
+    "#db2777",
+    "#854d0e",
+    "#65a30d",
+    "#1e3a8a",
+)
+# Baselines: a family of greys crossed with dash patterns (distinct for up to 40 baselines).
+GREYS = ("#6b7280", "#a8a29e", "#374151", "#94a3b8", "#78716c", "#9ca3af", "#57534e", "#64748b")
+DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
+TEMPLATE = "plotly_white"
+FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
+
+
+@dataclass(frozen=True)
+class AgentStyle:
+    colour: str
+    dash: str  # "solid" for contenders, a dash pattern for baselines
+    baseline: bool
+
+
+def agent_styles(roster: pl.DataFrame) -> dict[str, AgentStyle]:
+    """One style per agent name of ``roster`` (columns ``agent``, ``baseline``), stable by name order."""
+    names = roster.select("agent", "baseline").unique("agent").sort("agent")
+    styles: dict[str, AgentStyle] = {}
+    contenders = baselines = 0
+    for name, baseline in names.iter_rows():
+        if baseline:
+            styles[name] = AgentStyle(GREYS[baselines % len(GREYS)], DASHES[baselines % len(DASHES)], True)
+            baselines += 1
+        else:
+            styles[name] = AgentStyle(PALETTE[contenders % len(PALETTE)], "solid", False)
+            contenders += 1
+    return styles
+
+
+def style_of(styles: Mapping[str, AgentStyle], agent: str) -> AgentStyle:
+    return styles.get(agent, AgentStyle(GREYS[0], "solid", False))
+
+
+def house_figure(
+    title: str, x_title: str, y_title: str, *, height: int = 420, base: go.Figure | None = None, top: int = 60
+) -> go.Figure:
+    """The house look: template, font, left-aligned title, horizontal legend under the x axis
+    (where it may wrap onto several rows without covering the title or the data)."""
+    fig = base if base is not None else go.Figure()
+    bottom = 120
+    fig.update_layout(
+        template=TEMPLATE,
+        title={"text": title, "x": 0.0, "xanchor": "left"},
+        font=FONT,
+        height=height + bottom - 50,
+        margin={"l": 60, "r": 60 if base is not None else 20, "t": top, "b": bottom},
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -70 / (height - top - 50),
+            "xanchor": "left",
+            "x": 0.0,
+        },
+        hoverlabel={"namelength": -1},
+    )
+    fig.update_xaxes(title_text=x_title)
+    fig.update_yaxes(title_text=y_title)
+    return fig
+
+
+def as_floats(frame: pl.DataFrame, *columns: str) -> pl.DataFrame:
+    """Decimal money as float for plotting (display only; exact values stay in the tables)."""
+    return frame.with_columns(pl.col(c).cast(pl.Float64) for c in columns)
