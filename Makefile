@@ -23,6 +23,9 @@ lint: $(STAMP)
 test: $(STAMP) lint
 	$(BIN)/python -m pytest tests --ignore=tests/benchmarks -q
 
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
+
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -q -s -m benchmark
 

@@ -3,8 +3,10 @@
 ``db_url`` runs a test on SQLite (a file in the test's tmp dir) and on PostgreSQL (a schema of
 its own, selected through ``search_path``, inside one database created for the test session and
 dropped at its end). ``engine`` and ``session`` give an empty database already at head.
-PostgreSQL is skipped only when ``ARENA_SKIP_POSTGRES=1``; otherwise an unreachable server is
-an error, never a silent skip. ``ARENA_TEST_POSTGRES_URL`` names the server.
+PostgreSQL is skipped only when ``ARENA_SKIP_POSTGRES=1`` (refused under ``CI=true``: CI must run
+both backends); otherwise an unreachable server ends the run with one line saying how to point at
+a server or skip, never a silent skip or a driver traceback. ``ARENA_TEST_POSTGRES_URL`` names
+the server.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import URL, Connection
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from arena.db.engine import make_engine, normalize_url
@@ -26,6 +29,32 @@ from arena.db.models import metadata
 
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Before any test runs: when PostgreSQL tests are selected, the server must answer (one line
+    saying what to do otherwise), and CI may not skip them."""
+    if not any(item.get_closest_marker("postgres") for item in items):
+        return
+    if os.environ.get("ARENA_SKIP_POSTGRES") == "1":
+        if os.environ.get("CI") == "true":
+            pytest.exit("ARENA_SKIP_POSTGRES=1 under CI=true: CI must test the PostgreSQL path", returncode=3)
+        return
+    server = normalize_url(POSTGRES_URL)
+    probe = create_engine(server, pool_pre_ping=False)
+    try:
+        with probe.connect():
+            pass
+    except OperationalError as exc:
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        pytest.exit(
+            f"PostgreSQL unreachable at {server.render_as_string(hide_password=True)} ({reason}); "
+            "start it, point ARENA_TEST_POSTGRES_URL at a server, or set ARENA_SKIP_POSTGRES=1 "
+            "to run the SQLite half only",
+            returncode=3,
+        )
+    finally:
+        probe.dispose()
 
 
 @pytest.fixture(scope="session")
