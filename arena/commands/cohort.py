@@ -8,52 +8,26 @@ from __future__ import annotations
 import os
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, format_duration, load_config
 from arena.cohorts.launch import launch
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
-from arena.db.engine import make_engine, redact_url
-from arena.db.migrate import ensure_schema
+from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.db.models import AgentRow
 from arena.engine.ledger_store import reconcile
 from arena.engine.overview import CohortOverview, cohort_overview, list_cohorts
 from arena.engine.sources import open_source
-from arena.settings import Settings
 
 app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
 console = Console()
-
-DatabaseOption = Annotated[
-    str | None,
-    typer.Option("--database-url", help="Database URL (default: ARENA_DATABASE_URL or .arena/arena.db)."),
-]
-
-
-def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and a non-zero exit: the house style for bad input."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
-
-
-def open_engine(database_url: str | None) -> Engine:
-    """The arena database (created and migrated to the current schema if needed)."""
-    url = database_url or Settings().db_url
-    try:
-        ensure_schema(url)
-        return make_engine(url)
-    except ValueError as exc:
-        fail(str(exc))
-    except Exception as exc:  # connection refused, bad credentials...: one line, URL redacted
-        fail(f"cannot open the database {redact_url(url)}: {type(exc).__name__}: {exc}")
 
 
 @app.command("launch")

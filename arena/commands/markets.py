@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.commands.cohort import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES

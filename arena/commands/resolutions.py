@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.commands.cohort import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.engine.resolving import OverrideError, override, pending_markets
 from markets.types import ResolutionKind
 

@@ -24,7 +24,7 @@ from agents.registry import AgentConfigError
 from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
-from arena.commands.cohort import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.engine.overview import cohort_overview
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.rounds import RoundReport

@@ -15,12 +15,10 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.db.engine import make_engine
-from arena.db.migrate import ensure_schema
+from arena.commands.options import DatabaseOption, open_engine
 from arena.scheduling import lease
 from arena.scheduling.service import serve as serve_forever
 from arena.scheduling.status import job_statuses
-from arena.settings import Settings
 
 console = Console()
 
@@ -28,15 +26,14 @@ console = Console()
 def serve(
     poll: float = typer.Option(5.0, help="Seconds between lease checks (leader election)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every job run."),
+    database_url: DatabaseOption = None,
 ) -> None:
     """Run the live scheduler: market sync, due rounds, marks, settlement, completion. Ctrl-C stops."""
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s"
     )
     logging.getLogger("arena").setLevel(logging.INFO)
-    settings = Settings()
-    ensure_schema(settings.db_url)
-    engine = make_engine(settings.db_url)
+    engine = open_engine(database_url)
     owner = lease.new_owner(f"{socket.gethostname()}:{os.getpid()}")
     stop = threading.Event()
 
@@ -50,11 +47,9 @@ def serve(
     serve_forever(engine, SystemClock(), owner, stop, poll=poll)
 
 
-def status() -> None:
+def status(database_url: DatabaseOption = None) -> None:
     """Show the scheduler's leader and, per job, last and next run, outcome and recent failures."""
-    settings = Settings()
-    ensure_schema(settings.db_url)
-    engine = make_engine(settings.db_url)
+    engine = open_engine(database_url)
     now = SystemClock().now()
     held = lease.holder(engine)
     if held is None or held.expires_at < now:

@@ -1,0 +1,45 @@
+"""What every command shares: the ``--database-url`` option, opening the database, one-line errors.
+
+Kept apart from any one command so that each command module imports only this, and every command
+names and opens its database the same way (``--database-url``, else ``ARENA_DATABASE_URL``, else
+the local SQLite file).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, NoReturn
+
+import typer
+from sqlalchemy import Engine
+
+from arena.db.engine import make_engine, redact_url
+from arena.db.migrate import ensure_schema
+from arena.settings import Settings
+
+DatabaseOption = Annotated[
+    str | None,
+    typer.Option("--database-url", help="Database URL (default: ARENA_DATABASE_URL or .arena/arena.db)."),
+]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """One line on stderr and a non-zero exit: the house style for bad input."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def open_engine(database_url: str | None) -> Engine:
+    """The arena database (created and migrated to the current schema if needed)."""
+    url = database_url_or_default(database_url)
+    try:
+        ensure_schema(url)
+        return make_engine(url)
+    except ValueError as exc:
+        fail(str(exc))
+    except Exception as exc:  # connection refused, bad credentials...: one line, URL redacted
+        fail(f"cannot open the database {redact_url(url)}: {type(exc).__name__}: {exc}")
+
+
+def database_url_or_default(database_url: str | None) -> str:
+    """``--database-url`` when given, else the environment's or the default local SQLite file."""
+    return database_url or Settings().db_url
