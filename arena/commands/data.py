@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.commands.options import portable_command
 from markets.replay import (
     DatasetError,
     ReplayDataset,
@@ -54,9 +55,9 @@ def import_forecastbench_command(
     force: bool = typer.Option(False, "--force", help="Replace an existing dataset at --out."),
 ) -> None:
     """Convert the raw ForecastBench layout into a replay dataset (written atomically)."""
-    command = f"arena data import-forecastbench {raw_dir} --out {out} --min-points {min_points} --name {name}"
-    if version:
-        command += f" --version {version}"
+    args = ["arena", "data", "import-forecastbench", str(raw_dir), "--out", str(out)]
+    args += ["--min-points", str(min_points), "--name", name, *(["--version", version] if version else [])]
+    command = portable_command(args)
     summary = _or_exit(
         lambda: import_forecastbench(
             raw_dir,

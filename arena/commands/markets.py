@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import logging
-import shlex
 import sys
 from datetime import timedelta
 from decimal import Decimal
@@ -20,7 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
@@ -140,7 +139,7 @@ def record_command(
         + ", ".join(ACCOUNTING_SOURCES[v] for v in recorded)
         + ")",
         license="each venue's API terms (Manifold: no commercial AI training without a data license)",
-        created_with=shlex.join(["arena", *sys.argv[1:]]),
+        created_with=portable_command(["arena", *sys.argv[1:]]),
     )
     try:
         dataset = write_dataset(

@@ -7,6 +7,9 @@ the local SQLite file).
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Annotated, NoReturn
 
 import typer
@@ -43,3 +46,10 @@ def open_engine(database_url: str | None) -> Engine:
 def database_url_or_default(database_url: str | None) -> str:
     """``--database-url`` when given, else the environment's or the default local SQLite file."""
     return database_url or Settings().db_url
+
+
+def portable_command(args: Sequence[str]) -> str:
+    """The command line as recorded in a dataset: absolute paths cut to their last component, so a
+    published dataset names its source folder, never the home directory of the machine it was
+    made on."""
+    return shlex.join(PurePath(a).name if PurePath(a).is_absolute() else a for a in args)

@@ -255,9 +255,11 @@ def test_import_command(tmp_path: Path) -> None:
     assert "left out, unresolved (a replay could never settle it): 1" in result.output
     dataset = load_dataset(out)
     assert dataset.info.version == "v9"
+    # Absolute paths are recorded as their folder names: no machine's home directory is published.
     assert dataset.info.created_with == (
-        f"arena data import-forecastbench {raw} --out {out} --min-points 3 --name forecastbench --version v9"
+        "arena data import-forecastbench raw --out out --min-points 3 --name forecastbench --version v9"
     )
+    assert str(tmp_path) not in (out / "SOURCE.md").read_text()
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 1
     assert again.output == f"error: {out} already exists; pass --force (overwrite=True) to replace it\n"
