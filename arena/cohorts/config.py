@@ -98,6 +98,18 @@ class RulesConfig(_Strict):
     min_bet: Money = Decimal("50")
     max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = Decimal("0.25")
 
+    @model_validator(mode="after")
+    def _a_bet_is_possible(self) -> RulesConfig:
+        """A min_bet above the first decision's largest bet would let the cohort run without ever
+        betting, silently: refuse it at launch instead."""
+        largest = self.bankroll * self.max_bet_fraction
+        if self.min_bet > largest:
+            raise ValueError(
+                f"min_bet ({self.min_bet}) is above the largest bet a full bankroll allows "
+                f"(bankroll × max_bet_fraction = {largest}): no agent could ever bet"
+            )
+        return self
+
     def to_rules(self) -> Rules:
         return Rules(bankroll=self.bankroll, min_bet=self.min_bet, max_bet_fraction=self.max_bet_fraction)
 

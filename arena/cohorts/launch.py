@@ -59,6 +59,12 @@ def effective_config(config: CohortConfig, source: MarketSource, clock: Clock) -
             raise ConfigError("start: the dataset has no prices, so no start time can be chosen")
     if end is not None and start > end:
         raise ConfigError(f"start: {start.isoformat()} is after the dataset's last instant {end.isoformat()}")
+    first = getattr(source, "start", None) if config.mode == "replay" else None
+    if first is not None and start < first:
+        raise ConfigError(
+            f"start: {start.isoformat()} is before the dataset's first price ({first.isoformat()}); "
+            "rounds before it would offer no market: start at or after it, or leave start out"
+        )
     return config.model_copy(update={"start": start})
 
 

@@ -78,6 +78,11 @@ def _error(data: dict[str, object]) -> str:
             "agents.0.name: String should match pattern",
         ),
         ({"name": "x", "agents": [*HOLD, *HOLD]}, "agent name 'h' is used twice"),
+        (
+            # The largest first bet is 1000 × 0.25 = 250, so a 251 minimum could never be met.
+            {"name": "x", "agents": HOLD, "rules": {"bankroll": "1000", "min_bet": "251"}},
+            "min_bet (251) is above the largest bet a full bankroll allows",
+        ),
     ],
 )
 def test_errors_name_the_key_and_what_was_expected(data: dict[str, object], expected: str) -> None:
@@ -195,3 +200,15 @@ def test_a_start_after_the_data_ends_is_refused(engine: Engine, tmp_path: Path) 
             environ={},
             clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC)),
         )
+
+
+def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Path) -> None:
+    dataset = tiny_dataset(tmp_path / "data")
+    source = ReplaySource.from_directory(dataset)
+    assert source.start is not None
+    early = source.start - timedelta(days=1)
+    cfg = parse_config(config(dataset, HOLD, start=early.isoformat()))
+    with pytest.raises(ConfigError, match=r"is before the dataset's first price"):
+        launch(engine, cfg, source=source, environ={}, clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC)))
+    with Session(engine) as session:
+        assert session.exec(select(CohortRow)).all() == []
