@@ -27,6 +27,7 @@ from arena.cohorts.launch import launch
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.engine.overview import cohort_overview
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
+from arena.engine.replay_lease import CohortBusy
 from arena.engine.rounds import RoundReport
 from arena.engine.runtime import CohortNotFound
 from arena.engine.sources import open_source
@@ -164,7 +165,7 @@ def _run(engine: Engine, cohort_id: str) -> ReplayResult:
                     engine, cohort_id, source, environ=os.environ, wall_clock=SystemClock(), progress=progress
                 )
             )
-    except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError) as exc:
+    except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError, CohortBusy) as exc:
         fail(str(exc))
 
 
@@ -209,14 +210,15 @@ class _ReplayProgress:
         self._errors = 0
 
     def __enter__(self) -> _ReplayProgress:
-        self._bar.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._bar.stop()
 
     def start(self, total_steps: int) -> None:
+        """Shown from the first step on, so a run refused before it starts prints only its error."""
         self._bar.update(self._task, total=total_steps)
+        self._bar.start()
 
     def step(self, at: datetime, report: RoundReport | None) -> None:
         if report is not None:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from arena.clock import SystemClock
 from arena.commands.options import DatabaseOption, open_engine
-from arena.scheduling import lease
+from arena.db import leases
 from arena.scheduling.service import serve as serve_forever
 from arena.scheduling.status import job_statuses
 
@@ -34,7 +34,7 @@ def serve(
     )
     logging.getLogger("arena").setLevel(logging.INFO)
     engine = open_engine(database_url)
-    owner = lease.new_owner(f"{socket.gethostname()}:{os.getpid()}")
+    owner = leases.new_owner(f"{socket.gethostname()}:{os.getpid()}")
     stop = threading.Event()
 
     def _stop(signum: int, _frame: FrameType | None) -> None:
@@ -51,7 +51,7 @@ def status(database_url: DatabaseOption = None) -> None:
     """Show the scheduler's leader and, per job, last and next run, outcome and recent failures."""
     engine = open_engine(database_url)
     now = SystemClock().now()
-    held = lease.holder(engine)
+    held = leases.holder(engine)
     if held is None or held.expires_at < now:
         console.print("Scheduler: [yellow]not running[/] (start it with [bold]arena serve[/])")
     else:

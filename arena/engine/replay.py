@@ -35,6 +35,7 @@ from arena.engine.completion import (
     stale_positions,
 )
 from arena.engine.marks import mark_rows, persist_marks
+from arena.engine.replay_lease import replay_lease
 from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import record_resolutions, settle
@@ -230,6 +231,23 @@ async def replay_cohort(
     The LLM agents' HTTP clients live exactly as long as the run.
     """
     started = wall_clock.now()
+    with replay_lease(engine, cohort_id, wall_clock):
+        result = await _run_leased(
+            engine, cohort_id, source, environ=environ, wall_clock=wall_clock, progress=progress
+        )
+    _record_run(engine, result, started, wall_clock.now())
+    return result
+
+
+async def _run_leased(
+    engine: Engine,
+    cohort_id: str,
+    source: MarketSource,
+    *,
+    environ: Mapping[str, str],
+    wall_clock: Clock,
+    progress: Progress | None,
+) -> ReplayResult:
     async with AgentHttpClients() as clients:
         rt = load_runtime(
             engine,
@@ -239,9 +257,7 @@ async def replay_cohort(
             new_http_client=clients.new_client,
             lease_clock=wall_clock,
         )
-        result = await ReplayRunner(rt, progress=progress).run()
-    _record_run(engine, result, started, wall_clock.now())
-    return result
+        return await ReplayRunner(rt, progress=progress).run()
 
 
 def _record_run(engine: Engine, result: ReplayResult, started: datetime, finished: datetime) -> None:

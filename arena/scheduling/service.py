@@ -17,7 +17,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import Engine
 
 from arena.clock import Clock
-from arena.scheduling import lease
+from arena.db import leases
 from arena.scheduling.jobs import JOBS
 
 log = logging.getLogger("arena.serve")
@@ -55,7 +55,7 @@ def serve(engine: Engine, clock: Clock, owner: str, stop: threading.Event, *, po
     scheduler: BackgroundScheduler | None = None
     try:
         while not stop.is_set():
-            leading = lease.try_acquire(engine, owner, clock.now(), LEASE_TTL)
+            leading = leases.try_acquire(engine, owner, clock.now(), LEASE_TTL)
             if leading and scheduler is None:
                 log.info("serve %s: leader; starting the scheduler", owner)
                 scheduler = build_scheduler(engine, misfire_grace=timedelta(hours=1))
@@ -70,5 +70,5 @@ def serve(engine: Engine, clock: Clock, owner: str, stop: threading.Event, *, po
     finally:
         if scheduler is not None:
             scheduler.shutdown(wait=True)
-        lease.release(engine, owner)
+        leases.release(engine, owner)
         log.info("serve %s: stopped", owner)

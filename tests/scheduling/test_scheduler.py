@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.clock import SimulatedClock
+from arena.db import leases
 from arena.db.models import JobRunRow
-from arena.scheduling import lease
 from arena.scheduling.jobs import JOBS
 from arena.scheduling.runs import JobFailed, JobSpec, bucket_of, run_once
 from arena.scheduling.status import job_statuses
@@ -33,15 +33,15 @@ def _url(engine: Engine) -> str:
 
 
 def test_lease_elects_one_leader_and_fails_over_when_it_expires(engine: Engine) -> None:
-    assert lease.try_acquire(engine, "a", T0, TTL)
-    assert not lease.try_acquire(engine, "b", T0 + timedelta(seconds=1), TTL)
-    assert lease.try_acquire(engine, "a", T0 + timedelta(seconds=30), TTL)  # renewal
+    assert leases.try_acquire(engine, "a", T0, TTL)
+    assert not leases.try_acquire(engine, "b", T0 + timedelta(seconds=1), TTL)
+    assert leases.try_acquire(engine, "a", T0 + timedelta(seconds=30), TTL)  # renewal
     late = T0 + timedelta(seconds=30) + TTL + timedelta(seconds=1)
-    assert lease.try_acquire(engine, "b", late, TTL)  # a died: b takes over
-    assert not lease.try_acquire(engine, "a", late, TTL)
-    lease.release(engine, "b")
-    assert lease.try_acquire(engine, "a", late, TTL)  # a clean release frees it at once
-    held = lease.holder(engine)
+    assert leases.try_acquire(engine, "b", late, TTL)  # a died: b takes over
+    assert not leases.try_acquire(engine, "a", late, TTL)
+    leases.release(engine, "b")
+    assert leases.try_acquire(engine, "a", late, TTL)  # a clean release frees it at once
+    held = leases.holder(engine)
     assert held is not None and held.owner == "a"
 
 
@@ -141,18 +141,18 @@ def test_second_serve_stands_by_and_takes_over_after_ctrl_c(engine: Engine) -> N
     first = _serve(_url(engine))
     second = None
     try:
-        assert _wait_for(lambda: lease.holder(engine) is not None), "first serve never took the lease"
-        leader = lease.holder(engine)
+        assert _wait_for(lambda: leases.holder(engine) is not None), "first serve never took the lease"
+        leader = leases.holder(engine)
         assert leader is not None
         # The job store's table exists before all the jobs are in it: wait for the whole set.
         assert _wait_for(lambda: _stored_jobs(engine) == set(JOBS)), _stored_jobs(engine)
         second = _serve(_url(engine))
         time.sleep(2.0)
-        standby = lease.holder(engine)
+        standby = leases.holder(engine)
         assert standby is not None and standby.owner == leader.owner  # second did not take over
         first.send_signal(signal.SIGINT)
         assert first.wait(timeout=30) == 0, first.stdout.read().decode() if first.stdout else ""
-        assert _wait_for(lambda: (h := lease.holder(engine)) is not None and h.owner != leader.owner)
+        assert _wait_for(lambda: (h := leases.holder(engine)) is not None and h.owner != leader.owner)
     finally:
         for proc in (first, second):
             if proc is not None and proc.poll() is None:
