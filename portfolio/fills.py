@@ -91,6 +91,11 @@ def _intrinsic_problem(fill: Fill) -> str | None:
         return f"shares must be a positive count on the 1e-6 grid, got {fill.shares}"
     if fill.shares == 0:
         return "a fill must move shares"
+    return _kind_problem(fill)
+
+
+def _kind_problem(fill: Fill) -> str | None:
+    """What is wrong with a fill for its kind: price, realised P/L, max_bet and decision."""
     if fill.price is None and fill.kind is not FillKind.SETTLE:
         return "only a void settlement may have no price"
     if fill.kind is FillKind.BUY and (fill.realized_pnl != 0 or fill.max_bet is None):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich import box
@@ -180,6 +180,6 @@ def _open(database_url: str | None) -> Engine:
     return make_engine(url)
 
 
-def _fail(message: str) -> Any:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)

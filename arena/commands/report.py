@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 
@@ -61,6 +61,6 @@ def report_command(
     typer.echo("  rows: " + ", ".join(f"{name} {rows:,}" for name, rows in sorted(report.rows.items())))
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(1)

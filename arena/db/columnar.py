@@ -43,7 +43,7 @@ from arena.db.types import ExactDecimal, UTCDateTime
 UTC_TEXT = "%Y-%m-%d %H:%M:%S%.f"
 
 
-def read_frame(connection: Connection, statement: Select[Any]) -> pl.DataFrame:
+def read_frame(connection: Connection, statement: Select[*tuple[Any, ...]]) -> pl.DataFrame:
     """The rows of ``statement`` as a frame whose columns are named by the selected keys."""
     columns: Sequence[ColumnElement[Any]] = list(statement.selected_columns)
     dialect = connection.dialect.name

@@ -12,8 +12,9 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import Engine, or_, update
+from sqlalchemy import CursorResult, Engine, or_, update
 from sqlmodel import select
 
 from arena.db.engine import session_scope
@@ -50,7 +51,8 @@ def try_acquire(engine: Engine, owner: str, now: datetime, ttl: timedelta, *, na
             .where(or_(SchedulerLeaseRow.owner == owner, SchedulerLeaseRow.expires_at < now))  # type: ignore[arg-type]
             .values(owner=owner, expires_at=now + ttl)
         )
-        return bool(result.rowcount)
+        # sqlmodel types Session.execute as a plain Result; an UPDATE's is a CursorResult (rowcount).
+        return bool(cast(CursorResult[Any], result).rowcount)
 
 
 def release(engine: Engine, owner: str, *, name: str = LEASE_NAME) -> None:

@@ -14,6 +14,7 @@ from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy import Subquery, and_, func
 from sqlmodel import Session, col, select
 
@@ -175,16 +176,17 @@ def _latest_light(session: Session, market_ids: Sequence[str]) -> list[PriceSnap
     """The newest snapshot per source of each market, read as plain columns (no raw payload)."""
     keys = latest_keys(sources=None, as_of=None, market_ids=market_ids)
     columns = (
-        MarketSnapshotRow.market_id,
-        MarketSnapshotRow.source,
-        MarketSnapshotRow.observed_at,
-        MarketSnapshotRow.prices_json,
-        MarketSnapshotRow.bids_json,
-        MarketSnapshotRow.asks_json,
+        col(MarketSnapshotRow.market_id),
+        col(MarketSnapshotRow.source),
+        col(MarketSnapshotRow.observed_at),
+        col(MarketSnapshotRow.prices_json),
+        col(MarketSnapshotRow.bids_json),
+        col(MarketSnapshotRow.asks_json),
     )
     found = []
-    for market_id, source, observed_at, prices, bids, asks in session.exec(
-        select(*columns).join(keys, is_latest(keys))
+    # sqlalchemy's select: sqlmodel's is typed for at most four columns
+    for market_id, source, observed_at, prices, bids, asks in session.execute(
+        sa.select(*columns).join(keys, is_latest(keys))
     ):
         where = f"latest {source} snapshot of {market_id}"
         found.append(
@@ -228,9 +230,9 @@ def latest_keys(
 def is_latest(keys: Subquery) -> Any:
     """Join condition of ``market_snapshot`` onto ``latest_keys``."""
     return and_(
-        MarketSnapshotRow.market_id == keys.c.market_id,
-        MarketSnapshotRow.source == keys.c.source,
-        MarketSnapshotRow.observed_at == keys.c.observed_at,
+        col(MarketSnapshotRow.market_id) == keys.c.market_id,
+        col(MarketSnapshotRow.source) == keys.c.source,
+        col(MarketSnapshotRow.observed_at) == keys.c.observed_at,
     )
 
 

@@ -26,7 +26,8 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine, func, or_
+import sqlalchemy as sa
+from sqlalchemy import ColumnElement, Engine, func, or_
 from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
@@ -131,7 +132,7 @@ class DbMarketSource:
                 ~closed_since_price,
                 _before_close(as_of),
             )
-            .options(defer(MarketRow.raw_json))  # type: ignore[arg-type]
+            .options(defer(MarketRow.raw_json))
         )
         found = [(market_from_row(m), snapshot_from_row(s)) for m, s in session.exec(query)]
         return sorted(found, key=lambda pair: pair[0].market_id)
@@ -156,11 +157,11 @@ class DbMarketSource:
             partition_by=MarketSnapshotRow.market_id, order_by=col(MarketSnapshotRow.observed_at).desc()
         )
         recent = (
-            select(
-                MarketSnapshotRow.id,
-                MarketSnapshotRow.market_id,
-                MarketSnapshotRow.observed_at,
-                MarketSnapshotRow.prices_json,
+            sa.select(  # sqlalchemy's select: sqlmodel's is typed for at most four columns
+                col(MarketSnapshotRow.id),
+                col(MarketSnapshotRow.market_id),
+                col(MarketSnapshotRow.observed_at),
+                col(MarketSnapshotRow.prices_json),
                 rank.label("rank"),
             )
             .where(
@@ -184,6 +185,6 @@ def _before_close(as_of: datetime) -> Any:
     )
 
 
-def _known_by(as_of: datetime) -> tuple[object, ...]:
+def _known_by(as_of: datetime) -> tuple[ColumnElement[bool], ...]:
     """A stored resolution is known at ``as_of`` once both the venue and the arena had it."""
     return (col(ResolutionRow.resolved_at) <= as_of, col(ResolutionRow.detected_at) <= as_of)

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import update
-from sqlmodel import Session, col, select
+from sqlalchemy import select, update
+from sqlmodel import Session, col
 
 from arena.db.models import DecisionRow
 from arena.db.upsert import insert_ignore
@@ -99,14 +99,16 @@ def claim_round(
         session, DecisionRow, [{**fresh, "agent_id": a} for a in agent_ids], on=["round_id", "agent_id"]
     )
     columns = (
-        DecisionRow.id,
-        DecisionRow.agent_id,
-        DecisionRow.claim_token,
-        DecisionRow.status,
-        DecisionRow.claimed_at,
+        col(DecisionRow.id),
+        col(DecisionRow.agent_id),
+        col(DecisionRow.claim_token),
+        col(DecisionRow.status),
+        col(DecisionRow.claimed_at),
     )
-    existing = session.exec(
-        select(*columns).where(DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids))
+    existing = session.execute(  # sqlalchemy's select: sqlmodel's is typed for at most four columns
+        select(*columns).where(
+            col(DecisionRow.round_id) == round_id, col(DecisionRow.agent_id).in_(agent_ids)
+        )
     ).all()
     result = ClaimResult()
     for decision_id, agent_id, owner, status, claimed_at in existing:

@@ -96,6 +96,7 @@ def waiting_since(
 ) -> tuple[datetime, str] | None:
     """Since when, and why, a position is stale: its market closed (or it last had a real price)
     longer than ``limit`` before ``now`` without a resolution; None if it is not stale."""
+    since: datetime | None
     if close_time is not None and close_time < now:
         since, reason = close_time, "market closed, no resolution"
     else:

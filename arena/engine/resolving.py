@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
+import sqlalchemy as sa
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
@@ -61,12 +62,12 @@ def pending_markets(engine: Engine, now: datetime) -> list[PendingMarket]:
     """Held markets (active cohorts) closed by ``now`` without a resolution, or with one that could
     not be applied."""
     with Session(engine) as session:
-        rows = session.exec(
-            select(
-                MarketRow.id,
-                MarketRow.question,
-                MarketRow.close_time,
-                ResolutionRow.kind,
+        rows = session.execute(  # sqlalchemy's select: sqlmodel's is typed for at most four columns
+            sa.select(
+                col(MarketRow.id),
+                col(MarketRow.question),
+                col(MarketRow.close_time),
+                col(ResolutionRow.kind),
                 func.count(func.distinct(AgentRow.cohort_id)),
                 func.count(),
             )
@@ -74,7 +75,7 @@ def pending_markets(engine: Engine, now: datetime) -> list[PendingMarket]:
             .join(AgentRow, col(AgentRow.id) == col(PositionRow.agent_id))
             .join(CohortRow, col(CohortRow.id) == col(AgentRow.cohort_id))
             .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
-            .where(PositionRow.status == "open", col(CohortRow.status).in_(ACTIVE))
+            .where(col(PositionRow.status) == "open", col(CohortRow.status).in_(ACTIVE))
             .group_by(
                 col(MarketRow.id), col(MarketRow.question), col(MarketRow.close_time), col(ResolutionRow.kind)
             )

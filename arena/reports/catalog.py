@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
-from sqlalchemy import CompoundSelect, func, select
+from sqlalchemy import CompoundSelect, Select, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
+from sqlmodel import col
 
 from arena.db.columnar import read_frame
 from arena.db.engine import normalize_url, redact_url
@@ -72,29 +74,33 @@ def database_state(url: str) -> DatabaseState:
 
 def cohorts(connection: Connection) -> pl.DataFrame:
     """Every cohort, newest first, with its agent count and finished rounds."""
-    agents = select(AgentRow.cohort_id, func.count().label("agents")).group_by(AgentRow.cohort_id).subquery()
-    done = (
-        select(RoundRow.cohort_id, func.count().label("rounds_done"))
-        .where(RoundRow.status.in_(("done", "failed")))  # type: ignore[attr-defined]
-        .group_by(RoundRow.cohort_id)
+    agents = (
+        select(col(AgentRow.cohort_id), func.count().label("agents"))
+        .group_by(col(AgentRow.cohort_id))
         .subquery()
     )
-    query = (
+    done = (
+        select(col(RoundRow.cohort_id), func.count().label("rounds_done"))
+        .where(col(RoundRow.status).in_(("done", "failed")))
+        .group_by(col(RoundRow.cohort_id))
+        .subquery()
+    )
+    query: Select[*tuple[Any, ...]] = (
         select(
-            CohortRow.id.label("cohort_id"),  # type: ignore[attr-defined]
-            CohortRow.name,
-            CohortRow.mode,
-            CohortRow.status,
-            CohortRow.seed,
-            CohortRow.config_hash,
-            CohortRow.created_at,
-            CohortRow.started_at,
-            CohortRow.finished_at,
+            col(CohortRow.id).label("cohort_id"),
+            col(CohortRow.name),
+            col(CohortRow.mode),
+            col(CohortRow.status),
+            col(CohortRow.seed),
+            col(CohortRow.config_hash),
+            col(CohortRow.created_at),
+            col(CohortRow.started_at),
+            col(CohortRow.finished_at),
             func.coalesce(agents.c.agents, 0).label("agents"),
             func.coalesce(done.c.rounds_done, 0).label("rounds_done"),
         )
-        .outerjoin(agents, agents.c.cohort_id == CohortRow.id)
-        .outerjoin(done, done.c.cohort_id == CohortRow.id)
+        .outerjoin(agents, agents.c.cohort_id == col(CohortRow.id))
+        .outerjoin(done, done.c.cohort_id == col(CohortRow.id))
     )
     return read_frame(connection, query).sort(["created_at", "cohort_id"], descending=True)
 
@@ -106,7 +112,7 @@ def live_cohorts(frame: pl.DataFrame) -> list[str]:
 
 def cohort_config(connection: Connection, cohort_id: str) -> dict[str, object]:
     """The frozen config of a cohort (parsed JSON)."""
-    text = read_frame(connection, select(CohortRow.config_json).where(CohortRow.id == cohort_id))
+    text = read_frame(connection, select(col(CohortRow.config_json)).where(col(CohortRow.id) == cohort_id))
     return dict(json.loads(text["config_json"][0])) if len(text) else {}
 
 
@@ -115,48 +121,50 @@ def data_version(connection: Connection) -> tuple[object, ...]:
     a decision, round or cohort changes status, so views cached on it are never stale and are not
     recomputed while nothing happens."""
     newest = [
-        select(func.max(model.id)).scalar_subquery()
+        select(func.max(col(model.id))).scalar_subquery()
         for model in (DecisionRow, FillRow, PortfolioSnapshotRow, ResolutionRow, MarketSnapshotRow, RoundRow)
     ]
-    decided = select(func.count()).where(DecisionRow.decided_at.is_not(None)).scalar_subquery()  # type: ignore[union-attr]
-    closed = select(func.count()).where(RoundRow.status.in_(("done", "failed"))).scalar_subquery()  # type: ignore[attr-defined]
+    decided = select(func.count()).where(col(DecisionRow.decided_at).is_not(None)).scalar_subquery()
+    closed = select(func.count()).where(col(RoundRow.status).in_(("done", "failed"))).scalar_subquery()
     counts = connection.execute(select(*newest, decided, closed)).one()
-    statuses = connection.execute(select(CohortRow.id, CohortRow.status).order_by(CohortRow.id)).all()
+    statuses = connection.execute(
+        select(col(CohortRow.id), col(CohortRow.status)).order_by(col(CohortRow.id))
+    ).all()
     return (*counts, *(tuple(row) for row in statuses))
 
 
 def markets(connection: Connection, cohort_id: str | None = None) -> pl.DataFrame:
     """Markets (all, or those a cohort offered or traded) with their resolution and latest price."""
-    query = select(
-        MarketRow.id.label("market_id"),  # type: ignore[attr-defined]
-        MarketRow.venue,
-        MarketRow.question,
-        MarketRow.category,
-        MarketRow.outcomes_json,
-        MarketRow.volume,
-        MarketRow.close_time,
-        MarketRow.url,
-        ResolutionRow.kind.label("resolution"),  # type: ignore[attr-defined]
-        ResolutionRow.resolved_at,
-    ).outerjoin(ResolutionRow, ResolutionRow.market_id == MarketRow.id)
+    query: Select[*tuple[Any, ...]] = select(
+        col(MarketRow.id).label("market_id"),
+        col(MarketRow.venue),
+        col(MarketRow.question),
+        col(MarketRow.category),
+        col(MarketRow.outcomes_json),
+        col(MarketRow.volume),
+        col(MarketRow.close_time),
+        col(MarketRow.url),
+        col(ResolutionRow.kind).label("resolution"),
+        col(ResolutionRow.resolved_at),
+    ).outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
     if cohort_id is not None:
-        query = query.where(MarketRow.id.in_(cohort_market_ids(cohort_id)))  # type: ignore[attr-defined]
+        query = query.where(col(MarketRow.id).in_(cohort_market_ids(cohort_id)))
     table = read_frame(connection, query)
     return table.join(_latest_prices(connection), on="market_id", how="left").sort("market_id")
 
 
-def cohort_market_ids(cohort_id: str) -> CompoundSelect:
+def cohort_market_ids(cohort_id: str) -> CompoundSelect[str]:
     """Ids of the markets a cohort offered in a round or traded (a market may be traded after it
     left the offered universe, e.g. sold while closing)."""
     offered = (
-        select(RoundMarketRow.market_id)
-        .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
-        .where(RoundRow.cohort_id == cohort_id)
+        select(col(RoundMarketRow.market_id))
+        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
+        .where(col(RoundRow.cohort_id) == cohort_id)
     )
     traded = (
-        select(FillRow.market_id)
-        .join(AgentRow, AgentRow.id == FillRow.agent_id)
-        .where(AgentRow.cohort_id == cohort_id)
+        select(col(FillRow.market_id))
+        .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
+        .where(col(AgentRow.cohort_id) == cohort_id)
     )
     return offered.union(traded)
 
@@ -170,12 +178,15 @@ def _latest_prices(connection: Connection) -> pl.DataFrame:
 
 def _latest(connection: Connection, model: type[MarketSnapshotRow] | type[RoundMarketRow]) -> pl.DataFrame:
     newest = (
-        select(model.market_id, func.max(model.observed_at).label("observed_at"))
-        .group_by(model.market_id)
+        select(col(model.market_id), func.max(col(model.observed_at)).label("observed_at"))
+        .group_by(col(model.market_id))
         .subquery()
     )
-    query = select(model.market_id, model.observed_at.label("last_price_at"), model.prices_json).join(  # type: ignore[attr-defined]
-        newest, (newest.c.market_id == model.market_id) & (newest.c.observed_at == model.observed_at)
+    query: Select[*tuple[Any, ...]] = select(
+        col(model.market_id), col(model.observed_at).label("last_price_at"), col(model.prices_json)
+    ).join(
+        newest,
+        (newest.c.market_id == col(model.market_id)) & (newest.c.observed_at == col(model.observed_at)),
     )
     frame = read_frame(connection, query).unique("market_id", keep="first", maintain_order=True)
     return frame.with_columns(round=pl.lit(model is RoundMarketRow))
@@ -186,10 +197,10 @@ def price_history(connection: Connection, market_id: str) -> pl.DataFrame:
     showed (source ``round``). At one instant the round's price wins (it is what agents saw), as
     in ``arena.scoring.load``."""
     synced = select(
-        MarketSnapshotRow.observed_at, MarketSnapshotRow.source, MarketSnapshotRow.prices_json
-    ).where(MarketSnapshotRow.market_id == market_id)
-    shown = select(RoundMarketRow.observed_at, RoundMarketRow.prices_json).where(
-        RoundMarketRow.market_id == market_id
+        col(MarketSnapshotRow.observed_at), col(MarketSnapshotRow.source), col(MarketSnapshotRow.prices_json)
+    ).where(col(MarketSnapshotRow.market_id) == market_id)
+    shown = select(col(RoundMarketRow.observed_at), col(RoundMarketRow.prices_json)).where(
+        col(RoundMarketRow.market_id) == market_id
     )
     rounds = (
         read_frame(connection, shown)

@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import Engine, select
+from sqlmodel import col
 
 from arena.cohorts.config import ConfigError, config_from_frozen
 from arena.db.engine import session_scope
@@ -51,7 +52,7 @@ def gather(engine: Engine, cohort_id: str, *, prompts: bool, redactor: Redactor)
     """Read the cohort ``cohort_id`` and score it; ``prompts`` keeps raw prompts and responses."""
     with session_scope(engine, write=False) as session:
         connection = session.connection()
-        row = connection.execute(select(CohortRow).where(CohortRow.id == cohort_id)).mappings().first()
+        row = connection.execute(select(CohortRow).where(col(CohortRow.id) == cohort_id)).mappings().first()
         if row is None:
             raise ReportError(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
         cohort = dict(row)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from html import escape
+from typing import cast
 
 import plotly.graph_objects as go
 import polars as pl
@@ -81,7 +82,8 @@ def _charts(content: ReportContent) -> list[str]:
     """Return and Brier intervals, equity curves, reliability diagrams (plotly.js with the first)."""
     styles = agent_styles(content.tables["agents"])
     board = content.leaderboard
-    bankroll = float(board["bankroll"].cast(pl.Float64).max() or 0) if len(board) else 0.0
+    # A Float64 column's max is a float or None (polars types it as any Python literal).
+    bankroll = float(cast(float | None, board["bankroll"].cast(pl.Float64).max()) or 0) if len(board) else 0.0
     marks = thin_marks(content.tables["portfolio_snapshots"])
     rounds = content.tables["rounds"]["scheduled_at"].to_list()
     bins = content.tables["calibration"]

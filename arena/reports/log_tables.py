@@ -9,9 +9,12 @@ are UTC, JSON columns are JSON text (see ``arena.db.columnar``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import polars as pl
-from sqlalchemy import select
+from sqlalchemy import Label, Select, select
 from sqlalchemy.engine import Connection
+from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
 from arena.db.columnar import read_frame
@@ -27,22 +30,22 @@ from arena.db.models import (
 )
 from arena.reports.catalog import cohort_market_ids
 
-AGENT = AgentRow.name.label("agent")  # type: ignore[attr-defined]
-QUESTION = MarketRow.question.label("question")  # type: ignore[attr-defined]
+AGENT: Label[str] = col(AgentRow.name).label("agent")
+QUESTION: Label[str] = col(MarketRow.question).label("question")
 DECISION_STATUSES = ("done", "rejected", "error", "claimed")
 
 
 def agents(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """The cohort's seats: id, name, kind, model, whether it is a baseline, settings (JSON text)."""
     query = select(
-        AgentRow.id.label("agent_id"),  # type: ignore[union-attr]
-        AgentRow.cohort_id,
+        col(AgentRow.id).label("agent_id"),
+        col(AgentRow.cohort_id),
         AGENT,
-        AgentRow.kind,
-        AgentRow.model_id,
-        AgentRow.settings_json,
-        AgentRow.created_at,
-    ).where(AgentRow.cohort_id == cohort_id)
+        col(AgentRow.kind),
+        col(AgentRow.model_id),
+        col(AgentRow.settings_json),
+        col(AgentRow.created_at),
+    ).where(col(AgentRow.cohort_id) == cohort_id)
     frame = read_frame(connection, query).sort("agent")
     return frame.with_columns(baseline=pl.col("kind").is_in(sorted(BASELINE_KINDS))).select(
         "agent_id", "cohort_id", "agent", "kind", "baseline", "model_id", "settings_json", "created_at"
@@ -51,20 +54,22 @@ def agents(connection: Connection, cohort_id: str) -> pl.DataFrame:
 
 def rounds(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """One row per round with how its decisions ended (done, rejected, error, still claimed)."""
-    query = select(
-        RoundRow.id.label("round_id"),  # type: ignore[union-attr]
-        RoundRow.round_index,
-        RoundRow.scheduled_at,
-        RoundRow.status,
-        RoundRow.market_count,
-        RoundRow.snapshot_hash,
-        RoundRow.started_at,
-        RoundRow.finished_at,
-    ).where(RoundRow.cohort_id == cohort_id)
+    query: Select[*tuple[Any, ...]] = select(
+        col(RoundRow.id).label("round_id"),
+        col(RoundRow.round_index),
+        col(RoundRow.scheduled_at),
+        col(RoundRow.status),
+        col(RoundRow.market_count),
+        col(RoundRow.snapshot_hash),
+        col(RoundRow.started_at),
+        col(RoundRow.finished_at),
+    ).where(col(RoundRow.cohort_id) == cohort_id)
     table = read_frame(connection, query)
     outcomes = read_frame(
         connection,
-        select(DecisionRow.round_id, DecisionRow.status).where(DecisionRow.cohort_id == cohort_id),
+        select(col(DecisionRow.round_id), col(DecisionRow.status)).where(
+            col(DecisionRow.cohort_id) == cohort_id
+        ),
     )
     counts = outcomes.group_by("round_id").agg(
         pl.len().alias("decisions"), *((pl.col("status") == s).sum().alias(s) for s in DECISION_STATUSES)
@@ -79,65 +84,65 @@ def decisions(
     """Every decision (of ``agent``, or all) with outcome, reasoning, usage and, if ``prompts``,
     the raw prompt and response."""
     columns = [
-        DecisionRow.id.label("decision_id"),  # type: ignore[union-attr]
-        RoundRow.round_index,
-        RoundRow.scheduled_at,
+        col(DecisionRow.id).label("decision_id"),
+        col(RoundRow.round_index),
+        col(RoundRow.scheduled_at),
         AGENT,
-        DecisionRow.status,
-        DecisionRow.error_kind,
-        DecisionRow.error,
-        DecisionRow.reasoning,
-        DecisionRow.actions_json,
-        DecisionRow.probabilities_json,
-        DecisionRow.cash_at_start,
-        DecisionRow.max_bet,
-        DecisionRow.prompt_tokens,
-        DecisionRow.completion_tokens,
-        DecisionRow.cost_usd,
-        DecisionRow.latency_s,
-        DecisionRow.attempts,
-        DecisionRow.prompt_version,
-        DecisionRow.prompt_hash,
-        DecisionRow.claimed_at,
-        DecisionRow.decided_at,
+        col(DecisionRow.status),
+        col(DecisionRow.error_kind),
+        col(DecisionRow.error),
+        col(DecisionRow.reasoning),
+        col(DecisionRow.actions_json),
+        col(DecisionRow.probabilities_json),
+        col(DecisionRow.cash_at_start),
+        col(DecisionRow.max_bet),
+        col(DecisionRow.prompt_tokens),
+        col(DecisionRow.completion_tokens),
+        col(DecisionRow.cost_usd),
+        col(DecisionRow.latency_s),
+        col(DecisionRow.attempts),
+        col(DecisionRow.prompt_version),
+        col(DecisionRow.prompt_hash),
+        col(DecisionRow.claimed_at),
+        col(DecisionRow.decided_at),
     ]
     if prompts:
-        columns += [DecisionRow.raw_prompt, DecisionRow.raw_response]
+        columns += [col(DecisionRow.raw_prompt), col(DecisionRow.raw_response)]
     query = (
         select(*columns)
-        .join(RoundRow, RoundRow.id == DecisionRow.round_id)  # type: ignore[arg-type]
-        .join(AgentRow, AgentRow.id == DecisionRow.agent_id)  # type: ignore[arg-type]
-        .where(DecisionRow.cohort_id == cohort_id)
+        .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
+        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
+        .where(col(DecisionRow.cohort_id) == cohort_id)
     )
     if agent is not None:
-        query = query.where(AgentRow.name == agent)
+        query = query.where(col(AgentRow.name) == agent)
     return read_frame(connection, query).sort("round_index", "agent", "decision_id")
 
 
 def fills(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Every buy, sell and settlement of the cohort's agents, in the order they happened."""
-    query = (
+    query: Select[*tuple[Any, ...]] = (
         select(
-            FillRow.id.label("fill_id"),  # type: ignore[union-attr]
-            FillRow.filled_at,
+            col(FillRow.id).label("fill_id"),
+            col(FillRow.filled_at),
             AGENT,
-            FillRow.kind,
-            FillRow.market_id,
+            col(FillRow.kind),
+            col(FillRow.market_id),
             QUESTION,
-            FillRow.outcome,
-            FillRow.position_id,
-            FillRow.amount,
-            FillRow.price,
-            FillRow.shares,
-            FillRow.fee,
-            FillRow.realized_pnl,
-            FillRow.max_bet,
-            FillRow.decision_id,
-            FillRow.leg_index,
+            col(FillRow.outcome),
+            col(FillRow.position_id),
+            col(FillRow.amount),
+            col(FillRow.price),
+            col(FillRow.shares),
+            col(FillRow.fee),
+            col(FillRow.realized_pnl),
+            col(FillRow.max_bet),
+            col(FillRow.decision_id),
+            col(FillRow.leg_index),
         )
-        .join(AgentRow, AgentRow.id == FillRow.agent_id)
-        .join(MarketRow, MarketRow.id == FillRow.market_id)
-        .where(AgentRow.cohort_id == cohort_id)
+        .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
+        .join(MarketRow, col(MarketRow.id) == col(FillRow.market_id))
+        .where(col(AgentRow.cohort_id) == cohort_id)
     )
     return read_frame(connection, query).sort("filled_at", "fill_id")
 
@@ -147,26 +152,26 @@ def positions(connection: Connection, cohort_id: str) -> pl.DataFrame:
     query = (
         select(
             AGENT,
-            PositionRow.position_id,
-            PositionRow.market_id,
+            col(PositionRow.position_id),
+            col(PositionRow.market_id),
             QUESTION,
-            PositionRow.outcome,
-            PositionRow.status,
-            PositionRow.shares,
-            PositionRow.cost_basis,
-            PositionRow.realized_pnl,
-            PositionRow.last_price,
-            PositionRow.last_marked_at,
-            PositionRow.stale,
-            PositionRow.opened_at,
-            PositionRow.closed_at,
-            ResolutionRow.kind.label("resolution"),  # type: ignore[attr-defined]
-            ResolutionRow.resolved_at,
+            col(PositionRow.outcome),
+            col(PositionRow.status),
+            col(PositionRow.shares),
+            col(PositionRow.cost_basis),
+            col(PositionRow.realized_pnl),
+            col(PositionRow.last_price),
+            col(PositionRow.last_marked_at),
+            col(PositionRow.stale),
+            col(PositionRow.opened_at),
+            col(PositionRow.closed_at),
+            col(ResolutionRow.kind).label("resolution"),
+            col(ResolutionRow.resolved_at),
         )
-        .join(AgentRow, AgentRow.id == PositionRow.agent_id)
-        .join(MarketRow, MarketRow.id == PositionRow.market_id)
-        .outerjoin(ResolutionRow, ResolutionRow.market_id == PositionRow.market_id)
-        .where(AgentRow.cohort_id == cohort_id)
+        .join(AgentRow, col(AgentRow.id) == col(PositionRow.agent_id))
+        .join(MarketRow, col(MarketRow.id) == col(PositionRow.market_id))
+        .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(PositionRow.market_id))
+        .where(col(AgentRow.cohort_id) == cohort_id)
     )
     return read_frame(connection, query).sort("agent", "opened_at", "position_id")
 
@@ -176,17 +181,17 @@ def portfolio_snapshots(connection: Connection, cohort_id: str) -> pl.DataFrame:
     query = (
         select(
             AGENT,
-            PortfolioSnapshotRow.marked_at,
-            PortfolioSnapshotRow.cash,
-            PortfolioSnapshotRow.positions_value,
-            PortfolioSnapshotRow.total_value,
-            PortfolioSnapshotRow.realized_pnl,
-            PortfolioSnapshotRow.unrealized_pnl,
-            PortfolioSnapshotRow.open_positions,
-            PortfolioSnapshotRow.stale_count,
+            col(PortfolioSnapshotRow.marked_at),
+            col(PortfolioSnapshotRow.cash),
+            col(PortfolioSnapshotRow.positions_value),
+            col(PortfolioSnapshotRow.total_value),
+            col(PortfolioSnapshotRow.realized_pnl),
+            col(PortfolioSnapshotRow.unrealized_pnl),
+            col(PortfolioSnapshotRow.open_positions),
+            col(PortfolioSnapshotRow.stale_count),
         )
-        .join(AgentRow, AgentRow.id == PortfolioSnapshotRow.agent_id)
-        .where(PortfolioSnapshotRow.cohort_id == cohort_id)
+        .join(AgentRow, col(AgentRow.id) == col(PortfolioSnapshotRow.agent_id))
+        .where(col(PortfolioSnapshotRow.cohort_id) == cohort_id)
     )
     return read_frame(connection, query).sort("agent", "marked_at")
 
@@ -195,16 +200,16 @@ def resolutions(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Resolutions of every market the cohort offered in a round or traded."""
     query = (
         select(
-            ResolutionRow.market_id,
+            col(ResolutionRow.market_id),
             QUESTION,
-            ResolutionRow.kind,
-            ResolutionRow.payouts_json,
-            ResolutionRow.resolved_at,
-            ResolutionRow.detected_at,
-            ResolutionRow.source,
-            ResolutionRow.override_note,
+            col(ResolutionRow.kind),
+            col(ResolutionRow.payouts_json),
+            col(ResolutionRow.resolved_at),
+            col(ResolutionRow.detected_at),
+            col(ResolutionRow.source),
+            col(ResolutionRow.override_note),
         )
-        .join(MarketRow, MarketRow.id == ResolutionRow.market_id)
-        .where(ResolutionRow.market_id.in_(cohort_market_ids(cohort_id)))  # type: ignore[attr-defined]
+        .join(MarketRow, col(MarketRow.id) == col(ResolutionRow.market_id))
+        .where(col(ResolutionRow.market_id).in_(cohort_market_ids(cohort_id)))
     )
     return read_frame(connection, query).sort("market_id")

@@ -42,7 +42,7 @@ def job_statuses(engine: Engine, now: datetime) -> list[JobStatus]:
                     JobRunRow.job == spec.name,
                     JobRunRow.ok.is_(False),  # type: ignore[union-attr]
                     JobRunRow.started_at >= now - timedelta(days=1),
-                )  # type: ignore[arg-type]
+                )
             ).one()
             out.append(
                 JobStatus(

@@ -10,6 +10,7 @@ count neither as won nor lost.
 from __future__ import annotations
 
 import polars as pl
+from polars.expr.whenthen import ChainedThen, Then
 
 from arena.scoring.frames import BUY, ScoringFrames
 from arena.scoring.scores import brier, implied_confidence, side_outcome, toward_yes
@@ -55,7 +56,7 @@ def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
 
 def horizon_bucket(days: pl.Expr) -> pl.Expr:
     """The horizon label of a number of days (null stays null)."""
-    expr = pl.when(days.is_null()).then(None)
+    expr: Then | ChainedThen = pl.when(days.is_null()).then(None)
     for limit, label in HORIZONS:
         expr = expr.when(days <= limit).then(pl.lit(label))
     return expr.otherwise(pl.lit(LONGER))

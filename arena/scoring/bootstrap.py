@@ -93,7 +93,8 @@ class Statistic:
         simply 0 then, as a replicate without the agent's markets holds none of its P/L.
         """
         if self.scale is not None:
-            return num / self.scale.reshape(-1, *([1] * (num.ndim - 1)))
+            scaled: np.ndarray = num / self.scale.reshape(-1, *([1] * (num.ndim - 1)))
+            return scaled
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 

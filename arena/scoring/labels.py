@@ -21,6 +21,7 @@ very poor      above 0.40           below −20
 from __future__ import annotations
 
 import polars as pl
+from polars.expr.whenthen import ChainedThen, Then
 
 BRIER_BANDS: tuple[tuple[float, str], ...] = (
     (0.10, "excellent"),
@@ -42,14 +43,14 @@ RETURN_WORST = "very poor"
 
 
 def brier_label(brier: pl.Expr) -> pl.Expr:
-    expr = pl.when(brier.is_null() | brier.is_nan()).then(None)
+    expr: Then | ChainedThen = pl.when(brier.is_null() | brier.is_nan()).then(None)
     for upper, label in BRIER_BANDS:
         expr = expr.when(brier <= upper).then(pl.lit(label))
     return expr.otherwise(pl.lit(BRIER_WORST))
 
 
 def return_label(return_pct: pl.Expr) -> pl.Expr:
-    expr = pl.when(return_pct.is_null() | return_pct.is_nan()).then(None)
+    expr: Then | ChainedThen = pl.when(return_pct.is_null() | return_pct.is_nan()).then(None)
     for lower, label in RETURN_BANDS:
         reached = return_pct > lower if lower > 0 else return_pct >= lower
         expr = expr.when(reached).then(pl.lit(label))

@@ -29,9 +29,10 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from sqlalchemy import Engine, and_, func, select, union_all
+from sqlalchemy import Engine, Select, and_, func, select, union_all
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
+from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
 from arena.cohorts.config import RulesConfig
@@ -105,10 +106,10 @@ def load_frames(
 
 def _cohorts(session: Session, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
     """Bankroll per cohort id; unknown ids are an error."""
-    query = select(CohortRow.id, CohortRow.config_json)
+    query = select(col(CohortRow.id), col(CohortRow.config_json))
     if cohort_ids is not None:
-        query = query.where(CohortRow.id.in_(list(cohort_ids)))
-    rows = session.execute(query.order_by(CohortRow.id)).all()
+        query = query.where(col(CohortRow.id).in_(list(cohort_ids)))
+    rows = session.execute(query.order_by(col(CohortRow.id))).all()
     found = {row.id: _bankroll(row.id, row.config_json) for row in rows}
     missing = [c for c in cohort_ids or () if c not in found]
     if missing:
@@ -125,7 +126,9 @@ def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
 
 def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
     rows = session.execute(
-        select(AgentRow.cohort_id, AgentRow.name, AgentRow.kind).where(AgentRow.cohort_id.in_(list(cohorts)))
+        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.kind)).where(
+            col(AgentRow.cohort_id).in_(list(cohorts))
+        )
     ).all()
     return pl.DataFrame(
         {
@@ -140,26 +143,26 @@ def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
 
 
 def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
-    query = (
+    query: Select[*tuple[Any, ...]] = (
         select(
-            AgentRow.cohort_id,
-            AgentRow.name.label("agent"),
-            FillRow.market_id,
-            MarketRow.venue,
-            MarketRow.category,
-            FillRow.outcome,
-            FillRow.kind,
-            FillRow.amount,
-            FillRow.price,
-            FillRow.shares,
-            FillRow.max_bet,
-            FillRow.realized_pnl,
-            FillRow.filled_at,
+            col(AgentRow.cohort_id),
+            col(AgentRow.name).label("agent"),
+            col(FillRow.market_id),
+            col(MarketRow.venue),
+            col(MarketRow.category),
+            col(FillRow.outcome),
+            col(FillRow.kind),
+            col(FillRow.amount),
+            col(FillRow.price),
+            col(FillRow.shares),
+            col(FillRow.max_bet),
+            col(FillRow.realized_pnl),
+            col(FillRow.filled_at),
         )
-        .join(AgentRow, AgentRow.id == FillRow.agent_id)
-        .join(MarketRow, MarketRow.id == FillRow.market_id)
-        .where(AgentRow.cohort_id.in_(cohort_ids))
-        .order_by(FillRow.id)
+        .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
+        .join(MarketRow, col(MarketRow.id) == col(FillRow.market_id))
+        .where(col(AgentRow.cohort_id).in_(cohort_ids))
+        .order_by(col(FillRow.id))
     )
     frame = _frame(session.execute(query).all(), FILLS)
     return frame.with_columns(
@@ -172,22 +175,22 @@ def _decisions(session: Session, cohort_ids: list[str]) -> tuple[pl.DataFrame, p
     """The decisions frame and the raw stated probabilities (one row per market and outcome)."""
     query = (
         select(
-            DecisionRow.id,
-            DecisionRow.cohort_id,
-            AgentRow.name,
-            RoundRow.scheduled_at,
-            DecisionRow.error,
-            DecisionRow.error_kind,
-            DecisionRow.prompt_tokens,
-            DecisionRow.completion_tokens,
-            DecisionRow.cost_usd,
-            DecisionRow.latency_s,
-            DecisionRow.probabilities_json,
+            col(DecisionRow.id),
+            col(DecisionRow.cohort_id),
+            col(AgentRow.name),
+            col(RoundRow.scheduled_at),
+            col(DecisionRow.error),
+            col(DecisionRow.error_kind),
+            col(DecisionRow.prompt_tokens),
+            col(DecisionRow.completion_tokens),
+            col(DecisionRow.cost_usd),
+            col(DecisionRow.latency_s),
+            col(DecisionRow.probabilities_json),
         )
-        .join(AgentRow, AgentRow.id == DecisionRow.agent_id)
-        .join(RoundRow, RoundRow.id == DecisionRow.round_id)
-        .where(DecisionRow.cohort_id.in_(cohort_ids), DecisionRow.decided_at.is_not(None))
-        .order_by(DecisionRow.id)
+        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
+        .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
+        .where(col(DecisionRow.cohort_id).in_(cohort_ids), col(DecisionRow.decided_at).is_not(None))
+        .order_by(col(DecisionRow.id))
     )
     return _decision_frames(session.execute(query).all())
 
@@ -228,7 +231,7 @@ def _binary_markets(session: Session, market_ids: list[str]) -> set[str]:
     rows = _chunked(
         session,
         market_ids,
-        lambda ids: select(MarketRow.id, MarketRow.outcomes_json).where(MarketRow.id.in_(ids)),
+        lambda ids: select(col(MarketRow.id), col(MarketRow.outcomes_json)).where(col(MarketRow.id).in_(ids)),
     )
     return {r.id for r in rows if list(r.outcomes_json) == BINARY}
 
@@ -251,8 +254,11 @@ def _resolutions(session: Session, market_ids: list[str]) -> pl.DataFrame:
         session,
         market_ids,
         lambda ids: select(
-            ResolutionRow.market_id, ResolutionRow.kind, ResolutionRow.payouts_json, ResolutionRow.resolved_at
-        ).where(ResolutionRow.market_id.in_(ids)),
+            col(ResolutionRow.market_id),
+            col(ResolutionRow.kind),
+            col(ResolutionRow.payouts_json),
+            col(ResolutionRow.resolved_at),
+        ).where(col(ResolutionRow.market_id).in_(ids)),
     )
     table = [(r.market_id, r.kind, _winner(r.market_id, r.kind, r.payouts_json), r.resolved_at) for r in rows]
     return _frame(table, RESOLUTIONS)
@@ -278,18 +284,18 @@ def _prices(session: Session, market_ids: list[str], binary: set[str]) -> pl.Dat
         session,
         market_ids,
         lambda ids: select(
-            MarketSnapshotRow.market_id,
-            MarketSnapshotRow.source,
-            MarketSnapshotRow.observed_at,
-            MarketSnapshotRow.prices_json,
-        ).where(MarketSnapshotRow.market_id.in_(ids)),
+            col(MarketSnapshotRow.market_id),
+            col(MarketSnapshotRow.source),
+            col(MarketSnapshotRow.observed_at),
+            col(MarketSnapshotRow.prices_json),
+        ).where(col(MarketSnapshotRow.market_id).in_(ids)),
     )
     shown = _chunked(
         session,
         market_ids,
         lambda ids: select(
-            RoundMarketRow.market_id, RoundMarketRow.observed_at, RoundMarketRow.prices_json
-        ).where(RoundMarketRow.market_id.in_(ids)),
+            col(RoundMarketRow.market_id), col(RoundMarketRow.observed_at), col(RoundMarketRow.prices_json)
+        ).where(col(RoundMarketRow.market_id).in_(ids)),
     )
     observations = [(r.market_id, ROUND_SOURCE, r.observed_at, r.prices_json) for r in shown]
     observations += sorted(
@@ -324,30 +330,36 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
     closes and its own day closes at its last mark up to ``until``.
     """
     mark, close = PortfolioSnapshotRow, PortfolioCloseRow
-    closes: Any = select(close.agent_id, close.closed_at).where(close.cohort_id.in_(cohort_ids))  # type: ignore[attr-defined]
+    closes: Any = select(col(close.agent_id), col(close.closed_at)).where(
+        col(close.cohort_id).in_(cohort_ids)
+    )
     if until is not None:
         midnight = until.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         same_day = (
-            select(mark.agent_id, func.max(mark.marked_at).label("closed_at"))
-            .where(mark.cohort_id.in_(cohort_ids), mark.marked_at >= midnight, mark.marked_at <= until)  # type: ignore[attr-defined,operator]
-            .group_by(mark.agent_id)
+            select(col(mark.agent_id), func.max(col(mark.marked_at)).label("closed_at"))
+            .where(
+                col(mark.cohort_id).in_(cohort_ids),
+                col(mark.marked_at) >= midnight,
+                col(mark.marked_at) <= until,
+            )
+            .group_by(col(mark.agent_id))
         )
-        closes = union_all(closes.where(close.day < midnight.date()), same_day)
+        closes = union_all(closes.where(col(close.day) < midnight.date()), same_day)
     day_closes = closes.subquery()
     query = (
         select(
-            mark.cohort_id,
-            AgentRow.name,
-            mark.marked_at,
-            mark.cash,
-            mark.total_value,
-            mark.realized_pnl,
-            mark.unrealized_pnl,
+            col(mark.cohort_id),
+            col(AgentRow.name),
+            col(mark.marked_at),
+            col(mark.cash),
+            col(mark.total_value),
+            col(mark.realized_pnl),
+            col(mark.unrealized_pnl),
         )
-        .join(AgentRow, AgentRow.id == mark.agent_id)
+        .join(AgentRow, col(AgentRow.id) == col(mark.agent_id))
         .join(
             day_closes,
-            and_(day_closes.c.agent_id == mark.agent_id, day_closes.c.closed_at == mark.marked_at),
+            and_(day_closes.c.agent_id == col(mark.agent_id), day_closes.c.closed_at == col(mark.marked_at)),
         )
     )
     return read_frame(session.connection(), query).rename({"name": "agent"})
@@ -356,10 +368,10 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
 def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
     """Per cohort and market, the first round whose snapshot offered it (the start of coverage)."""
     query = (
-        select(RoundRow.cohort_id, RoundMarketRow.market_id, func.min(RoundRow.scheduled_at))
-        .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
-        .where(RoundRow.cohort_id.in_(cohort_ids))
-        .group_by(RoundRow.cohort_id, RoundMarketRow.market_id)
+        select(col(RoundRow.cohort_id), col(RoundMarketRow.market_id), func.min(col(RoundRow.scheduled_at)))
+        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
+        .where(col(RoundRow.cohort_id).in_(cohort_ids))
+        .group_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))
     )
     return _frame(session.execute(query).all(), LISTINGS)
 

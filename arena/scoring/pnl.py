@@ -72,7 +72,7 @@ def latest_side_prices(prices: pl.DataFrame) -> pl.DataFrame:
         "market_id", outcome=pl.lit(NO), price=1.0 - pl.col("price")
     )
     missing_no = implied_no.join(latest, on=["market_id", "outcome"], how="anti")
-    schema = {"market_id": pl.String, "outcome": pl.String, "price": pl.Float64}
+    schema = pl.Schema({"market_id": pl.String, "outcome": pl.String, "price": pl.Float64})
     return pl.concat([latest, missing_no]).cast(schema)  # typed even when there are no prices
 
 

@@ -35,7 +35,7 @@ _RAW_PRICE_FIELDS = ("probability", "p", "pool", "lastBetTime", "lastUpdatedTime
 
 class ManifoldCollector:
     venue = Venue.MANIFOLD
-    sources = (parse.PROB_SOURCE, parse.CLOSED_SOURCE)
+    sources: tuple[str, ...] = (parse.PROB_SOURCE, parse.CLOSED_SOURCE)
 
     def __init__(self, client: ManifoldClient) -> None:
         self._client = client

@@ -37,7 +37,7 @@ _GAMMA_RAW_FIELDS = ("outcomePrices", "bestBid", "bestAsk", "lastTradePrice", "u
 
 class PolymarketCollector:
     venue = Venue.POLYMARKET
-    sources = (clob.CLOB_MID_SOURCE, gamma.GAMMA_SOURCE, gamma.CLOSED_SOURCE)
+    sources: tuple[str, ...] = (clob.CLOB_MID_SOURCE, gamma.GAMMA_SOURCE, gamma.CLOSED_SOURCE)
 
     def __init__(self, gamma_client: GammaClient, clob_client: ClobClient) -> None:
         self._gamma = gamma_client

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import polars as pl
 import streamlit as st
 
@@ -63,7 +65,8 @@ cols[1].metric("Leader's P/L", signed_money(leader["pnl"]), percent(leader["retu
 cols[2].metric(
     "Agents", len(table), f"{int(table['baseline'].sum())} baselines", delta_color="off", delta_arrow="off"
 )
-cols[3].metric("Resolved markets", int(table["resolved_markets"].max() or 0))
+# An integer column's max is an int or None (polars types it as any Python literal).
+cols[3].metric("Resolved markets", int(cast(int | None, table["resolved_markets"].max()) or 0))
 
 if int(table["resolved_bets"].sum()) == 0:
     st.info(

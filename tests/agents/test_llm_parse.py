@@ -298,8 +298,8 @@ def test_any_prose_around_the_answer_yields_the_answer_or_a_clear_refusal(before
     text = before + json.dumps(valid_answer()) + after
     try:
         assert parse(text) == EXPECTED
-    except InvalidOutput as invalid:
-        assert "different decision objects" in str(invalid)
+    except InvalidOutput as invalid:  # refusing is allowed, not required, so pytest.raises cannot say it
+        assert "different decision objects" in str(invalid)  # noqa: PT017
 
 
 @settings(max_examples=100, deadline=None)

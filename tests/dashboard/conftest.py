@@ -8,7 +8,7 @@ that it never reaches the screen.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -40,7 +40,7 @@ def empty_url(sqlite_head: Path, tmp_path_factory: pytest.TempPathFactory) -> st
 
 
 @pytest.fixture
-def dashboard(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], Runner]]:
+def dashboard(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Runner]:
     """``dashboard(url)(page, cohort=..., **widgets)`` runs the app on ``url`` and opens ``page``."""
     monkeypatch.setenv("OPENROUTER_API_KEY", PLANTED)
 
@@ -48,7 +48,7 @@ def dashboard(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], Runne
         monkeypatch.setenv("ARENA_DATABASE_URL", url)
         return run_page
 
-    yield on
+    return on
 
 
 def run_page(page: str, *, cohort: str | None = None, **widgets: object) -> AppTest:

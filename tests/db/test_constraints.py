@@ -146,7 +146,7 @@ def test_a_fill_must_agree_with_its_position_and_decision(engine: Engine, book: 
         "negative amount": buy(world, book.decision_id, leg_index=1, amount=Decimal("-1")),
     }
     for name, fill in wrong.items():
-        with pytest.raises(IntegrityError):
+        with pytest.raises(IntegrityError):  # noqa: PT012 - the fail names the case the database accepted
             _commit(engine, fill)
             pytest.fail(f"accepted: {name}")
 

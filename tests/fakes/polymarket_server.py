@@ -368,7 +368,7 @@ def _book(token: str, condition_id: str, mid: Decimal) -> dict[str, Any]:
         "market": condition_id,
         "asset_id": token,
         "timestamp": "1755777600000",
-        "hash": hashlib.sha1(f"{token}{mid}".encode()).hexdigest(),
+        "hash": hashlib.sha1(f"{token}{mid}".encode(), usedforsecurity=False).hexdigest(),
         "bids": [{"price": str(p), "size": "150"} for p in (bid - Decimal("0.01"), bid) if p > 0],
         "asks": [{"price": str(p), "size": "120"} for p in (ask + Decimal("0.01"), ask) if p < 1],
         "min_order_size": "5",

@@ -110,8 +110,8 @@ def test_closed_unresolved_market_is_pending_and_open_market_is_not() -> None:
     assert not parse.is_open(closed, NOW)
     open_market = lite_market(1)
     assert parse.manifold_resolution(open_market, parse.market_from_manifold(open_market), NOW) is None
+    payload = lite_market(1, isResolved=True, resolution="MAYBE")
     with pytest.raises(PayloadError, match="resolution must be YES, NO, MKT or CANCEL, got 'MAYBE'"):
-        payload = lite_market(1, isResolved=True, resolution="MAYBE")
         parse.manifold_resolution(payload, parse.market_from_manifold(payload), NOW)
 
 

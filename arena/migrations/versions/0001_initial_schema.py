@@ -8,6 +8,7 @@ Create Date: 2026-11-22 13:36:22.766687
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -19,12 +20,12 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
-def _exact(scale: int) -> sa.types.TypeEngine[object]:
+def _exact(scale: int) -> sa.types.TypeEngine[Any]:
     """arena.db.types.ExactDecimal: NUMERIC(18, scale) on PostgreSQL, scaled 64-bit integers on SQLite."""
     return sa.BigInteger().with_variant(sa.Numeric(18, scale), "postgresql")
 
 
-def _json() -> sa.types.TypeEngine[object]:
+def _json() -> sa.types.TypeEngine[Any]:
     """arena.db.types.JSONDoc: JSON text on SQLite, JSONB on PostgreSQL."""
     return sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 
