@@ -81,4 +81,4 @@ def take_over(
             .where(SchedulerLeaseRow.name == name, SchedulerLeaseRow.owner == old_owner)  # type: ignore[arg-type]
             .values(owner=owner, expires_at=now + ttl)
         )
-        return bool(result.rowcount)
+        return bool(cast(CursorResult[Any], result).rowcount)
