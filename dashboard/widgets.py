@@ -15,6 +15,7 @@ import streamlit as st
 
 from arena.figures import AgentStyle, agent_styles
 from arena.reports import catalog
+from arena.reports.escaping import streamlit_literal
 from dashboard import queries
 
 ALL = "__all__"
@@ -126,7 +127,8 @@ def cohort_caption(ctx: Context) -> None:
         return
     c = ctx.cohort
     st.caption(
-        f"Cohort **{c['name']}** (`{c['cohort_id']}`) · {c['mode']} · {c['status']} · {c['agents']} agents"
+        f"Cohort **{streamlit_literal(c['name'])}** ({streamlit_literal(c['cohort_id'])}) · {c['mode']} · "
+        f"{c['status']} · {c['agents']} agents"
     )
 
 

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from arena.figures.style import AgentStyle, as_floats, house_figure, style_of
+from arena.figures.style import AgentStyle, as_floats, house_figure, plain, style_of
 
 STATUS_COLOURS = {"done": "#059669", "rejected": "#d97706", "error": "#dc2626", "claimed": "#9ca3af"}
 
@@ -25,7 +25,7 @@ def equity_curves(
 ) -> go.Figure:
     """Value (or return %) per agent over time, with the decision rounds as dotted verticals."""
     unit = "Return (%)" if percent else "Portfolio value ($)"
-    fig = house_figure(title, "Time (UTC)", unit)
+    fig = house_figure(plain(title), "Time (UTC)", unit)
     data = as_floats(snapshots, "total_value")
     if percent:
         data = data.with_columns(total_value=(pl.col("total_value") - bankroll) / bankroll * 100.0)
@@ -37,9 +37,9 @@ def equity_curves(
                 x=series["marked_at"].to_list(),
                 y=series["total_value"].to_list(),
                 mode="lines",
-                name=agent,
+                name=plain(agent),
                 line={"color": style.colour, "dash": style.dash, "width": 1.8 if style.baseline else 2.4},
-                hovertemplate=f"<b>{agent}</b><br>%{{x|%Y-%m-%d %H:%M}}<br>{hover}<extra></extra>",
+                hovertemplate=f"<b>{plain(agent)}</b><br>%{{x|%Y-%m-%d %H:%M}}<br>{hover}<extra></extra>",
             )
         )
     fig.update_yaxes(tickformat="+.1f" if percent else "$,.0f", ticksuffix="%" if percent else "")
@@ -76,7 +76,7 @@ def pnl_bars(money: pl.DataFrame, styles: Mapping[str, AgentStyle]) -> go.Figure
     ):
         fig.add_trace(
             go.Bar(
-                x=agents,
+                x=[plain(a) for a in agents],
                 y=data[part].to_list(),
                 name=label,
                 marker={

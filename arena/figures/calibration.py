@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import polars as pl
 from plotly.subplots import make_subplots
 
-from arena.figures.style import AgentStyle, house_figure, style_of
+from arena.figures.style import AgentStyle, house_figure, plain, style_of
 
 BIN_HOVER = "forecast %{x:.0%} → happened %{y:.0%}<br>%{customdata} forecasts<extra></extra>"
 
@@ -27,7 +27,9 @@ def reliability_diagrams(
     forecasts (marker area ∝ forecasts in the bin); the diagonal is perfect calibration."""
     agents = sorted(table["agent"].unique().to_list())
     rows = max(1, ceil(len(agents) / columns))
-    base = make_subplots(rows=rows, cols=columns, subplot_titles=agents or [""], vertical_spacing=0.14)
+    base = make_subplots(
+        rows=rows, cols=columns, subplot_titles=[plain(a) for a in agents] or [""], vertical_spacing=0.14
+    )
     height = 120 + 300 * rows
     fig = house_figure("Reliability diagrams", "Forecast", "Observed", height=height, base=base, top=90)
     diagonal = {
@@ -74,5 +76,5 @@ def _bins(part: pl.DataFrame, agent: str, source: str, colour: str) -> go.Scatte
             "size": _areas(part["count"].to_list()),
             "color": colour,
         },
-        hovertemplate=f"<b>{agent}</b> ({label})<br>{BIN_HOVER}",
+        hovertemplate=f"<b>{plain(agent)}</b> ({label})<br>{BIN_HOVER}",
     )

@@ -8,7 +8,7 @@ from datetime import datetime
 import plotly.graph_objects as go
 import polars as pl
 
-from arena.figures.style import AgentStyle, as_floats, house_figure, style_of
+from arena.figures.style import AgentStyle, as_floats, house_figure, plain, style_of
 
 TRADE_HOVER = "%{customdata[0]}<br>$%{customdata[1]:,.2f} at %{customdata[2]:.3f}<extra></extra>"
 MARKERS = {
@@ -31,7 +31,7 @@ def market_history(
     A NO trade is drawn at its YES-equivalent price (1 − its price), so every marker sits on the
     line it traded against; a settlement sits at the YES-equivalent payout (1 or 0; 0.5 on 50-50).
     """
-    fig = house_figure(title, "Time (UTC)", "Price of YES")
+    fig = house_figure(plain(title), "Time (UTC)", "Price of YES")
     fig.add_trace(
         go.Scatter(
             x=prices["observed_at"].to_list(),
@@ -62,7 +62,10 @@ def _trades(fills: pl.DataFrame, styles: Mapping[str, AgentStyle]) -> list[go.Sc
     for (agent, kind), group in sorted(trades.group_by("agent", "kind"), key=lambda item: item[0]):
         symbol, verb = MARKERS[str(kind)]
         details = zip(
-            group["outcome"].to_list(), group["amount"].to_list(), group["price"].to_list(), strict=True
+            [plain(str(o)) for o in group["outcome"].to_list()],
+            group["amount"].to_list(),
+            group["price"].to_list(),
+            strict=True,
         )
         marker = {
             "symbol": symbol,
@@ -75,10 +78,10 @@ def _trades(fills: pl.DataFrame, styles: Mapping[str, AgentStyle]) -> list[go.Sc
                 x=group["filled_at"].to_list(),
                 y=group["y"].to_list(),
                 mode="markers",
-                name=f"{agent} {verb}",
+                name=f"{plain(str(agent))} {verb}",
                 customdata=list(details),
                 marker=marker,
-                hovertemplate=f"<b>{agent}</b> {verb} {TRADE_HOVER}",
+                hovertemplate=f"<b>{plain(str(agent))}</b> {verb} {TRADE_HOVER}",
             )
         )
     return traces

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 import polars as pl
 
-from arena.figures.style import AgentStyle, house_figure, style_of
+from arena.figures.style import AgentStyle, house_figure, plain, style_of
 
 METRIC_AXES: dict[str, tuple[str, float | None]] = {
     "return_pct": ("Return (%)", 0.0),
@@ -36,7 +36,7 @@ def leaderboard_intervals(table: pl.DataFrame, metric: str, styles: Mapping[str,
             "arrayminus": [value - lo],
             "thickness": 2,
         }
-        label = row["agent"] + (" (baseline)" if style.baseline else "")
+        label = plain(row["agent"]) + (" (baseline)" if style.baseline else "")
         fig.add_trace(
             go.Scatter(
                 x=[value],
@@ -79,7 +79,7 @@ def stated_vs_implied(points: pl.DataFrame, style: AgentStyle) -> go.Figure:
             y=points["stated"].to_list(),
             mode="markers",
             name="bets",
-            text=points["question"].to_list(),
+            text=[plain(q) for q in points["question"].to_list()],
             marker={"color": style.colour, "size": 10, "line": {"width": 1, "color": "white"}},
             hovertemplate="%{text}<br>implied %{x:.0%}, stated %{y:.0%}<extra></extra>",
         )

@@ -1,12 +1,20 @@
-"""``report.md``: the report's summary as Markdown tables, for reading in a terminal or a pull request."""
+"""``report.md``: the report's summary as Markdown tables, for reading in a terminal or a pull request.
+
+Every value goes through ``markdown_literal``: names, questions, error messages and model-chosen
+ids are data, and must render as the characters they are, never as HTML, a link or an image (see
+``arena.reports.escaping``). Our own numbers go through it too, which costs a few backslashes in
+the raw file and buys one rule with no exceptions to get wrong. Only our own prose (section
+titles, methodology, file names) is written as is.
+"""
 
 from __future__ import annotations
 
+from arena.reports.escaping import markdown_literal
 from arena.reports.summary import Row, Summary
 
 
 def render(summary: Summary, files: list[str]) -> str:
-    parts = [f"# {summary.title}", "", *(f"- **{k}:** {_cell(v)}" for k, v in summary.facts), ""]
+    parts = [f"# {markdown_literal(summary.title)}", "", *_facts(summary.facts), ""]
     parts += ["## Leaderboard", "", _table(summary.leaderboard), ""]
     parts += [
         "## Calibration",
@@ -16,22 +24,22 @@ def render(summary: Summary, files: list[str]) -> str:
     ]
     parts += ["## Agents", ""]
     for name, facts in summary.agents:
-        parts += [f"### {_cell(name)}", "", *(f"- **{k}:** {_cell(v)}" for k, v in facts), ""]
+        parts += [f"### {markdown_literal(name)}", "", *_facts(facts), ""]
     parts += ["## Errors", "", _table(summary.errors) if summary.errors else "No decision failed.", ""]
     parts += ["## Methodology", "", *(f"{p}\n" for p in summary.notes)]
     parts += ["## Files", "", *(f"- [{f}]({f})" for f in files), ""]
     return "\n".join(parts)
 
 
+def _facts(facts: list[tuple[str, str]]) -> list[str]:
+    return [f"- **{markdown_literal(k)}:** {markdown_literal(v)}" for k, v in facts]
+
+
 def _table(rows: list[Row]) -> str:
     if not rows:
         return "No rows."
     columns = list(rows[0])
-    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
-    lines += ["| " + " | ".join(_cell(row[c]) for c in columns) + " |" for row in rows]
+    lines = ["| " + " | ".join(markdown_literal(c) for c in columns) + " |"]
+    lines += ["|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(markdown_literal(row[c]) for c in columns) + " |" for row in rows]
     return "\n".join(lines)
-
-
-def _cell(text: str) -> str:
-    """Text that cannot break a table row or start markup: pipes escaped, newlines flattened."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").replace("\r", " ")

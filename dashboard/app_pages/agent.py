@@ -10,6 +10,7 @@ import polars as pl
 import streamlit as st
 
 from arena import figures
+from arena.reports.escaping import streamlit_literal, visible_controls
 from arena.reports.formatting import MISSING, money, number, percent, share, signed_money
 from dashboard import queries, tables, widgets
 
@@ -30,7 +31,9 @@ style = widgets.styles(ctx)[agent]
 row: dict[str, Any] = scores.filter(pl.col("agent") == agent).row(0, named=True)
 
 kind = f"{seat['kind']}{' (baseline)' if seat['baseline'] else ''}"
-st.caption(f"{kind} · model `{seat['model_id'] or 'none'}` · cohort `{cohort_id}`")
+st.caption(
+    f"{kind} · model {streamlit_literal(seat['model_id'] or 'none')} · cohort {streamlit_literal(cohort_id)}"
+)
 pnl = row.get("pnl")
 cols = st.columns(5)
 cols[0].metric("Value", money(row.get("value")), signed_money(pnl) if pnl else None)
@@ -111,15 +114,15 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
     title = f"Round {d['round_index']} · {when} · {d['status']} · {len(actions)} action(s)"
     with st.expander(title, icon=icon):
         if d["error"]:
-            st.error(f"{d['error_kind'] or 'error'}: {d['error']}")
-        st.markdown(f"**Reasoning.** {d['reasoning'] or MISSING}")
+            st.error(streamlit_literal(f"{d['error_kind'] or 'error'}: {d['error']}"))
+        st.markdown("**Reasoning**")
+        st.text(visible_controls(d["reasoning"] or MISSING))  # the model's words: never Markdown
         if actions:
             widgets.table(pl.DataFrame(actions))
         stated_now = json.loads(d["probabilities_json"] or "{}")
         if stated_now:
-            st.caption(
-                "Stated probabilities: " + "; ".join(f"`{m}` {json.dumps(p)}" for m, p in stated_now.items())
-            )
+            stated_text = "; ".join(f"{m} {json.dumps(p)}" for m, p in stated_now.items())
+            st.caption("Stated probabilities: " + streamlit_literal(stated_text))
         tokens = d["prompt_tokens"] + d["completion_tokens"]
         cost = f"${Decimal(str(d['cost_usd'])):,.6f}"
         cash = f"Cash at start {money(d['cash_at_start'])} · max bet {money(d['max_bet'])}"

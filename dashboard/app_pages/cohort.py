@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 
 from arena import figures
+from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import money
 from dashboard import queries, tables, widgets
 
@@ -18,7 +19,7 @@ config: dict[str, Any] = queries.cohort_config(ctx.url, cohort_id, ctx.data)
 bankroll = Decimal(str(config.get("rules", {}).get("bankroll", "10000")))
 planned = config.get("schedule", {}).get("rounds")
 
-st.title(f"Cohort · {cohort['name']}")
+st.title(f"Cohort · {streamlit_literal(cohort['name'])}")
 widgets.cohort_caption(ctx)
 cols = st.columns(4)
 cols[0].metric("Status", str(cohort["status"]).capitalize(), help=f"A {cohort['mode']} cohort")

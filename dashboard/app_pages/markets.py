@@ -6,6 +6,7 @@ import polars as pl
 import streamlit as st
 
 from arena import figures
+from arena.reports.escaping import streamlit_literal, web_address
 from dashboard import queries, tables, widgets
 
 STATUSES = {"open": "Open", "resolved": "Resolved", "VOID": "Voided"}
@@ -71,9 +72,13 @@ else:
         )
     )
 ended = (
-    f"resolved **{market['resolution']}** on {market['resolved_at']:%Y-%m-%d}"
+    f"resolved **{streamlit_literal(market['resolution'])}** on {market['resolved_at']:%Y-%m-%d}"
     if resolution
     else "not resolved yet"
 )
-link = f" · [venue page]({market['url']})" if market["url"] else ""
-st.caption(f"`{market_id}` · {market['venue']} · {ended} · {len(trades)} trade(s) by agents in view{link}")
+address = web_address(market["url"])
+link = f" · [venue page]({address})" if address else ""
+st.caption(
+    f"{streamlit_literal(market_id)} · {streamlit_literal(market['venue'])} · {ended} · "
+    f"{len(trades)} trade(s) by agents in view{link}"
+)

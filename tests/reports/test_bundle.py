@@ -119,7 +119,7 @@ def test_html_opens_offline_with_plotly_embedded_once(
     for section in ("Leaderboard", "Equity curves", "Calibration", "Agents", "Configuration", "Methodology"):
         assert f"<h2>{section}</h2>" in page
     markdown = (folder / "report.md").read_text()
-    assert "| 1 | gpt-4o | $10,525.42 | +$525.42 |" in markdown
+    assert "| 1 | gpt-4o | \\$10,525.42 | +\\$525.42 |" in markdown  # `$` escaped: no math
 
 
 def test_no_prompts_leaves_raw_prompts_and_responses_out(

@@ -1,0 +1,58 @@
+"""Text written by models or market creators, made inert for Markdown renderers.
+
+Questions, reasoning, errors, ids and names are data: ``report.md`` and the dashboard's
+Markdown-rendering widgets (titles, captions, alerts) must show them exactly as written, never as
+a link, an image (which a browser would fetch), HTML or a Streamlit directive. CommonMark lets any
+ASCII punctuation be backslash-escaped, and an escaped character is always literal text. We escape
+every character that can open an inline construct of CommonMark, GFM, GitHub or Streamlit:
+``\\`` escapes, `` ` `` code, ``* _ ~`` emphasis, ``[ ]`` links and images (so also footnotes
+and ``:colour[..]`` directives), ``< >`` autolinks and HTML, ``&`` entities, ``|`` table cells,
+``$`` math, and the triggers of GFM's bare links: ``:`` (``http://``), ``@`` (e-mail addresses,
+mentions) and the dot of ``www.``. Other punctuation (``. , - + % ( )``) opens nothing in the
+middle of a line, so numbers stay readable in the raw file. Newlines are flattened (a value never
+starts a line, so no block construct can begin) and bidirectional controls are spelt out, so a
+value can neither break the layout around it nor reverse the text that follows.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from arena.figures.style import BIDI_CONTROLS
+
+_OPENERS = re.compile(r"([\\`*_~\[\]<>&|$:@])|(?<=www)(\.)", re.IGNORECASE)
+_BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
+_SPELL_BIDI = str.maketrans(BIDI_CONTROLS)
+
+
+def visible_controls(text: str) -> str:
+    """``text`` with bidirectional controls spelt out, for widgets that show text verbatim."""
+    return text.translate(_SPELL_BIDI)
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` as one line of Markdown that renders to exactly its characters."""
+    return _OPENERS.sub(lambda m: "\\" + m.group(0), _BREAKS.sub(" ", visible_controls(text)))
+
+
+_AUTOLINK_TRIGGERS = re.compile(r"[:@]|(?<=www)\.", re.IGNORECASE)
+WORD_JOINER = "\u2060"
+
+
+def streamlit_literal(text: str) -> str:
+    """``markdown_literal`` for Streamlit, whose renderer finds bare links (``http://``, ``www.``,
+    e-mail addresses) by a pattern over the text *after* escapes are resolved, so escaping cannot
+    stop it. An invisible word joiner before each ``:`` and ``@`` and after ``www`` breaks those
+    patterns; the text reads the same on screen. Only for display: never stored or exported."""
+    return markdown_literal(_AUTOLINK_TRIGGERS.sub(lambda m: WORD_JOINER + m.group(0), text))
+
+
+def web_address(url: str | None) -> str | None:
+    """``url`` when it is a plain http(s) address that can stand as a Markdown link target, else
+    None: a market's link comes from the venue's data, and ``javascript:`` or a target that breaks
+    out of ``(...)`` must never become a link."""
+    if not url or any(c.isspace() or c in "()<>\\`\"'" for c in url):
+        return None
+    parts = urlsplit(url)
+    return url if parts.scheme in ("http", "https") and parts.netloc else None

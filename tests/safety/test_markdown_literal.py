@@ -1,0 +1,68 @@
+"""``markdown_literal`` renders to exactly its input under a real CommonMark + GFM renderer."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from arena.reports.escaping import markdown_literal, visible_controls, web_address
+from tests.safety.corpus import hostile, short
+
+TRACKER = "http://127.0.0.1:9"
+# CommonMark with GFM's tables, strikethrough and bare-link detection (linkify).
+RENDERER = MarkdownIt("gfm-like")
+
+
+def _rendered(markdown: str) -> str:
+    out = RENDERER.render(markdown).strip()
+    assert out.startswith("<p>") and out.endswith("</p>"), out[:200]  # one paragraph, no other block
+    inner = out[3:-4]
+    assert "<" not in inner, inner[:300]  # no tag at all: no a, img, em, code, del, table...
+    return html.unescape(inner)
+
+
+def _expected(text: str) -> str:
+    flat = re.sub(r"[\r\n\t\v\f\x85\u2028\u2029]+", " ", visible_controls(text))
+    return flat.replace("\x00", "\ufffd").strip()  # CommonMark replaces NUL with U+FFFD
+
+
+@pytest.mark.parametrize("text", [*hostile(TRACKER), short(TRACKER)], ids=lambda t: repr(t[:30]))
+def test_every_hostile_string_renders_as_its_own_characters(text: str) -> None:
+    assert _rendered(markdown_literal(text)) == _expected(text)
+
+
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1).filter(str.strip))
+def test_any_text_renders_as_itself(text: str) -> None:
+    # Leading/trailing spaces are dropped by every Markdown renderer, and runs of spaces are kept.
+    assert _rendered(markdown_literal(text)) == _expected(text)
+
+
+def test_numbers_stay_readable_in_the_raw_file() -> None:
+    assert markdown_literal("+$525.42 [−1.2, 3.4] 12.5% gpt-4o") == r"+\$525.42 \[−1.2, 3.4\] 12.5% gpt-4o"
+
+
+def test_bidi_controls_are_spelt_out() -> None:
+    assert markdown_literal("\u202eabc") == "\\\\u202eabc"
+
+
+@pytest.mark.parametrize(
+    ("url", "kept"),
+    [
+        ("https://polymarket.com/event/x", True),
+        ("http://manifold.markets/a/b?c=1", True),
+        ("javascript:alert(1)", False),
+        ("https://x.com/a)(b", False),
+        ("https://x.com/a b", False),
+        ("data:text/html,<script>", False),
+        ("//no-scheme.example", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_only_plain_web_addresses_become_links(url: str | None, kept: bool) -> None:
+    assert web_address(url) == (url if kept else None)
