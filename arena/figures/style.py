@@ -34,8 +34,10 @@ class AgentStyle:
     baseline: bool
 
 
-BIDI_CONTROLS = {chr(c): f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-PLOTLY_MARKUP = {"&": "&amp;", "<": "&lt;", ">": "&gt;", **BIDI_CONTROLS}
+BIDI_CONTROLS: dict[str, str | int | None] = {
+    chr(c): f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+_PLOTLY_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", **BIDI_CONTROLS})
 
 
 def plain(text: str) -> str:
@@ -43,7 +45,7 @@ def plain(text: str) -> str:
     text as a small HTML dialect (``<a href>``, ``<b>``, entities): markup characters become
     entities, so the text shows exactly as written and no link or tag is ever drawn; bidirectional
     controls are spelt out so a name cannot reverse the text around it."""
-    return text.translate(str.maketrans(PLOTLY_MARKUP))
+    return text.translate(_PLOTLY_MARKUP)
 
 
 def agent_styles(roster: pl.DataFrame) -> dict[str, AgentStyle]:

@@ -149,3 +149,15 @@ def test_figures_package_stays_pure() -> None:
         outside = {m.split(".")[0] for m in modules if not m.startswith("arena.figures")}
         allowed = {"__future__", "collections", "dataclasses", "datetime", "math", "plotly", "polars"}
         assert outside <= allowed, f"{path.name} imports {sorted(outside - allowed)}"
+
+
+def test_text_from_agents_and_markets_is_drawn_as_text_not_plotly_markup() -> None:
+    """plotly draws names, titles and hover text as a small HTML dialect: data text is escaped."""
+    evil = '<a href="http://127.0.0.1:9/x">click</a>\u202e'
+    roster = pl.DataFrame({"agent": [evil], "baseline": [False]})
+    marks = pl.DataFrame({"agent": [evil], "marked_at": [T0], "total_value": [Decimal("10000")]})
+    fig = figures.equity_curves(marks, agent_styles(roster), bankroll=10_000.0, title=f"Equity of {evil}")
+    escaped = '&lt;a href="http://127.0.0.1:9/x"&gt;click&lt;/a&gt;\\u202e'
+    assert fig.data[0].name == escaped
+    assert fig.layout.title.text == f"Equity of {escaped}"
+    assert escaped in fig.data[0].hovertemplate and "<a" not in fig.data[0].hovertemplate

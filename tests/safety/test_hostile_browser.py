@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arena.reports.escaping import WORD_JOINER
 from tests.dashboard.server import ARGS, CHROMIUM, ROOT, dashboard, require_chromium
 from tests.safety.conftest import Tracker
 
@@ -29,7 +30,7 @@ def test_dashboard_and_report_show_hostile_text_as_text(
 
     def check(page: Page, shot: str) -> None:
         page.wait_for_timeout(1_500)  # images, styles and plotly would have loaded by now
-        page.screenshot(path=str(SHOTS / f"{shot}.png"))
+        page.screenshot(path=str(SHOTS / f"{shot}.png"), timeout=120_000)
         assert tracker.hits == [], shot
         assert page.evaluate("() => window.__pwned === undefined"), shot
         assert dialogs == [], shot
@@ -51,19 +52,20 @@ def test_dashboard_and_report_show_hostile_text_as_text(
             page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')")
             check(page, path or "leaderboard")
             if path == "cohort":  # the name, shown as written
-                assert "![n](" + tracker.url in page.locator("h1:has-text('Cohort')").inner_text()
+                title = page.locator("h1:has-text('Cohort')")
+                assert "![n](" + tracker.url in title.inner_text().replace(WORD_JOINER, "")
+                # Streamlit adds the heading's own "#" anchor; nothing else may be a link or image.
+                assert title.locator("a[href*='127.0.0.1'], img").count() == 0
         page.goto(f"{base}/agent?cohort={cohort_id}")
         page.wait_for_selector("h1:has-text('Agent')", timeout=60_000)
-        page.locator("[data-testid=stMain] [data-testid=stSelectbox]").first.click(timeout=60_000)
-        page.keyboard.type("hostile")
-        page.keyboard.press("Enter")
-        page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('plugin')", timeout=30_000)
-        page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')")
-        page.evaluate(
-            "() => document.querySelectorAll('[data-testid=stExpander] details').forEach(d => d.open = true)"
-        )
+        # The hostile bot leads on return, so the page opens on it (the bot's own caption says so).
+        page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('plugin')", timeout=60_000)
+        for index in (0, 2, 15):  # a script tag, a Markdown image in an error, 100 KB of reasoning
+            page.locator(f"[data-testid=stExpander] summary:has-text('Round {index} ·')").click(
+                timeout=60_000
+            )
         check(page, "agent")
-        body = page.inner_text("body")
+        body = page.inner_text("body").replace(WORD_JOINER, "")
         assert f"![t]({tracker.url}/track.png?leak=1)" in body  # reasoning, as plain text
         assert "<script>" in body
         page.goto((report / "report.html").as_uri())
