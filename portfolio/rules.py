@@ -5,6 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+DEFAULT_BANKROLL = Decimal("10000")
+DEFAULT_MIN_BET = Decimal("50")
+DEFAULT_MAX_BET_FRACTION = Decimal("0.25")
+"""The defaults of a cohort's ``[rules]`` (its config fills them in from here)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rules:
@@ -14,9 +19,9 @@ class Rules:
     decision share the same maximum (and the same implied-confidence denominator).
     """
 
-    bankroll: Decimal = Decimal("10000")
-    min_bet: Decimal = Decimal("50")
-    max_bet_fraction: Decimal = Decimal("0.25")
+    bankroll: Decimal = DEFAULT_BANKROLL
+    min_bet: Decimal = DEFAULT_MIN_BET
+    max_bet_fraction: Decimal = DEFAULT_MAX_BET_FRACTION
 
     def __post_init__(self) -> None:
         if self.bankroll <= 0:

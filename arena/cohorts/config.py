@@ -30,7 +30,7 @@ from pydantic import (
 )
 
 from markets.types import Venue
-from portfolio.rules import Rules
+from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
 
 DEFAULT_DATASET = "data/forecastbench"
 
@@ -94,9 +94,9 @@ class ScheduleConfig(_Strict):
 
 
 class RulesConfig(_Strict):
-    bankroll: Money = Decimal("10000")
-    min_bet: Money = Decimal("50")
-    max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = Decimal("0.25")
+    bankroll: Money = DEFAULT_BANKROLL
+    min_bet: Money = DEFAULT_MIN_BET
+    max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = DEFAULT_MAX_BET_FRACTION
 
     def to_rules(self) -> Rules:
         return Rules(bankroll=self.bankroll, min_bet=self.min_bet, max_bet_fraction=self.max_bet_fraction)

@@ -14,14 +14,17 @@ from agents.types import AgentView, PortfolioView, PositionView
 from markets.types import MarketSnapshot, MarketSource
 from portfolio import Ledger, Rules
 
+MAX_PRICE_AGE = timedelta(days=7)
+"""The oldest price a mark may use, for the marks a round takes and the scheduled marks alike."""
+
 
 def latest_prices(
-    source: MarketSource, market_ids: Collection[str], at: datetime, max_age: timedelta
+    source: MarketSource, market_ids: Collection[str], at: datetime
 ) -> dict[str, dict[str, Decimal]]:
-    """Per-outcome prices of ``market_ids`` no older than ``max_age`` (older ones are left out, so
-    the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
+    """Per-outcome prices of ``market_ids`` no older than ``MAX_PRICE_AGE`` (older ones are left out,
+    so the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
     found = source.latest_prices(sorted(market_ids), at)
-    return {m: dict(p.prices) for m, p in found.items() if at - p.observed_at <= max_age}
+    return {m: dict(p.prices) for m, p in found.items() if at - p.observed_at <= MAX_PRICE_AGE}
 
 
 def portfolio_view(
