@@ -10,6 +10,7 @@ from portfolio.ledger import DecisionRejected, Ledger
 from portfolio.positions import FillRejected, Mark, Position, PositionStatus
 from portfolio.quotes import FeeFn, MidQuotes, Quotes, Side, zero_fee
 from portfolio.rules import Rules
+from portfolio.settlement import SettlementRejected
 from portfolio.validation import LegError, check_actions
 from portfolio.valuation import PositionValue, Prices, Valuation
 
@@ -32,6 +33,7 @@ __all__ = [
     "Quotes",
     "Rules",
     "Sell",
+    "SettlementRejected",
     "Side",
     "Valuation",
     "check_actions",

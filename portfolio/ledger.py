@@ -170,7 +170,8 @@ class Ledger:
         """Pay out (or, if ``void``, refund) every open position in ``market_id``.
 
         ``payouts`` is dollars per share per outcome (ignored when void). A market this ledger
-        already settled is a no-op, so re-running a settlement job is harmless.
+        already settled is a no-op, so re-running a settlement job is harmless. Raises
+        ``SettlementRejected`` (and changes nothing) when a held outcome has no valid payout.
         """
         _require_aware(at)
         if market_id in self._settled:

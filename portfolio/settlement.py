@@ -16,6 +16,11 @@ from portfolio.money import ZERO, is_mark_price
 from portfolio.positions import Position, settlement_amount
 
 
+class SettlementRejected(ValueError):
+    """A resolution the ledger cannot apply (a held outcome without a valid payout): bad data, which
+    the arena defers and reports; any other error out of a settlement is a bug and propagates."""
+
+
 def settlement_fills(
     positions: Iterable[Position],
     *,
@@ -39,7 +44,7 @@ def settlement_fills(
 def _payout(position: Position, payouts: Mapping[str, Decimal]) -> Decimal:
     payout = payouts.get(position.outcome)
     if payout is None or not is_mark_price(payout):
-        raise ValueError(
+        raise SettlementRejected(
             f"settling {position.market_id!r}: payout for outcome {position.outcome!r} must be a Decimal "
             f"in [0, 1], got {payout!r} (payouts: {dict(payouts)})"
         )

@@ -20,6 +20,7 @@ from arena.engine.resolving import OverrideError, override, pending_markets
 from arena.engine.rounds import run_round
 from arena.engine.settlement import settle
 from markets.types import Resolution, ResolutionKind
+from portfolio import SettlementRejected
 from tests.engine.helpers import (
     A,
     config,
@@ -73,6 +74,22 @@ def test_an_inapplicable_resolution_is_deferred_and_changes_nothing(engine: Engi
         write_resolutions(session, [resolution_row(odd, day(3), None)])
     (pending,) = pending_markets(engine, LATER)
     assert (pending.market_id, pending.positions) == (A, 1) and "deferred" in pending.reason
+
+
+def test_a_programming_error_in_settlement_propagates_instead_of_deferring(
+    engine: Engine, tmp_path: Path
+) -> None:
+    cohort_id, source = launch_cohort(
+        engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "YES", 100))])
+    )
+    rt = runtime(engine, cohort_id, source)
+    asyncio.run(run_round(rt, 0, day(0)))
+    win = Resolution.binary(A, ResolutionKind.YES, day(19), "test")
+    # A naive time is a caller's bug (the clock is always UTC), also a ValueError, but not bad data.
+    with pytest.raises(ValueError, match="has no time zone") as error:
+        settle(rt, [win], day(19).replace(tzinfo=None))
+    assert not isinstance(error.value, SettlementRejected)
+    assert rt.agents[0].book.ledger.cash == D("9900") and len(rt.agents[0].book.ledger.open_positions()) == 1
 
 
 def test_settling_twice_pays_once(engine: Engine, tmp_path: Path) -> None:
