@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-DEFAULT_BANKROLL = Decimal("10000")
-DEFAULT_MIN_BET = Decimal("50")
+from portfolio.units import Money
+
+DEFAULT_BANKROLL = Money(Decimal("10000"))
+DEFAULT_MIN_BET = Money(Decimal("50"))
 DEFAULT_MAX_BET_FRACTION = Decimal("0.25")
 """The defaults of a cohort's ``[rules]`` (its config fills them in from here)."""
 
@@ -19,8 +21,8 @@ class Rules:
     decision share the same maximum (and the same implied-confidence denominator).
     """
 
-    bankroll: Decimal = DEFAULT_BANKROLL
-    min_bet: Decimal = DEFAULT_MIN_BET
+    bankroll: Money = DEFAULT_BANKROLL
+    min_bet: Money = DEFAULT_MIN_BET
     max_bet_fraction: Decimal = DEFAULT_MAX_BET_FRACTION
 
     def __post_init__(self) -> None:

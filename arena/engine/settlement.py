@@ -20,7 +20,8 @@ from arena.db.market_rows import resolution_row, write_resolutions
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from markets.types import Resolution
-from portfolio import Fill, SettlementRejected
+from portfolio import Fill, MarketId, SettlementRejected
+from portfolio.units import outcome_prices
 
 log = logging.getLogger("arena.engine.settlement")
 
@@ -92,4 +93,5 @@ def _settle_market(
 
 
 def _settle_one(slot: AgentSlot, resolution: Resolution, at: datetime) -> list[Fill]:
-    return slot.book.ledger.settle(resolution.market_id, resolution.payouts, at, void=resolution.is_void)
+    payouts = outcome_prices(resolution.payouts)
+    return slot.book.ledger.settle(MarketId(resolution.market_id), payouts, at, void=resolution.is_void)
