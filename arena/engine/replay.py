@@ -219,7 +219,7 @@ class ReplayRunner:
 async def replay_cohort(
     engine: Engine,
     cohort_id: str,
-    source: MarketSource,
+    source: MarketSource | None = None,
     *,
     environ: Mapping[str, str],
     wall_clock: Clock,
@@ -227,7 +227,8 @@ async def replay_cohort(
 ) -> ReplayResult:
     """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
 
-    The LLM agents' HTTP clients live exactly as long as the run.
+    ``source``: the cohort's own dataset unless given (see ``load_runtime``). The LLM agents' HTTP
+    clients live exactly as long as the run.
     """
     started = wall_clock.now()
     async with AgentHttpClients() as clients:

@@ -25,6 +25,7 @@ from tests.engine.helpers import (
     A,
     config,
     day,
+    frozen_parses,
     launch_cohort,
     replay,
     runtime,
@@ -117,7 +118,7 @@ def test_an_all_hold_cohort_completes_after_its_last_round_not_before(engine: En
 
 
 def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
-    engine: Engine, tmp_path: Path
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     series = {A: {0: "0.40", 7: "0.50"}, U: {d: "0.30" for d in range(5)}}
     dataset = write_market_dataset(
@@ -132,10 +133,12 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
     (pending,) = pending_markets(engine, LATER)
     assert (pending.market_id, pending.reason) == (U, "closed, no resolution yet")
 
+    parses = frozen_parses(monkeypatch)
     settled = override(
         engine, U, ResolutionKind.VOID, note="market cancelled by the venue", now=LATER, environ={}
     )
     assert settled == {rt.cohort_id: 1}
+    assert len(parses) == 1  # the one holding cohort's frozen config, parsed once
     assert _cohort_status(engine, rt.cohort_id) == "completed" and pending_markets(engine, LATER) == []
     with Session(engine) as session:
         row = session.exec(select(ResolutionRow).where(ResolutionRow.market_id == U)).one()
