@@ -31,6 +31,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, ValidationErro
 from agents.types import AgentView, Decision
 from markets.types import NO, YES
 from portfolio.actions import Action, Bet, Sell
+from portfolio.units import MarketId, Money
 
 
 class ScriptError(ValueError):
@@ -108,7 +109,7 @@ def _parse_line(path: Path, number: int, raw: str) -> ScriptLine:
         bet = _MarketLine.model_validate(data)
     except ValidationError as exc:
         raise ScriptError(f"{where}: {_first_error(exc)}") from exc
-    action = None if bet.amount is None else Bet(bet.market_id, bet.outcome, bet.amount)
+    action = None if bet.amount is None else Bet(MarketId(bet.market_id), bet.outcome, Money(bet.amount))
     return ScriptLine(number, bet.time.astimezone(UTC), action, bet.market_id, bet.outcome, bet.probability)
 
 

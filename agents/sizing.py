@@ -19,6 +19,7 @@ from agents.types import AgentView, PortfolioView
 from markets.types import NO, YES, MarketSnapshot, SnapshotEntry
 from portfolio.actions import Bet
 from portfolio.money import is_tradable_price
+from portfolio.units import MarketId, Money
 
 CENT = Decimal("0.01")
 
@@ -80,13 +81,13 @@ class BetBudget:
         ceiling = min(self.high, cents_down(self.remaining))
         return (self.low, ceiling) if self.low <= ceiling else None
 
-    def take(self, wanted: Decimal) -> Decimal | None:
+    def take(self, wanted: Decimal) -> Money | None:
         """Clamp ``wanted`` into the allowed range and commit it; None when no bet fits any more."""
         bounds = self.bounds()
         if bounds is None:
             return None
         low, high = bounds
-        amount = min(max(cents_down(wanted), low), high)
+        amount = Money(min(max(cents_down(wanted), low), high))
         self.remaining -= amount
         return amount
 
@@ -145,6 +146,6 @@ def kelly_bets(
         amount = budget.take(wanted)
         if amount is None:
             break
-        bets.append(Bet(market_id, side, amount))
+        bets.append(Bet(MarketId(market_id), side, amount))
         notes.append(f"{side} ${amount} on {market_id} at {price} (p={prob:.3f}, edge {edge:.3f})")
     return tuple(bets), notes

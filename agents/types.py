@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 from markets.types import MarketSnapshot
 from portfolio.actions import Action
 from portfolio.rules import Rules
+from portfolio.units import MarketId, Money, Price, Shares
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,12 +23,12 @@ class PositionView:
     """One open position as the agent sees it, valued at the latest mark."""
 
     position_id: str
-    market_id: str
+    market_id: MarketId
     outcome: str
-    shares: Decimal
-    cost_basis: Decimal
-    mark_price: Decimal | None
-    value: Decimal
+    shares: Shares
+    cost_basis: Money
+    mark_price: Price | None
+    value: Money
     stale: bool = False
     market_open: bool = True  # False: closed for trading but not yet resolved
     # The market's question, so a position in a market no longer in the snapshot is still legible.
@@ -36,13 +37,13 @@ class PositionView:
 
 @dataclass(frozen=True, slots=True)
 class PortfolioView:
-    cash: Decimal
-    max_bet: Decimal
+    cash: Money
+    max_bet: Money
     positions: tuple[PositionView, ...] = ()
 
     @property
-    def total_value(self) -> Decimal:
-        return self.cash + sum((p.value for p in self.positions), Decimal(0))
+    def total_value(self) -> Money:
+        return Money(self.cash + sum((p.value for p in self.positions), Decimal(0)))
 
 
 @dataclass(frozen=True, slots=True)

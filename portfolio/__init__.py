@@ -10,11 +10,14 @@ from portfolio.ledger import DecisionRejected, Ledger
 from portfolio.positions import FillRejected, Mark, Position, PositionStatus
 from portfolio.quotes import FeeFn, MidQuotes, Quotes, Side, zero_fee
 from portfolio.rules import Rules
+from portfolio.settlement import SettlementRejected
+from portfolio.units import AgentId, MarketId, Money, Price, Shares
 from portfolio.validation import LegError, check_actions
 from portfolio.valuation import PositionValue, Prices, Valuation
 
 __all__ = [
     "Action",
+    "AgentId",
     "Bet",
     "DecisionRejected",
     "FeeFn",
@@ -24,14 +27,19 @@ __all__ = [
     "Ledger",
     "LegError",
     "Mark",
+    "MarketId",
     "MidQuotes",
+    "Money",
     "Position",
     "PositionStatus",
     "PositionValue",
+    "Price",
     "Prices",
     "Quotes",
     "Rules",
     "Sell",
+    "SettlementRejected",
+    "Shares",
     "Side",
     "Valuation",
     "check_actions",

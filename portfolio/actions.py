@@ -9,14 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from portfolio.units import MarketId, Money
+
 
 @dataclass(frozen=True, slots=True)
 class Bet:
     """Spend ``amount`` dollars on ``outcome`` of ``market_id`` at the decision's price."""
 
-    market_id: str
+    market_id: MarketId
     outcome: str
-    amount: Decimal
+    amount: Money
 
 
 @dataclass(frozen=True, slots=True)

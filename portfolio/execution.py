@@ -25,16 +25,17 @@ from portfolio.money import (
 )
 from portfolio.positions import Position, basis_released, gross_proceeds, shares_bought
 from portfolio.quotes import Quotes, Side
+from portfolio.units import AgentId, MarketId, Money, Price, Shares
 
 
-def bet_amount(bet: Bet) -> Decimal:
+def bet_amount(bet: Bet) -> Money:
     """The dollars a bet spends: its amount truncated to the micro-dollar (the ledger's precision)."""
     return money_down(Decimal(bet.amount))
 
 
 def trade_fee(
-    quotes: Quotes, market_id: str, outcome: str, side: Side, notional: Decimal, price: Decimal
-) -> Decimal:
+    quotes: Quotes, market_id: MarketId, outcome: str, side: Side, notional: Money, price: Price
+) -> Money:
     """The quotes' fee for a trade, rounded up to the micro-dollar; a broken fee model is an error."""
     fee = quotes.fee(market_id, outcome, side, notional, price)
     if not is_decimal(fee) or fee < 0:
@@ -44,7 +45,7 @@ def trade_fee(
     return money_up(Decimal(fee))
 
 
-def shares_to_sell(held: Decimal, percent: Decimal) -> Decimal:
+def shares_to_sell(held: Shares, percent: Decimal) -> Shares:
     """Shares a sell of ``percent`` of ``held`` moves: all of them at 100%, else truncated."""
     return held if percent == HUNDRED else shares_down(div(mul(held, Decimal(percent)), HUNDRED))
 
@@ -53,9 +54,9 @@ def buy_fill(
     bet: Bet,
     *,
     quotes: Quotes,
-    agent_id: str,
+    agent_id: AgentId,
     position_id: str,
-    max_bet: Decimal,
+    max_bet: Money,
     leg: int,
     decision_id: str | None,
     at: datetime,
@@ -76,7 +77,7 @@ def buy_fill(
         price=price,
         shares=shares_bought(amount, fee, price),
         fee=fee,
-        realized_pnl=ZERO,
+        realized_pnl=Money(ZERO),
         max_bet=max_bet,
         at=at,
     )
@@ -87,7 +88,7 @@ def sell_fill(
     held: Position,
     *,
     quotes: Quotes,
-    agent_id: str,
+    agent_id: AgentId,
     leg: int,
     decision_id: str | None,
     at: datetime,
@@ -105,17 +106,17 @@ def sell_fill(
         outcome=held.outcome,
         position_id=held.position_id,
         kind=FillKind.SELL,
-        amount=gross - fee,
+        amount=Money(gross - fee),
         price=price,
         shares=shares,
         fee=fee,
-        realized_pnl=gross - fee - basis_released(held.cost_basis, held.shares, shares),
+        realized_pnl=Money(gross - fee - basis_released(held.cost_basis, held.shares, shares)),
         max_bet=None,
         at=at,
     )
 
 
-def _tradable_price(quotes: Quotes, market_id: str, outcome: str, side: Side) -> Decimal:
+def _tradable_price(quotes: Quotes, market_id: MarketId, outcome: str, side: Side) -> Price:
     """The leg's price; validation has already refused legs without one, so a miss is a bug."""
     price = quotes.price(market_id, outcome, side)
     if price is None or not is_tradable_price(price):

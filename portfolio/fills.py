@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import Decimal
 from enum import StrEnum
 
 from portfolio.money import ZERO, on_money_grid, on_share_grid
+from portfolio.units import AgentId, MarketId, Money, Price, Shares
 
 
 class FillKind(StrEnum):
@@ -37,17 +37,17 @@ class Fill:
 
     decision_id: str | None
     leg_index: int
-    agent_id: str
-    market_id: str
+    agent_id: AgentId
+    market_id: MarketId
     outcome: str
     position_id: str
     kind: FillKind
-    amount: Decimal
-    price: Decimal | None
-    shares: Decimal
-    fee: Decimal
-    realized_pnl: Decimal
-    max_bet: Decimal | None
+    amount: Money
+    price: Price | None
+    shares: Shares
+    fee: Money
+    realized_pnl: Money
+    max_bet: Money | None
     at: datetime
 
     def __post_init__(self) -> None:
@@ -56,14 +56,14 @@ class Fill:
             raise ValueError(f"fill {self.describe()}: {problem}")
 
     @property
-    def cash_delta(self) -> Decimal:
+    def cash_delta(self) -> Money:
         """Signed change of the agent's cash."""
-        return -self.amount if self.kind is FillKind.BUY else self.amount
+        return Money(-self.amount) if self.kind is FillKind.BUY else self.amount
 
     @property
-    def basis_released(self) -> Decimal:
+    def basis_released(self) -> Money:
         """Cost basis a SELL/SETTLE takes off the position (what the realised P/L is measured against)."""
-        return ZERO if self.kind is FillKind.BUY else self.amount - self.realized_pnl
+        return Money(ZERO if self.kind is FillKind.BUY else self.amount - self.realized_pnl)
 
     @property
     def key(self) -> tuple[str, int] | None:

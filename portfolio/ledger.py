@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import datetime
-from decimal import Decimal
 from types import MappingProxyType
 
 from portfolio.actions import Action, Bet
@@ -24,10 +23,11 @@ from portfolio.positions import FillRejected, Mark, Position
 from portfolio.quotes import Quotes
 from portfolio.rules import Rules
 from portfolio.settlement import settlement_fills
+from portfolio.units import AgentId, MarketId, Money, Price, Shares
 from portfolio.validation import LegError, check_actions, decision_max_bet
 from portfolio.valuation import Prices, Valuation, remark, valuation
 
-Target = tuple[str, str]  # (market_id, outcome)
+Target = tuple[MarketId, str]  # (market_id, outcome)
 
 
 class DecisionRejected(ValueError):
@@ -41,22 +41,27 @@ class DecisionRejected(ValueError):
 class Ledger:
     """Cash, positions and the bookkeeping that makes fills replayable, for one agent."""
 
-    def __init__(self, rules: Rules, agent_id: str) -> None:
+    def __init__(self, rules: Rules, agent_id: AgentId) -> None:
         if not on_money_grid(rules.bankroll):
             raise ValueError(f"rules.bankroll {rules.bankroll} has digits below the micro-dollar")
         self.rules = rules
         self.agent_id = agent_id
         self._cash = rules.bankroll
         self._positions: dict[str, Position] = {}
-        self._open: dict[str, dict[str, str]] = {}  # market -> outcome -> its one open position
+        self._open: dict[MarketId, dict[str, str]] = {}  # market -> outcome -> its one open position
         self._opened: dict[Target, int] = {}  # positions ever opened per market outcome (for ids)
-        self._settled: set[str] = set()  # markets this ledger has settled positions in
+        self._settled: set[MarketId] = set()  # markets this ledger has settled positions in
         self._applied: set[tuple[str, int]] = set()  # (decision_id, leg) of every decision fill
-        self._realized = ZERO
+        self._realized = Money(ZERO)
 
     @classmethod
     def from_fills(
-        cls, rules: Rules, fills: Iterable[Fill], *, agent_id: str, marks: Mapping[str, Mark] | None = None
+        cls,
+        rules: Rules,
+        fills: Iterable[Fill],
+        *,
+        agent_id: AgentId,
+        marks: Mapping[str, Mark] | None = None,
     ) -> Ledger:
         """Replay a fill log (in the order it happened), then restore the last stored marks."""
         ledger = cls(rules, agent_id)
@@ -68,11 +73,11 @@ class Ledger:
     # -- reads -------------------------------------------------------------------------------
 
     @property
-    def cash(self) -> Decimal:
+    def cash(self) -> Money:
         return self._cash
 
     @property
-    def realized_pnl(self) -> Decimal:
+    def realized_pnl(self) -> Money:
         """P/L realised by every sell and settlement so far."""
         return self._realized
 
@@ -82,18 +87,18 @@ class Ledger:
         return MappingProxyType(self._positions)
 
     @property
-    def settled_markets(self) -> frozenset[str]:
+    def settled_markets(self) -> frozenset[MarketId]:
         return frozenset(self._settled)
 
-    def open_positions(self, market_id: str | None = None) -> list[Position]:
+    def open_positions(self, market_id: MarketId | None = None) -> list[Position]:
         """Open positions (only ``market_id``'s if given), in the order their markets were entered."""
         markets = self._open.values() if market_id is None else [self._open.get(market_id, {})]
         return [self._positions[pid] for outcomes in markets for pid in outcomes.values()]
 
-    def open_position_id(self, market_id: str, outcome: str) -> str | None:
+    def open_position_id(self, market_id: MarketId, outcome: str) -> str | None:
         return self._open.get(market_id, {}).get(outcome)
 
-    def max_bet(self) -> Decimal:
+    def max_bet(self) -> Money:
         """The max bet of a decision starting now (from the current cash)."""
         return decision_max_bet(self.rules, self._cash)
 
@@ -165,12 +170,13 @@ class Ledger:
 
     @exact
     def settle(
-        self, market_id: str, payouts: Mapping[str, Decimal], at: datetime, *, void: bool = False
+        self, market_id: MarketId, payouts: Mapping[str, Price], at: datetime, *, void: bool = False
     ) -> list[Fill]:
         """Pay out (or, if ``void``, refund) every open position in ``market_id``.
 
         ``payouts`` is dollars per share per outcome (ignored when void). A market this ledger
-        already settled is a no-op, so re-running a settlement job is harmless.
+        already settled is a no-op, so re-running a settlement job is harmless. Raises
+        ``SettlementRejected`` (and changes nothing) when a held outcome has no valid payout.
         """
         _require_aware(at)
         if market_id in self._settled:
@@ -213,7 +219,7 @@ class Ledger:
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _position_id_for(self, market_id: str, outcome: str) -> str:
+    def _position_id_for(self, market_id: MarketId, outcome: str) -> str:
         """The open position a bet adds to, or a fresh id: a closed position is never reopened."""
         existing = self.open_position_id(market_id, outcome)
         if existing is not None:
@@ -232,7 +238,7 @@ class Ledger:
             self._check_fill(fill, staged, keys)
             current = staged.get(fill.position_id) or self._positions.get(fill.position_id)
             staged[fill.position_id] = Position.open(fill) if current is None else current.apply(fill)
-            cash += fill.cash_delta
+            cash = Money(cash + fill.cash_delta)
             if cash < 0:
                 raise FillRejected(f"fill {fill.describe()}: would leave cash at {cash}")
             if fill.key is not None:
@@ -260,7 +266,7 @@ class Ledger:
         if problem:
             raise FillRejected(f"fill {fill.describe()}: {problem}")
 
-    def _open_id(self, market_id: str, outcome: str, staged: Mapping[str, Position]) -> str | None:
+    def _open_id(self, market_id: MarketId, outcome: str, staged: Mapping[str, Position]) -> str | None:
         """The open position on the market outcome once the staged fills are taken into account."""
         for pid, position in staged.items():
             if (position.market_id, position.outcome) == (market_id, outcome) and position.is_open:
@@ -284,8 +290,8 @@ class Ledger:
             self._settled.add(fill.market_id)
         if fill.key is not None:
             self._applied.add(fill.key)
-        self._cash += fill.cash_delta
-        self._realized += fill.realized_pnl
+        self._cash = Money(self._cash + fill.cash_delta)
+        self._realized = Money(self._realized + fill.realized_pnl)
 
     def _state(self) -> tuple[object, ...]:
         return (
@@ -315,13 +321,13 @@ def _require_aware(at: datetime) -> None:
         raise ValueError(f"time {at.isoformat()} has no time zone; ledger times must be timezone-aware")
 
 
-class _OpenPositionsView(Mapping[str, tuple[str, str, Decimal]]):
+class _OpenPositionsView(Mapping[str, tuple[MarketId, str, Shares]]):
     """The ledger's open positions as ``check_actions`` reads them, without copying them per decision."""
 
     def __init__(self, positions: Mapping[str, Position]) -> None:
         self._positions = positions
 
-    def __getitem__(self, position_id: str) -> tuple[str, str, Decimal]:
+    def __getitem__(self, position_id: str) -> tuple[MarketId, str, Shares]:
         position = self._positions[position_id]
         if not position.is_open:
             raise KeyError(position_id)

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_UP, Context, Decimal, localcontext
 from typing import ParamSpec, TypeVar
 
+from portfolio.units import Money, Shares
+
 MONEY_QUANTUM = Decimal("0.000001")
 SHARE_QUANTUM = Decimal("0.000001")
 ZERO = Decimal(0)
@@ -49,19 +51,19 @@ def exact(fn: Callable[P, R]) -> Callable[P, R]:
     return in_exact_context
 
 
-def money_down(value: Decimal) -> Decimal:
+def money_down(value: Decimal) -> Money:
     """``value`` truncated to the micro-dollar (for money paid *to* an agent or computed from it)."""
-    return value.quantize(MONEY_QUANTUM, rounding=ROUND_DOWN, context=_EXACT)
+    return Money(value.quantize(MONEY_QUANTUM, rounding=ROUND_DOWN, context=_EXACT))
 
 
-def money_up(value: Decimal) -> Decimal:
+def money_up(value: Decimal) -> Money:
     """``value`` rounded up to the micro-dollar (for fees the agent pays)."""
-    return value.quantize(MONEY_QUANTUM, rounding=ROUND_UP, context=_EXACT)
+    return Money(value.quantize(MONEY_QUANTUM, rounding=ROUND_UP, context=_EXACT))
 
 
-def shares_down(value: Decimal) -> Decimal:
+def shares_down(value: Decimal) -> Shares:
     """``value`` truncated to the share quantum, so a buy never gets more shares than it paid for."""
-    return value.quantize(SHARE_QUANTUM, rounding=ROUND_DOWN, context=_EXACT)
+    return Shares(value.quantize(SHARE_QUANTUM, rounding=ROUND_DOWN, context=_EXACT))
 
 
 def sub(a: Decimal, b: Decimal) -> Decimal:

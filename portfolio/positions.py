@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from portfolio.fills import Fill, FillKind
 from portfolio.money import ZERO, div, money_down, mul, shares_down, sub
+from portfolio.units import MarketId, Money, Price, Shares
 
 
 class PositionStatus(StrEnum):
@@ -30,24 +31,24 @@ class FillRejected(ValueError):
     """A fill that cannot apply to the current state (wrong agent, closed position, too many shares...)."""
 
 
-def shares_bought(amount: Decimal, fee: Decimal, price: Decimal) -> Decimal:
+def shares_bought(amount: Money, fee: Money, price: Price) -> Shares:
     """Shares a buy of ``amount`` (fee included) gets at ``price``, truncated to the share grid."""
     return shares_down(div(sub(amount, fee), price))
 
 
-def gross_proceeds(shares: Decimal, price: Decimal) -> Decimal:
+def gross_proceeds(shares: Shares, price: Price) -> Money:
     """Cash value of selling ``shares`` at ``price`` before fees, truncated to the micro-dollar."""
     return money_down(mul(shares, price))
 
 
-def basis_released(cost_basis: Decimal, shares_held: Decimal, shares_sold: Decimal) -> Decimal:
+def basis_released(cost_basis: Money, shares_held: Shares, shares_sold: Shares) -> Money:
     """Cost basis that leaves with ``shares_sold``: the average cost times the shares, all of it on exit."""
     if shares_sold == shares_held:
         return cost_basis
     return money_down(div(mul(cost_basis, shares_sold), shares_held))
 
 
-def settlement_amount(shares: Decimal, payout_per_share: Decimal) -> Decimal:
+def settlement_amount(shares: Shares, payout_per_share: Price) -> Money:
     """What a settlement pays for ``shares`` at ``payout_per_share``, truncated to the micro-dollar."""
     return money_down(mul(shares, payout_per_share))
 
@@ -56,7 +57,7 @@ def settlement_amount(shares: Decimal, payout_per_share: Decimal) -> Decimal:
 class Mark:
     """The last real price of a position's side. ``stale``: no fresh price at the latest mark."""
 
-    price: Decimal
+    price: Price
     at: datetime
     stale: bool = False
 
@@ -71,11 +72,11 @@ class Position:
     """
 
     position_id: str
-    market_id: str
+    market_id: MarketId
     outcome: str
-    shares: Decimal
-    cost_basis: Decimal
-    realized_pnl: Decimal
+    shares: Shares
+    cost_basis: Money
+    realized_pnl: Money
     status: PositionStatus
     opened_at: datetime
     closed_at: datetime | None = None
@@ -95,8 +96,16 @@ class Position:
         """The position a BUY fill opens."""
         if fill.kind is not FillKind.BUY:
             raise FillRejected(f"fill {fill.describe()}: position {fill.position_id!r} is not open")
+        nothing, none_held = Money(ZERO), Shares(ZERO)
         empty = cls(
-            fill.position_id, fill.market_id, fill.outcome, ZERO, ZERO, ZERO, PositionStatus.OPEN, fill.at
+            fill.position_id,
+            fill.market_id,
+            fill.outcome,
+            none_held,
+            nothing,
+            nothing,
+            PositionStatus.OPEN,
+            fill.at,
         )
         return empty.apply(fill)
 
@@ -109,18 +118,18 @@ class Position:
             assert fill.price is not None  # guaranteed by Fill's own checks
             return replace(
                 self,
-                shares=self.shares + fill.shares,
-                cost_basis=self.cost_basis + fill.amount,
+                shares=Shares(self.shares + fill.shares),
+                cost_basis=Money(self.cost_basis + fill.amount),
                 mark=Mark(fill.price, fill.at),
             )
-        shares = self.shares - fill.shares
+        shares = Shares(self.shares - fill.shares)
         done = shares == 0 or fill.kind is FillKind.SETTLE
         status = PositionStatus.SETTLED if fill.kind is FillKind.SETTLE else PositionStatus.CLOSED
         return replace(
             self,
             shares=shares,
-            cost_basis=self.cost_basis - fill.basis_released,
-            realized_pnl=self.realized_pnl + fill.realized_pnl,
+            cost_basis=Money(self.cost_basis - fill.basis_released),
+            realized_pnl=Money(self.realized_pnl + fill.realized_pnl),
             status=status if done else PositionStatus.OPEN,
             closed_at=fill.at if done else None,
             mark=None if done or fill.price is None else Mark(fill.price, fill.at),
@@ -150,8 +159,8 @@ def _arithmetic_problem(fill: Fill, held: Position) -> str | None:
     """Whether the fill's numbers follow the accounting rules (so a stored log verifies itself)."""
     if fill.kind is FillKind.BUY:
         assert fill.price is not None
-        expected = shares_bought(fill.amount, fill.fee, fill.price)
-        return None if fill.shares == expected else f"shares {fill.shares} != {expected} bought"
+        bought = shares_bought(fill.amount, fill.fee, fill.price)
+        return None if fill.shares == bought else f"shares {fill.shares} != {bought} bought"
     released = basis_released(held.cost_basis, held.shares, fill.shares)
     if fill.basis_released != released:
         return f"releases cost basis {fill.basis_released}, expected {released}"

@@ -12,34 +12,36 @@ from decimal import Decimal
 from enum import StrEnum
 from typing import Protocol
 
+from portfolio.units import MarketId, Money, Price
+
 
 class Side(StrEnum):
     BUY = "buy"  # the agent buys: pays the ask
     SELL = "sell"  # the agent sells: receives the bid
 
 
-FeeFn = Callable[[str, str, Side, Decimal, Decimal], Decimal]
+FeeFn = Callable[[MarketId, str, Side, Money, Price], Money]
 """``fee(market_id, outcome, side, notional, price)``: dollars charged on a trade of ``notional``
 dollars (the bet amount for a buy, shares × price for a sell). Rounded up to the micro-dollar."""
 
 
-def zero_fee(market_id: str, outcome: str, side: Side, notional: Decimal, price: Decimal) -> Decimal:
+def zero_fee(market_id: MarketId, outcome: str, side: Side, notional: Money, price: Price) -> Money:
     """The default: trading is free."""
-    return Decimal(0)
+    return Money(Decimal(0))
 
 
 class Quotes(Protocol):
     """Prices and fees for one decision. ``None`` answers mean "not available": never a guess."""
 
-    def outcomes(self, market_id: str) -> Sequence[str] | None:
+    def outcomes(self, market_id: MarketId) -> Sequence[str] | None:
         """The market's outcomes, or ``None`` for a market that is unknown (or not open for trading)."""
         ...
 
-    def price(self, market_id: str, outcome: str, side: Side) -> Decimal | None:
+    def price(self, market_id: MarketId, outcome: str, side: Side) -> Price | None:
         """Price per share of ``outcome`` for ``side``, or ``None`` when there is no price."""
         ...
 
-    def fee(self, market_id: str, outcome: str, side: Side, notional: Decimal, price: Decimal) -> Decimal:
+    def fee(self, market_id: MarketId, outcome: str, side: Side, notional: Money, price: Price) -> Money:
         """Fee in dollars for a trade of ``notional`` dollars at ``price``."""
         ...
 
@@ -54,20 +56,22 @@ class MidQuotes:
 
     def __init__(
         self,
-        prices: Mapping[str, Mapping[str, Decimal]],
+        prices: Mapping[MarketId, Mapping[str, Price]],
         *,
-        outcomes: Mapping[str, Sequence[str]] | None = None,
+        outcomes: Mapping[MarketId, Sequence[str]] | None = None,
         fee: FeeFn = zero_fee,
     ) -> None:
         self._prices = prices
-        self._outcomes: Mapping[str, Sequence[str]] = outcomes or {m: tuple(p) for m, p in prices.items()}
+        self._outcomes: Mapping[MarketId, Sequence[str]] = outcomes or {
+            m: tuple(p) for m, p in prices.items()
+        }
         self._fee = fee
 
-    def outcomes(self, market_id: str) -> Sequence[str] | None:
+    def outcomes(self, market_id: MarketId) -> Sequence[str] | None:
         return self._outcomes.get(market_id)
 
-    def price(self, market_id: str, outcome: str, side: Side) -> Decimal | None:
+    def price(self, market_id: MarketId, outcome: str, side: Side) -> Price | None:
         return self._prices.get(market_id, {}).get(outcome)
 
-    def fee(self, market_id: str, outcome: str, side: Side, notional: Decimal, price: Decimal) -> Decimal:
+    def fee(self, market_id: MarketId, outcome: str, side: Side, notional: Money, price: Price) -> Money:
         return self._fee(market_id, outcome, side, notional, price)

@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from portfolio.units import Money
+
+DEFAULT_BANKROLL = Money(Decimal("10000"))
+DEFAULT_MIN_BET = Money(Decimal("50"))
+DEFAULT_MAX_BET_FRACTION = Decimal("0.25")
+"""The defaults of a cohort's ``[rules]`` (its config fills them in from here)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rules:
@@ -14,9 +21,9 @@ class Rules:
     decision share the same maximum (and the same implied-confidence denominator).
     """
 
-    bankroll: Decimal = Decimal("10000")
-    min_bet: Decimal = Decimal("50")
-    max_bet_fraction: Decimal = Decimal("0.25")
+    bankroll: Money = DEFAULT_BANKROLL
+    min_bet: Money = DEFAULT_MIN_BET
+    max_bet_fraction: Decimal = DEFAULT_MAX_BET_FRACTION
 
     def __post_init__(self) -> None:
         if self.bankroll <= 0:

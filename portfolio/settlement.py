@@ -9,19 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from decimal import Decimal
 
 from portfolio.fills import Fill, FillKind
 from portfolio.money import ZERO, is_mark_price
 from portfolio.positions import Position, settlement_amount
+from portfolio.units import AgentId, MarketId, Money, Price
+
+
+class SettlementRejected(ValueError):
+    """A resolution the ledger cannot apply (a held outcome without a valid payout): bad data, which
+    the arena defers and reports; any other error out of a settlement is a bug and propagates."""
 
 
 def settlement_fills(
     positions: Iterable[Position],
     *,
-    agent_id: str,
-    market_id: str,
-    payouts: Mapping[str, Decimal],
+    agent_id: AgentId,
+    market_id: MarketId,
+    payouts: Mapping[str, Price],
     at: datetime,
     void: bool,
 ) -> list[Fill]:
@@ -36,17 +41,19 @@ def settlement_fills(
     ]
 
 
-def _payout(position: Position, payouts: Mapping[str, Decimal]) -> Decimal:
+def _payout(position: Position, payouts: Mapping[str, Price]) -> Price:
     payout = payouts.get(position.outcome)
     if payout is None or not is_mark_price(payout):
-        raise ValueError(
+        raise SettlementRejected(
             f"settling {position.market_id!r}: payout for outcome {position.outcome!r} must be a Decimal "
             f"in [0, 1], got {payout!r} (payouts: {dict(payouts)})"
         )
     return payout
 
 
-def _settle_one(position: Position, leg: int, *, agent_id: str, payout: Decimal | None, at: datetime) -> Fill:
+def _settle_one(
+    position: Position, leg: int, *, agent_id: AgentId, payout: Price | None, at: datetime
+) -> Fill:
     """``payout`` per share, or ``None`` for a void refund of the remaining cost basis."""
     amount = position.cost_basis if payout is None else settlement_amount(position.shares, payout)
     return Fill(
@@ -60,8 +67,8 @@ def _settle_one(position: Position, leg: int, *, agent_id: str, payout: Decimal 
         amount=amount,
         price=payout,
         shares=position.shares,
-        fee=ZERO,
-        realized_pnl=amount - position.cost_basis,
+        fee=Money(ZERO),
+        realized_pnl=Money(amount - position.cost_basis),
         max_bet=None,
         at=at,
     )

@@ -22,8 +22,9 @@ from portfolio.money import HUNDRED, ZERO, exact, fmt_money, is_decimal, is_trad
 from portfolio.positions import gross_proceeds, shares_bought
 from portfolio.quotes import Quotes, Side
 from portfolio.rules import Rules
+from portfolio.units import MarketId, Money, Shares
 
-OpenPositions = Mapping[str, tuple[str, str, Decimal]]
+OpenPositions = Mapping[str, tuple[MarketId, str, Shares]]
 """position_id -> (market_id, outcome, shares) of the agent's open positions."""
 
 
@@ -38,7 +39,7 @@ class LegError:
         return self.reason
 
 
-def decision_max_bet(rules: Rules, cash: Decimal) -> Decimal:
+def decision_max_bet(rules: Rules, cash: Money) -> Money:
     """The max bet of a decision starting with ``cash``, on the micro-dollar grid (never above the rule)."""
     return money_down(rules.max_bet(cash))
 
@@ -47,11 +48,11 @@ def decision_max_bet(rules: Rules, cash: Decimal) -> Decimal:
 def check_actions(
     actions: Sequence[Action],
     *,
-    cash: Decimal,
+    cash: Money,
     rules: Rules,
     quotes: Quotes,
     positions: OpenPositions,
-    settled_markets: Collection[str] = (),
+    settled_markets: Collection[MarketId] = (),
 ) -> list[LegError]:
     """Every problem of every leg, in leg order; an empty list means the decision may execute.
 
@@ -79,11 +80,11 @@ class _Checker:
 
     def __init__(
         self,
-        cash: Decimal,
+        cash: Money,
         rules: Rules,
         quotes: Quotes,
         positions: OpenPositions,
-        settled_markets: Collection[str],
+        settled_markets: Collection[MarketId],
     ) -> None:
         self.cash = cash
         self.rules = rules
@@ -176,7 +177,7 @@ class _Checker:
             return f"percent must be a number in (0, 100], got {sell.percent!r}"
         return None
 
-    def _sell_price(self, market_id: str, outcome: str, shares: Decimal) -> str | None:
+    def _sell_price(self, market_id: MarketId, outcome: str, shares: Shares) -> str | None:
         if self.quotes.outcomes(market_id) is None:
             return f"market {market_id!r} is not open for trading"
         price = self.quotes.price(market_id, outcome, Side.SELL)

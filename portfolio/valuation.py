@@ -15,8 +15,9 @@ from decimal import Decimal
 from portfolio import metrics
 from portfolio.money import ZERO, is_mark_price
 from portfolio.positions import Mark, Position
+from portfolio.units import MarketId, Money, Price, Shares
 
-Prices = Mapping[str, Mapping[str, Decimal]]
+Prices = Mapping[MarketId, Mapping[str, Price]]
 """market_id -> outcome -> price of that outcome, in [0, 1]."""
 
 
@@ -25,14 +26,14 @@ class PositionValue:
     """One open position at a valuation. ``price`` is ``None`` only when valued at cost."""
 
     position_id: str
-    market_id: str
+    market_id: MarketId
     outcome: str
-    shares: Decimal
-    cost_basis: Decimal
-    price: Decimal | None
+    shares: Shares
+    cost_basis: Money
+    price: Price | None
     marked_at: datetime | None
-    value: Decimal
-    unrealized_pnl: Decimal
+    value: Money
+    unrealized_pnl: Money
     stale: bool
 
 
@@ -42,18 +43,18 @@ class Valuation:
     ``total_value - bankroll == realized_pnl + unrealized_pnl``, exactly."""
 
     at: datetime
-    bankroll: Decimal
-    cash: Decimal
-    positions_value: Decimal
-    total_value: Decimal
-    realized_pnl: Decimal
-    unrealized_pnl: Decimal
+    bankroll: Money
+    cash: Money
+    positions_value: Money
+    total_value: Money
+    realized_pnl: Money
+    unrealized_pnl: Money
     stale_count: int
     positions: tuple[PositionValue, ...]
 
     @property
-    def pnl(self) -> Decimal:
-        return metrics.pnl(self.total_value, self.bankroll)
+    def pnl(self) -> Money:
+        return Money(metrics.pnl(self.total_value, self.bankroll))
 
     @property
     def return_pct(self) -> Decimal:
@@ -84,7 +85,9 @@ def remark(position: Position, prices: Prices, at: datetime) -> Position:
 def value_position(position: Position) -> PositionValue:
     """An open position valued at its mark, or at cost if it has none."""
     mark = position.mark
-    value = position.cost_basis if mark is None else metrics.position_value(position.shares, mark.price)
+    value = (
+        position.cost_basis if mark is None else Money(metrics.position_value(position.shares, mark.price))
+    )
     return PositionValue(
         position_id=position.position_id,
         market_id=position.market_id,
@@ -94,7 +97,7 @@ def value_position(position: Position) -> PositionValue:
         price=None if mark is None else mark.price,
         marked_at=None if mark is None else mark.at,
         value=value,
-        unrealized_pnl=metrics.unrealized_pnl(value, position.cost_basis),
+        unrealized_pnl=Money(metrics.unrealized_pnl(value, position.cost_basis)),
         stale=mark is None or mark.stale,
     )
 
@@ -102,22 +105,22 @@ def value_position(position: Position) -> PositionValue:
 def valuation(
     *,
     at: datetime,
-    bankroll: Decimal,
-    cash: Decimal,
+    bankroll: Money,
+    cash: Money,
     open_positions: Iterable[Position],
-    realized_pnl: Decimal,
+    realized_pnl: Money,
 ) -> Valuation:
     """Sum a portfolio from its cash and open positions (closed ones are worth nothing more)."""
     values = tuple(value_position(p) for p in open_positions)
-    positions_value = sum((v.value for v in values), ZERO)
+    positions_value = Money(sum((v.value for v in values), ZERO))
     return Valuation(
         at=at,
         bankroll=bankroll,
         cash=cash,
         positions_value=positions_value,
-        total_value=metrics.portfolio_value(cash, (v.value for v in values)),
+        total_value=Money(metrics.portfolio_value(cash, (v.value for v in values))),
         realized_pnl=realized_pnl,
-        unrealized_pnl=sum((v.unrealized_pnl for v in values), ZERO),
+        unrealized_pnl=Money(sum((v.unrealized_pnl for v in values), ZERO)),
         stale_count=sum(1 for v in values if v.stale),
         positions=values,
     )

@@ -2,9 +2,15 @@
 
 - ``portfolio/`` is pure accounting: no other package of this repository, and no database,
   network, filesystem, dataframe or UI library.
-- ``agents/`` and ``markets/`` never import ``arena`` (the composition root) or ``dashboard``.
-- Nothing reads the wall clock (``datetime.now()``, ``date.today()``, ``time.time()``...) except
-  ``arena/clock.py``: time is injected.
+- ``agents/`` and ``markets/`` never import ``arena`` (the composition root) or ``dashboard``;
+  ``agents/`` touches no database either (agents see an ``AgentView``, never storage).
+- ``dashboard/`` only reads: it imports no module that writes (the ORM, migrations, the engine,
+  upserts...) nor a write construct (``insert``/``update``/``delete``, ``session_scope``), calls
+  no ``commit()``/``begin()``/``flush()``, and holds no ``INSERT``/``UPDATE``/``DELETE`` SQL. It
+  reads through ``engine.connect()`` and the read models of ``arena.reports``/``arena.scoring``.
+- Nothing reads the wall clock (``datetime.now()``, ``date.today()``, any ``time.*`` clock)
+  except ``arena/clock.py``: time is injected. From ``time`` only the allow-list
+  ``TIME_ALLOWED`` may be called: monotonic timers (durations, never a date) and ``sleep``.
 
 Imports are found with ``ast`` wherever they are (module level, inside functions, under
 ``TYPE_CHECKING``), relative imports are resolved, and ``importlib.import_module("x")`` /
@@ -15,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +40,10 @@ SKIPPED_DIRS = {
 }
 
 REPO_PACKAGES = frozenset({"arena", "agents", "markets", "dashboard"})
+DATABASE_LIBRARIES = frozenset({"sqlmodel", "sqlalchemy", "alembic", "psycopg", "psycopg2", "sqlite3"})
 IO_LIBRARIES = frozenset(
     {
-        *("sqlmodel", "sqlalchemy", "alembic", "psycopg", "psycopg2", "sqlite3"),  # databases
+        *DATABASE_LIBRARIES,
         *("httpx", "requests", "aiohttp", "urllib", "urllib3", "http", "socket"),  # network
         *("os", "pathlib", "io", "shutil", "tempfile", "subprocess"),  # filesystem, processes
         *("polars", "pandas", "pyarrow"),  # dataframes
@@ -48,17 +56,38 @@ FORBIDDEN: dict[str, tuple[frozenset[str], str]] = {
         "portfolio is pure accounting: no repo packages, no IO libraries",
     ),
     "agents": (
-        frozenset({"arena", "dashboard"}),
-        "agents must not import the composition root or the dashboard",
+        frozenset({"arena", "dashboard"}) | DATABASE_LIBRARIES,
+        "agents must not import the composition root, the dashboard or a database library",
     ),
     "markets": (
         frozenset({"arena", "dashboard"}),
         "markets must not import the composition root or the dashboard",
     ),
 }
+DASHBOARD_READS_ONLY = "the dashboard only reads the database"
+DASHBOARD_WRITE_MODULES = frozenset(
+    {
+        *("sqlmodel", "sqlalchemy.orm", "alembic"),  # ORM sessions and migrations: the writers' tools
+        *("arena.db.upsert", "arena.db.market_rows", "arena.migrations"),  # write helpers
+        *("arena.engine", "arena.cohorts", "arena.sync", "arena.scheduling", "arena.commands", "arena.cli"),
+    }
+)
+DASHBOARD_WRITE_NAMES = frozenset(
+    {
+        *("sqlalchemy.insert", "sqlalchemy.update", "sqlalchemy.delete"),
+        *("arena.db.engine.session_scope", "arena.db.engine.writer"),
+    }
+)
+SQLALCHEMY_WRITES = frozenset({"insert", "update", "delete"})  # called on a module alias: sa.insert(t)
+WRITE_METHODS = frozenset({"commit", "begin", "flush", "add_all"})
+WRITE_SQL = re.compile(
+    r"^\s*(INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(CREATE|DROP|ALTER)\s+TABLE|TRUNCATE)\b", re.I
+)
+
 CLOCK_OWNER = "arena/clock.py"
 WALL_CLOCK_CALLS = {("datetime", "now"), ("datetime", "utcnow"), ("datetime", "today"), ("date", "today")}
-WALL_CLOCK_CALLS |= {("time", "time"), ("time", "time_ns")}
+TIME_ALLOWED = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "sleep"})
+"""The ``time`` functions anyone may call: timers that measure durations (never a date), and a wait."""
 
 
 @dataclass(frozen=True, order=True)
@@ -89,13 +118,19 @@ def imports(tree: ast.AST, package: list[str]) -> Iterator[tuple[int, str]]:
         if isinstance(node, ast.Import):
             yield from ((node.lineno, alias.name) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
-            base = package[: len(package) - node.level + 1] if node.level else []
+            base = _from_module(node, package)
             if node.module:
-                yield node.lineno, ".".join([*base, node.module])
+                yield node.lineno, base
             else:  # from . import x
-                yield from ((node.lineno, ".".join([*base, alias.name])) for alias in node.names)
+                yield from ((node.lineno, f"{base}.{alias.name}") for alias in node.names)
         elif isinstance(node, ast.Call) and (target := _dynamic_import_target(node)):
             yield node.lineno, target
+
+
+def _from_module(node: ast.ImportFrom, package: list[str]) -> str:
+    """The absolute module a ``from ... import`` reads from (relative levels resolved)."""
+    base = package[: len(package) - node.level + 1] if node.level else []
+    return ".".join([*base, node.module] if node.module else base)
 
 
 def _dynamic_import_target(call: ast.Call) -> str | None:
@@ -124,6 +159,58 @@ def wall_clock_reads(tree: ast.AST) -> Iterator[tuple[int, str]]:
                 yield node.lineno, f"{owner_name}.{node.func.attr}()"
 
 
+def time_reads(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Calls of a ``time`` function outside ``TIME_ALLOWED``, however imported (``import time as t``,
+    ``from time import localtime``); an attribute that is merely called ``time`` is not the module."""
+    modules, functions = set(), {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules |= {a.asname or a.name for a in node.names if a.name == "time"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "time" and not node.level:
+            functions |= {a.asname or a.name: a.name for a in node.names}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in modules:
+            name = func.attr
+        elif isinstance(func, ast.Name) and func.id in functions:
+            name = functions[func.id]
+        else:
+            continue
+        if name not in TIME_ALLOWED:
+            yield node.lineno, f"time.{name}()"
+
+
+def database_writes(tree: ast.AST, package: list[str]) -> Iterator[tuple[int, str]]:
+    """What in a dashboard file could write: write modules or names imported, write calls, write SQL."""
+    sqlalchemy_aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            sqlalchemy_aliases |= {a.asname or a.name for a in node.names if a.name == "sqlalchemy"}
+        if isinstance(node, ast.ImportFrom):
+            module = _from_module(node, package)
+            yield from (
+                (node.lineno, f"imports {module}.{a.name}")
+                for a in node.names
+                if f"{module}.{a.name}" in DASHBOARD_WRITE_NAMES
+            )
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner, method = node.func.value, node.func.attr
+            on_sqlalchemy = isinstance(owner, ast.Name) and owner.id in sqlalchemy_aliases
+            if method in WRITE_METHODS or (on_sqlalchemy and method in SQLALCHEMY_WRITES):
+                yield node.lineno, f"calls .{method}()"
+        elif (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "session_scope"
+        ):
+            yield node.lineno, "calls session_scope()"
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and WRITE_SQL.match(node.value):
+            yield node.lineno, f"holds write SQL {node.value.strip()[:40]!r}"
+    for line, module in imports(tree, package):
+        if any(module == m or module.startswith(f"{m}.") for m in DASHBOARD_WRITE_MODULES):
+            yield line, f"imports {module!r}"
+
+
 def check_tree(root: Path) -> list[Violation]:
     """Every boundary violation under ``root`` (a repository checkout), sorted by file and line."""
     found: list[Violation] = []
@@ -140,8 +227,13 @@ def check_tree(root: Path) -> list[Violation]:
         for line, module in imports(tree, package):
             if module.split(".")[0] in forbidden:
                 found.append(Violation(shown, line, f"imports {module!r}", rule))
+        if relative.parts[0] == "dashboard":
+            found += [
+                Violation(shown, line, what, DASHBOARD_READS_ONLY)
+                for line, what in database_writes(tree, package)
+            ]
         if shown != CLOCK_OWNER and relative.parts[0] != "tests":
-            for line, call in wall_clock_reads(tree):
+            for line, call in [*wall_clock_reads(tree), *time_reads(tree)]:
                 found.append(Violation(shown, line, f"reads the wall clock with {call}", "inject a Clock"))
     return sorted(found)
 
@@ -213,3 +305,100 @@ def test_a_file_that_does_not_parse_is_reported_not_skipped(tmp_path: Path) -> N
     _plant(tmp_path, {"portfolio/broken.py": "def f(:\n"})
     (violation,) = check_tree(tmp_path)
     assert (violation.path, violation.line, violation.what) == ("portfolio/broken.py", 1, "cannot be parsed")
+
+
+def test_agents_touch_no_database(tmp_path: Path) -> None:
+    _plant(
+        tmp_path,
+        {
+            "agents/store.py": "import sqlmodel\nfrom sqlalchemy.orm import Session\nimport json\n",
+            "agents/cache.py": "import sqlite3 as db\nfrom portfolio import Bet\n",
+        },
+    )
+    found = [(v.path, v.line, v.what) for v in check_tree(tmp_path)]
+    assert found == [
+        ("agents/cache.py", 1, "imports 'sqlite3'"),
+        ("agents/store.py", 1, "imports 'sqlmodel'"),
+        ("agents/store.py", 2, "imports 'sqlalchemy.orm'"),
+    ]
+
+
+def test_the_dashboard_may_read_but_not_write(tmp_path: Path) -> None:
+    _plant(
+        tmp_path,
+        {
+            # What the dashboard really does: a Core connection handed to the read models.
+            "dashboard/reads.py": (
+                "from sqlalchemy import Engine, select\n"
+                "from sqlalchemy.engine import Connection\n"
+                "from arena.db.engine import make_engine\n"
+                "from arena.reports import catalog\n"
+                "def version(url):\n"
+                "    with make_engine(url).connect() as connection:\n"
+                "        return catalog.data_version(connection)\n"
+                "NOTE = 'Update the page to see new rounds; deleted cohorts disappear.'\n"
+                "seen = set()\n"
+                "seen.add(1)\n"
+                "options = {}\n"
+                "options.update(a=1)\n"
+            ),
+            "dashboard/writes.py": (
+                "from arena.db.upsert import upsert\n"
+                "from arena.db.engine import make_engine, session_scope\n"
+                "from sqlalchemy import insert, text\n"
+                "import sqlalchemy as sa\n"
+                "from arena.engine.resolving import override\n"
+                "def f(engine, table):\n"
+                "    with session_scope(engine) as session:\n"
+                "        session.add_all([])\n"
+                "    with engine.begin() as connection:\n"
+                "        connection.execute(sa.delete(table))\n"
+                "        connection.execute(text('DELETE FROM fill'))\n"
+                "        connection.commit()\n"
+            ),
+            "dashboard/pages/orm.py": "from sqlmodel import Session\n",
+        },
+    )
+    found = [(v.path, v.line, v.what, v.rule) for v in check_tree(tmp_path)]
+    assert [(path, line, what) for path, line, what, _ in found] == [
+        ("dashboard/pages/orm.py", 1, "imports 'sqlmodel'"),
+        ("dashboard/writes.py", 1, "imports 'arena.db.upsert'"),
+        ("dashboard/writes.py", 2, "imports arena.db.engine.session_scope"),
+        ("dashboard/writes.py", 3, "imports sqlalchemy.insert"),
+        ("dashboard/writes.py", 5, "imports 'arena.engine.resolving'"),
+        ("dashboard/writes.py", 7, "calls session_scope()"),
+        ("dashboard/writes.py", 8, "calls .add_all()"),
+        ("dashboard/writes.py", 9, "calls .begin()"),
+        ("dashboard/writes.py", 10, "calls .delete()"),
+        ("dashboard/writes.py", 11, "holds write SQL 'DELETE FROM fill'"),
+        ("dashboard/writes.py", 12, "calls .commit()"),
+    ]
+    assert {rule for *_, rule in found} == {DASHBOARD_READS_ONLY}
+
+
+def test_time_is_read_only_through_the_allowed_timers(tmp_path: Path) -> None:
+    _plant(
+        tmp_path,
+        {
+            "arena/timing.py": (
+                "import time\n"
+                "import time as t\n"
+                "from time import localtime, perf_counter as pc\n"
+                "started = time.perf_counter()\n"
+                "deadline = t.monotonic_ns() + 5\n"
+                "time.sleep(0.1)\n"
+                "elapsed = pc() - started\n"
+                "stamp = t.time()\n"
+                "when = localtime()\n"
+                "cpu = time.process_time()\n"
+                "def f(bet):\n"
+                "    return bet.time.astimezone()\n"
+            ),
+        },
+    )
+    found = [(v.line, v.what) for v in check_tree(tmp_path)]
+    assert found == [
+        (8, "reads the wall clock with time.time()"),
+        (9, "reads the wall clock with time.localtime()"),
+        (10, "reads the wall clock with time.process_time()"),
+    ]

@@ -14,6 +14,7 @@ from agents.sizing import BetBudget, binary_quotes, describe_bets, held_market_i
 from agents.types import AgentView, Decision
 from markets.types import NO, YES, SnapshotEntry
 from portfolio.actions import Bet
+from portfolio.units import MarketId
 
 HALF = Decimal("0.5")
 
@@ -65,5 +66,5 @@ class FavoriteBettor:
             amount = budget.take(self.settings.fraction * view.portfolio.cash)
             if amount is None:
                 break
-            bets.append(Bet(entry.market.market_id, side, amount))
+            bets.append(Bet(MarketId(entry.market.market_id), side, amount))
         return Decision(actions=tuple(bets), reasoning=f"{self.rule}: {describe_bets(bets)}")

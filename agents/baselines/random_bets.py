@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agents.sizing import CENT, BetBudget, describe_bets, outcome_price
 from agents.types import AgentView, Decision
 from portfolio.actions import Bet
+from portfolio.units import MarketId
 
 
 class RandomSettings(BaseModel):
@@ -62,5 +63,5 @@ class RandomBettor:
             amount = budget.take(Decimal(cents) * CENT)
             if amount is None:
                 break
-            bets.append(Bet(market_id, rng.choice(priced[market_id]), amount))
+            bets.append(Bet(MarketId(market_id), rng.choice(priced[market_id]), amount))
         return Decision(actions=tuple(bets), reasoning=f"random: {describe_bets(bets)}")

@@ -15,6 +15,7 @@ from agents.types import AgentView
 from markets.types import SnapshotEntry
 from portfolio.quotes import MidQuotes, Quotes, Side, zero_fee
 from portfolio.rules import Rules
+from portfolio.units import MarketId, Money, Price, outcome_prices
 from portfolio.validation import OpenPositions
 
 
@@ -22,10 +23,10 @@ from portfolio.validation import OpenPositions
 class OutputContext:
     """Markets open to this answer (listed, or held and still trading), positions, cash and rules."""
 
-    outcomes: Mapping[str, tuple[str, ...]]
+    outcomes: Mapping[MarketId, tuple[str, ...]]
     quotes: Quotes
     positions: OpenPositions
-    cash: Decimal
+    cash: Money
     rules: Rules
 
     @classmethod
@@ -34,12 +35,12 @@ class OutputContext:
         held = [
             by_id[p.market_id] for p in view.portfolio.positions if p.market_id in by_id and p.market_open
         ]
-        tradable = {e.market.market_id: e for e in (*listed, *held)}
+        tradable = {MarketId(e.market.market_id): e for e in (*listed, *held)}
         outcomes = {market_id: e.market.outcomes for market_id, e in tradable.items()}
         quotes: Quotes
         if view.prices_visible:
             # The snapshot's own price per outcome, as the ledger's mid fill model quotes it.
-            prices = {market_id: dict(e.price.prices) for market_id, e in tradable.items()}
+            prices = {market_id: outcome_prices(e.price.prices) for market_id, e in tradable.items()}
             quotes = MidQuotes(prices, outcomes=outcomes)
         else:
             quotes = UnseenPrices(outcomes)
@@ -61,16 +62,16 @@ class UnseenPrices:
     legs again at the real prices before any fill.
     """
 
-    _NOMINAL = Decimal("0.5")
+    _NOMINAL = Price(Decimal("0.5"))
 
-    def __init__(self, outcomes: Mapping[str, Sequence[str]]) -> None:
+    def __init__(self, outcomes: Mapping[MarketId, Sequence[str]]) -> None:
         self._outcomes = outcomes
 
-    def outcomes(self, market_id: str) -> Sequence[str] | None:
+    def outcomes(self, market_id: MarketId) -> Sequence[str] | None:
         return self._outcomes.get(market_id)
 
-    def price(self, market_id: str, outcome: str, side: Side) -> Decimal | None:
+    def price(self, market_id: MarketId, outcome: str, side: Side) -> Price | None:
         return self._NOMINAL if outcome in self._outcomes.get(market_id, ()) else None
 
-    def fee(self, market_id: str, outcome: str, side: Side, notional: Decimal, price: Decimal) -> Decimal:
+    def fee(self, market_id: MarketId, outcome: str, side: Side, notional: Money, price: Price) -> Money:
         return zero_fee(market_id, outcome, side, notional, price)

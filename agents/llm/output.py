@@ -17,6 +17,7 @@ from typing import Any
 from agents.llm.context import OutputContext
 from agents.llm.extract import MAX_RESPONSE_CHARS, JsonObject, NonFinite, json_objects
 from portfolio.actions import Action, Bet, Sell
+from portfolio.units import MarketId, Money
 from portfolio.validation import check_actions
 
 DECISION_KEYS = ("reasoning", "actions", "probabilities")
@@ -191,7 +192,7 @@ def _read_leg(leg: Any, where: str, problems: list[str]) -> Action | None:
         amount = _amount(leg.get("amount"), f"{where}.amount", problems)
         if market_id is None or outcome is None or amount is None:
             return None
-        return Bet(market_id, outcome, amount)
+        return Bet(MarketId(market_id), outcome, Money(amount))
     position_id = _text(leg.get("position_id"), f"{where}.position_id", problems)
     percent = _number(leg.get("percent"), f"{where}.percent", problems)
     return None if position_id is None or percent is None else Sell(position_id, percent)
@@ -207,7 +208,7 @@ def _read_probabilities(
     stated: dict[str, dict[str, float]] = {}
     for market_id, given in value.items():
         where = f"probabilities[{_short(market_id)}]"
-        outcomes = context.outcomes.get(market_id)
+        outcomes = context.outcomes.get(MarketId(market_id))
         if outcomes is None:
             problems.append(f"{where}: not a market of this round's list or your positions")
             continue

@@ -30,7 +30,8 @@ from pydantic import (
 )
 
 from markets.types import Venue
-from portfolio.rules import Rules
+from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
+from portfolio.units import Money
 
 DEFAULT_DATASET = "data/forecastbench"
 
@@ -77,7 +78,7 @@ Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerialize
 UtcDateTime = Annotated[
     datetime, BeforeValidator(_parse_utc), PlainSerializer(lambda d: d.isoformat().replace("+00:00", "Z"))
 ]
-Money = Annotated[Decimal, Field(gt=0), PlainSerializer(str)]
+PositiveAmount = Annotated[Decimal, Field(gt=0), PlainSerializer(str)]
 Probability = Annotated[Decimal, Field(ge=0, le=1), PlainSerializer(str)]
 
 
@@ -94,9 +95,9 @@ class ScheduleConfig(_Strict):
 
 
 class RulesConfig(_Strict):
-    bankroll: Money = Decimal("10000")
-    min_bet: Money = Decimal("50")
-    max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = Decimal("0.25")
+    bankroll: PositiveAmount = DEFAULT_BANKROLL
+    min_bet: PositiveAmount = DEFAULT_MIN_BET
+    max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = DEFAULT_MAX_BET_FRACTION
 
     @model_validator(mode="after")
     def _a_bet_is_possible(self) -> RulesConfig:
@@ -111,7 +112,9 @@ class RulesConfig(_Strict):
         return self
 
     def to_rules(self) -> Rules:
-        return Rules(bankroll=self.bankroll, min_bet=self.min_bet, max_bet_fraction=self.max_bet_fraction)
+        return Rules(
+            bankroll=Money(self.bankroll), min_bet=Money(self.min_bet), max_bet_fraction=self.max_bet_fraction
+        )
 
 
 class UniverseConfig(_Strict):

@@ -25,7 +25,7 @@ from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.options import DatabaseOption, fail, open_engine
-from arena.engine.overview import cohort_overview
+from arena.engine.overview import cohort_mode
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.replay_lease import CohortBusy
 from arena.engine.rounds import RoundReport
@@ -152,17 +152,16 @@ def _launch(engine: Engine, config: Any) -> str:
 
 
 def _run(engine: Engine, cohort_id: str) -> ReplayResult:
-    overview = cohort_overview(engine, cohort_id)
-    if overview is None:
+    mode = cohort_mode(engine, cohort_id)  # the runtime parses the frozen config, once
+    if mode is None:
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
-    if overview.config.mode != "replay":
+    if mode != "replay":
         fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
     try:
-        source = open_source(overview.config, engine)
         with _ReplayProgress() as progress:
             return asyncio.run(
                 replay_cohort(
-                    engine, cohort_id, source, environ=os.environ, wall_clock=SystemClock(), progress=progress
+                    engine, cohort_id, environ=os.environ, wall_clock=SystemClock(), progress=progress
                 )
             )
     except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError, CohortBusy) as exc:

@@ -24,7 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow, PositionRow
-from portfolio import Fill, FillKind, Ledger, Mark, Position, Rules
+from portfolio import AgentId, Fill, FillKind, Ledger, Mark, MarketId, Money, Position, Price, Rules, Shares
 
 
 class LedgerConflict(RuntimeError):
@@ -65,17 +65,17 @@ def row_to_fill(row: FillRow) -> Fill:
     return Fill(
         decision_id=None if row.decision_id is None else str(row.decision_id),
         leg_index=row.leg_index or 0,
-        agent_id=str(row.agent_id),
-        market_id=row.market_id,
+        agent_id=AgentId(str(row.agent_id)),
+        market_id=MarketId(row.market_id),
         outcome=row.outcome,
         position_id=row.position_id,
         kind=FillKind(row.kind),
-        amount=row.amount,
-        price=row.price,
-        shares=row.shares,
-        fee=row.fee,
-        realized_pnl=row.realized_pnl or Decimal(0),
-        max_bet=row.max_bet,
+        amount=Money(row.amount),
+        price=None if row.price is None else Price(row.price),
+        shares=Shares(row.shares),
+        fee=Money(row.fee),
+        realized_pnl=Money(row.realized_pnl or Decimal(0)),
+        max_bet=None if row.max_bet is None else Money(row.max_bet),
         at=row.filled_at,
     )
 
@@ -92,9 +92,11 @@ def load_books(session: Session, rules: Rules, agent_ids: Sequence[int]) -> dict
     )
     for pos in open_rows:
         if pos.last_price is not None and pos.last_marked_at is not None:
-            marks[pos.agent_id][pos.position_id] = Mark(pos.last_price, pos.last_marked_at, pos.stale)
+            marks[pos.agent_id][pos.position_id] = Mark(Price(pos.last_price), pos.last_marked_at, pos.stale)
     return {
-        a: AgentBook(a, Ledger.from_fills(rules, fills[a], agent_id=str(a), marks=marks[a]), len(fills[a]))
+        a: AgentBook(
+            a, Ledger.from_fills(rules, fills[a], agent_id=AgentId(str(a)), marks=marks[a]), len(fills[a])
+        )
         for a in agent_ids
     }
 

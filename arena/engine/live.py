@@ -16,7 +16,6 @@ from sqlmodel import Session, col, select
 
 from agents.registry import NewHttpClient
 from arena.clock import Clock
-from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
@@ -25,7 +24,6 @@ from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
 from arena.engine.rounds import round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import settle
-from arena.engine.sources import open_source
 
 
 class JobFailure(RuntimeError):
@@ -51,15 +49,9 @@ def _runtime(
     new_http_client: NewHttpClient | None = None,
     with_bettors: bool = True,
 ) -> CohortRuntime:
-    with Session(engine) as session:
-        row = session.get(CohortRow, cohort_id)
-        assert row is not None
-        config = config_from_frozen(row.config_json)
-    source = open_source(config, engine)
     return load_runtime(
         engine,
         cohort_id,
-        source=source,
         environ=environ,
         new_http_client=new_http_client,
         lease_clock=clock,

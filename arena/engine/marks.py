@@ -23,8 +23,6 @@ from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
 from portfolio import Valuation
 
-MAX_PRICE_AGE = timedelta(days=7)
-
 
 def bucket_start(start: datetime, every: timedelta, at: datetime) -> datetime:
     """The start of the mark bucket holding ``at`` on the grid ``start + k × every``."""
@@ -37,7 +35,7 @@ def mark_rows(
     """Re-mark the in-memory ledgers at ``at`` and return their portfolio_snapshot rows."""
     slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
     held = held_markets([s.book.ledger for s in slots])
-    prices = latest_prices(rt.source, held, at, MAX_PRICE_AGE) if held else {}
+    prices = latest_prices(rt.source, held, at) if held else {}
     return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(prices, at)) for s in slots]
 
 

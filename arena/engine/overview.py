@@ -90,6 +90,13 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
     ]
 
 
+def cohort_mode(engine: Engine, cohort_id: str) -> str | None:
+    """The cohort's mode (``replay`` or ``live``), or ``None`` for an unknown cohort: enough to route
+    a command without parsing the frozen config that the command's runtime will parse."""
+    with Session(engine) as session:
+        return session.exec(select(CohortRow.mode).where(CohortRow.id == cohort_id)).first()
+
+
 def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = None) -> CohortOverview | None:
     """The cohort's state; ``now`` (default: its latest mark) dates the stale-position report."""
     with Session(engine) as session:

@@ -13,8 +13,9 @@ from decimal import Decimal
 
 from arena.cohorts.config import FillsConfig, TakerFee
 from markets.types import Market, PriceSnapshot, Venue
-from portfolio import MidQuotes, Quotes, Side
+from portfolio import MarketId, MidQuotes, Money, Price, Quotes, Side
 from portfolio.money import ZERO, div, money_up, mul
+from portfolio.units import outcome_prices
 
 
 def build_quotes(
@@ -22,9 +23,9 @@ def build_quotes(
 ) -> Quotes:
     """Quotes for the given (market, price) pairs under the cohort's fill model."""
     pairs = list(markets)
-    outcomes = {m.market_id: m.outcomes for m, _ in pairs}
+    outcomes = {MarketId(m.market_id): m.outcomes for m, _ in pairs}
     if fills.model == "mid":
-        prices = {m.market_id: dict(p.prices) for m, p in pairs}
+        prices = {MarketId(m.market_id): outcome_prices(p.prices) for m, p in pairs}
         return MidQuotes(prices, outcomes=outcomes)
     return BookQuotes({m.market_id: p for m, p in pairs}, outcomes, fills.taker_fees, venue_of)
 
@@ -35,7 +36,7 @@ class BookQuotes:
     def __init__(
         self,
         books: Mapping[str, PriceSnapshot],
-        outcomes: Mapping[str, Sequence[str]],
+        outcomes: Mapping[MarketId, Sequence[str]],
         fees: Mapping[Venue, TakerFee],
         venue_of: Mapping[str, Venue],
     ) -> None:
@@ -44,26 +45,26 @@ class BookQuotes:
         self._fees = fees
         self._venue_of = venue_of
 
-    def outcomes(self, market_id: str) -> Sequence[str] | None:
+    def outcomes(self, market_id: MarketId) -> Sequence[str] | None:
         return self._outcomes.get(market_id)
 
-    def price(self, market_id: str, outcome: str, side: Side) -> Decimal | None:
+    def price(self, market_id: MarketId, outcome: str, side: Side) -> Price | None:
         book = self._books.get(market_id)
         if book is None:
             return None
-        return (book.asks if side is Side.BUY else book.bids).get(outcome)
+        return outcome_prices(book.asks if side is Side.BUY else book.bids).get(outcome)
 
-    def fee(self, market_id: str, outcome: str, side: Side, notional: Decimal, price: Decimal) -> Decimal:
+    def fee(self, market_id: MarketId, outcome: str, side: Side, notional: Money, price: Price) -> Money:
         venue = self._venue_of.get(market_id)
         schedule = self._fees.get(venue) if venue is not None else None
         return taker_fee(schedule, notional, price)
 
 
-def taker_fee(schedule: TakerFee | None, notional: Decimal, price: Decimal) -> Decimal:
+def taker_fee(schedule: TakerFee | None, notional: Decimal, price: Decimal) -> Money:
     """Polymarket's taker formula ``shares × rate × (p·(1−p))^exponent``, shares = notional / price,
     rounded up to the micro-dollar (fees favour the house, like every rounding in the ledger)."""
     if schedule is None or schedule.rate == 0 or price <= 0:
-        return ZERO
+        return Money(ZERO)
     curve = mul(price, 1 - price) ** schedule.exponent
     # shares = notional / price; dividing last keeps the product exact where it can be
     return money_up(div(mul(mul(notional, schedule.rate), curve), price))

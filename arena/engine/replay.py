@@ -220,7 +220,7 @@ class ReplayRunner:
 async def replay_cohort(
     engine: Engine,
     cohort_id: str,
-    source: MarketSource,
+    source: MarketSource | None = None,
     *,
     environ: Mapping[str, str],
     wall_clock: Clock,
@@ -228,7 +228,8 @@ async def replay_cohort(
 ) -> ReplayResult:
     """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
 
-    The LLM agents' HTTP clients live exactly as long as the run.
+    ``source``: the cohort's own dataset unless given (see ``load_runtime``). The LLM agents' HTTP
+    clients live exactly as long as the run.
     """
     started = wall_clock.now()
     with replay_lease(engine, cohort_id, wall_clock):
@@ -242,7 +243,7 @@ async def replay_cohort(
 async def _run_leased(
     engine: Engine,
     cohort_id: str,
-    source: MarketSource,
+    source: MarketSource | None,
     *,
     environ: Mapping[str, str],
     wall_clock: Clock,

@@ -19,7 +19,6 @@ import sqlalchemy as sa
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import (
     AgentRow,
@@ -36,7 +35,6 @@ from arena.engine.completion import complete_if_done
 from arena.engine.marks import mark_rows, persist_marks
 from arena.engine.runtime import load_runtime
 from arena.engine.settlement import settle
-from arena.engine.sources import open_source
 from markets.types import Resolution, ResolutionKind
 
 log = logging.getLogger("arena.engine.resolving")
@@ -185,18 +183,13 @@ def _settle_in(
     """Settle in one cohort at its present: wall time for live, its last mark for a replay (whose
     simulated clock stopped there), then re-mark that instant so snapshots match the fill log."""
     with Session(engine) as session:
-        cohort = session.get(CohortRow, cohort_id)
-        assert cohort is not None
         last = session.exec(
             select(func.max(PortfolioSnapshotRow.marked_at)).where(
                 PortfolioSnapshotRow.cohort_id == cohort_id
             )
         ).one()
-    config = config_from_frozen(cohort.config_json)
-    at = now if config.mode == "live" or last is None else last
-    rt = load_runtime(
-        engine, cohort_id, source=open_source(config, engine), environ=environ, with_bettors=False
-    )
+    rt = load_runtime(engine, cohort_id, environ=environ, with_bettors=False)
+    at = now if rt.config.mode == "live" or last is None else last
     report = settle(rt, [resolution], at)
     if resolution.market_id in report.deferred:
         raise OverrideError(f"cohort {cohort_id}: {report.deferred[resolution.market_id]}")

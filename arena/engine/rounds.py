@@ -37,8 +37,6 @@ from portfolio import Quotes
 
 log = logging.getLogger("arena.engine.rounds")
 
-MAX_PRICE_AGE = timedelta(days=7)
-
 
 @dataclass(frozen=True)
 class RoundReport:
@@ -116,7 +114,7 @@ class _Plan:
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
         held = {p.market_id for p in ledger.open_positions()}
-        ledger.mark(latest_prices(self.rt.source, held, self.at, MAX_PRICE_AGE), self.at)
+        ledger.mark(latest_prices(self.rt.source, held, self.at), self.at)
         portfolio = portfolio_view(
             ledger, self.at, open_markets=self.open_ids, prices_visible=self.visible, questions=self.questions
         )

@@ -22,6 +22,7 @@ from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.engine.leakage import excluded_markets
 from arena.engine.ledger_store import AgentBook, fill_counts, load_books
+from arena.engine.sources import open_source
 from markets.types import MarketSource
 from portfolio import Rules
 
@@ -108,7 +109,7 @@ def load_runtime(
     engine: Engine,
     cohort_id: str,
     *,
-    source: MarketSource,
+    source: MarketSource | None = None,
     environ: Mapping[str, str],
     new_http_client: NewHttpClient | None = None,
     lease_clock: Clock | None = None,
@@ -116,8 +117,10 @@ def load_runtime(
 ) -> CohortRuntime:
     """The cohort ``cohort_id`` with bettors built from its frozen agent settings.
 
-    ``with_bettors=False`` is for jobs that only move ledgers (marks, settlement): they need no
-    API key, so a missing key can never stop a settlement.
+    The frozen config is parsed here, once per command: callers read it from ``rt.config`` rather
+    than parsing it again. ``source``: the cohort's own (its dataset, or the synced live markets)
+    unless given (tests and audits wrap it). ``with_bettors=False`` is for jobs that only move
+    ledgers (marks, settlement): they need no API key, so a missing key can never stop a settlement.
     """
     with session_scope(engine, write=False) as session:
         cohort = session.get(CohortRow, cohort_id)
@@ -128,6 +131,7 @@ def load_runtime(
             select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))
         ).all()
         books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
+    source = source or open_source(config, engine)
 
     def bettor(row: AgentRow) -> Bettor:
         if not with_bettors:

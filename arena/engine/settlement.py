@@ -3,8 +3,9 @@
 One transaction per (market, cohort) settles every agent holding the market, so a cohort never
 shows one agent paid and another not. ``Ledger.settle`` is a no-op for a market already
 settled, and the database allows one settlement fill per position, so re-running the job (or
-two jobs at once) cannot pay twice. A resolution the ledger cannot apply (e.g. a winner that is
-not one of the outcomes held) is deferred, logged, and listed by ``arena markets pending``.
+two jobs at once) cannot pay twice. A resolution the ledger rejects (``SettlementRejected``, e.g.
+a winner that is not one of the outcomes held) is deferred, logged, and listed by ``arena markets
+pending``; any other error is a bug and propagates rather than posing as a data problem.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from arena.db.market_rows import resolution_row, write_resolutions
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from markets.types import Resolution
-from portfolio import Fill
+from portfolio import Fill, MarketId, SettlementRejected
+from portfolio.units import outcome_prices
 
 log = logging.getLogger("arena.engine.settlement")
 
@@ -62,7 +64,7 @@ def _settle_market(
     for attempt in (1, 2):
         try:
             fills = {s.id: _settle_one(s, resolution, at) for s in holders}
-        except ValueError as exc:
+        except SettlementRejected as exc:
             rt.reload([s.id for s in holders])
             report.deferred[resolution.market_id] = str(exc)
             log.warning("deferred settlement of %s in cohort %s: %s", resolution.market_id, rt.cohort_id, exc)
@@ -91,4 +93,5 @@ def _settle_market(
 
 
 def _settle_one(slot: AgentSlot, resolution: Resolution, at: datetime) -> list[Fill]:
-    return slot.book.ledger.settle(resolution.market_id, resolution.payouts, at, void=resolution.is_void)
+    payouts = outcome_prices(resolution.payouts)
+    return slot.book.ledger.settle(MarketId(resolution.market_id), payouts, at, void=resolution.is_void)

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
-from decimal import Decimal
 
 from agents.types import AgentView, PortfolioView, PositionView
 from markets.types import MarketSnapshot, MarketSource
-from portfolio import Ledger, Rules
+from portfolio import Ledger, MarketId, Prices, Rules
+from portfolio.units import outcome_prices
+
+MAX_PRICE_AGE = timedelta(days=7)
+"""The oldest price a mark may use, for the marks a round takes and the scheduled marks alike."""
 
 
-def latest_prices(
-    source: MarketSource, market_ids: Collection[str], at: datetime, max_age: timedelta
-) -> dict[str, dict[str, Decimal]]:
-    """Per-outcome prices of ``market_ids`` no older than ``max_age`` (older ones are left out, so
-    the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
+def latest_prices(source: MarketSource, market_ids: Collection[str], at: datetime) -> Prices:
+    """Per-outcome prices of ``market_ids`` no older than ``MAX_PRICE_AGE`` (older ones are left out,
+    so the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
     found = source.latest_prices(sorted(market_ids), at)
-    return {m: dict(p.prices) for m, p in found.items() if at - p.observed_at <= max_age}
+    return {
+        MarketId(m): outcome_prices(p.prices) for m, p in found.items() if at - p.observed_at <= MAX_PRICE_AGE
+    }
 
 
 def portfolio_view(

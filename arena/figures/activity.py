@@ -18,12 +18,15 @@ def equity_curves(
     snapshots: pl.DataFrame,
     styles: Mapping[str, AgentStyle],
     *,
-    bankroll: float,
+    bankroll: float | None = None,
     percent: bool = False,
     decision_times: Sequence[datetime] = (),
     title: str = "Portfolio value over time",
 ) -> go.Figure:
-    """Value (or return %) per agent over time, with the decision rounds as dotted verticals."""
+    """Value (or return % over ``bankroll``) per agent over time, with the decision rounds as dotted
+    verticals. Only the percent view needs the bankroll: a caller that does not know it never guesses one."""
+    if percent and bankroll is None:
+        raise ValueError("equity_curves: the percent view needs the bankroll")
     unit = "Return (%)" if percent else "Portfolio value ($)"
     fig = house_figure(plain(title), "Time (UTC)", unit)
     data = as_floats(snapshots, "total_value")

@@ -50,10 +50,7 @@ cols[4].metric("Model cost", f"${Decimal(str(row.get('cost') or 0)):,.4f}")
 
 marks = queries.equity(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)
 if not marks.is_empty():
-    bankroll = float(row.get("bankroll") or 10_000)
-    st.plotly_chart(
-        figures.equity_curves(marks, {agent: style}, bankroll=bankroll, title=f"Equity curve of {agent}")
-    )
+    st.plotly_chart(figures.equity_curves(marks, {agent: style}, title=f"Equity curve of {agent}"))
 
 st.subheader("Positions")
 held = queries.positions(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)

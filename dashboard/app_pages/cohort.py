@@ -16,7 +16,8 @@ ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
 cohort = ctx.cohort
 config: dict[str, Any] = queries.cohort_config(ctx.url, cohort_id, ctx.data)
-bankroll = Decimal(str(config.get("rules", {}).get("bankroll", "10000")))
+stored_bankroll = config.get("rules", {}).get("bankroll")  # shown as stored, never a default
+bankroll = None if stored_bankroll is None else Decimal(str(stored_bankroll))
 planned = config.get("schedule", {}).get("rounds")
 
 st.title(f"Cohort · {streamlit_literal(cohort['name'])}")
@@ -38,12 +39,13 @@ if marks.is_empty():
         icon=":material/hourglass_top:",
     )
 else:
-    unit = st.segmented_control("Show", ["$", "%"], default="$", required=True, key="cohort_unit")
+    units = ["$"] if bankroll is None else ["$", "%"]  # a return needs the stored bankroll
+    unit = st.segmented_control("Show", units, default="$", required=True, key="cohort_unit")
     st.plotly_chart(
         figures.equity_curves(
             marks,
             styles,
-            bankroll=float(bankroll),
+            bankroll=None if bankroll is None else float(bankroll),
             percent=unit == "%",
             decision_times=rounds["scheduled_at"].to_list(),
         )

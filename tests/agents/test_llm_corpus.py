@@ -1,7 +1,8 @@
 """Every answer in the bad-output corpus, sent over real HTTP through the LLM bettor.
 
-Each must end as a recorded error (raw text kept, no actions) or as a valid decision whose
-actions the ledger's own check accepts against quotes built independently from the snapshot.
+Each must end as a recorded error (raw text kept, no actions) whose message names the case's
+planted defect, or as a valid decision whose actions the ledger's own check accepts against
+quotes built independently from the snapshot.
 ``decide`` raising at all is a failure.
 """
 
@@ -66,10 +67,12 @@ async def test_every_corpus_answer_ends_as_an_error_or_a_ledger_valid_decision(
         decision = await LLMBettor("corpus", settings, http, None).decide(agent_view)
     if case.expect == "error":
         assert decision.is_error, f"accepted a bad answer: {decision.actions}"
-        assert decision.error_kind in ("invalid_output", "empty_content")
+        # Only an answer with nothing in it is empty; everything else is refused as invalid output.
+        assert decision.error_kind == ("invalid_output" if case.text.strip() else "empty_content")
         assert decision.actions == () and decision.probabilities == {}
         assert decision.raw_response == case.text
         assert decision.error and "\n" not in decision.error and len(decision.error) < 2000
+        assert case.reason in decision.error, f"refused, but not for the planted defect: {decision.error}"
     else:
         assert not decision.is_error, decision.error
         assert ledger_problems(decision.actions, agent_view) == []

@@ -10,10 +10,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from arena.clock import SimulatedClock
+from arena.cohorts import config as cohort_config
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
 from arena.db.models import DecisionRow
@@ -23,6 +25,20 @@ from markets.replay import DatasetInfo, ReplaySource, write_dataset
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 
 D0 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def frozen_parses(monkeypatch: pytest.MonkeyPatch) -> list[Mapping[str, Any]]:
+    """Every parse of a cohort's frozen config from now on (a spy: the real parser still runs)."""
+    parses: list[Mapping[str, Any]] = []
+    real = cohort_config.parse_config
+
+    def spy(data: Mapping[str, Any], *, source: str = "config") -> Any:
+        if source == "frozen cohort config":
+            parses.append(data)
+        return real(data, source=source)
+
+    monkeypatch.setattr(cohort_config, "parse_config", spy)
+    return parses
 
 
 def day(n: int) -> datetime:

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.db.engine import make_engine
 from arena.db.models import CohortRow, RoundRow
-from tests.engine.helpers import A, day, script, tiny_dataset
+from tests.engine.helpers import A, day, frozen_parses, script, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 runner = CliRunner()
@@ -38,6 +38,20 @@ def _arena(*args: str, db: Path) -> tuple[int, str]:
 def _cohorts(db: Path) -> list[CohortRow]:
     with Session(make_engine(f"sqlite:///{db}")) as session:
         return list(session.exec(select(CohortRow)).all())
+
+
+def test_replay_parses_the_cohorts_frozen_config_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agents = '[[agents]]\nname = "hold"\nkind = "hold"\n'
+    parses = frozen_parses(monkeypatch)
+    code, out = _arena(
+        "replay",
+        str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)),
+        db=tmp_path / "a.db",
+    )
+    assert code == 0, out
+    assert len(parses) == 1  # the runtime's; the mode check, the run and the leaderboard reuse it
 
 
 def test_replay_a_config_to_the_end_and_print_the_leaderboard(tmp_path: Path) -> None:

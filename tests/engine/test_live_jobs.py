@@ -28,6 +28,7 @@ from arena.db.models import CohortRow, FillRow, PortfolioSnapshotRow, RoundRow
 from arena.engine.live import JobFailure, completion_job, marks_job, rounds_job, settlement_job
 from markets.polymarket.clob import CLOB_MID_SOURCE
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
+from tests.engine.helpers import frozen_parses
 
 D = Decimal
 T0 = datetime(2026, 3, 2, tzinfo=UTC)
@@ -63,7 +64,9 @@ def _launch(engine: Engine, tmp_path: Path, agents: list[dict[str, object]]) -> 
     ).cohort_id
 
 
-def test_a_live_cohort_from_first_round_to_completion(engine: Engine, tmp_path: Path) -> None:
+def test_a_live_cohort_from_first_round_to_completion(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     lines = [{"time": T0.isoformat(), "market_id": M1, "outcome": "YES", "amount": 400}]
     path = tmp_path / "a.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines))
@@ -74,7 +77,9 @@ def test_a_live_cohort_from_first_round_to_completion(engine: Engine, tmp_path: 
     )
     _sync(engine, T0 - timedelta(minutes=30), {M1: "0.40", M2: "0.70"})
     clock = SimulatedClock(T0 + timedelta(minutes=1))
+    parses = frozen_parses(monkeypatch)
     assert rounds_job(engine, clock, environ={}) == "1 rounds run"
+    assert len(parses) == 1  # one cohort, its frozen config parsed once for the whole job
     assert rounds_job(engine, clock, environ={}) == "0 rounds run"  # the next minute: nothing due
     assert marks_job(engine, clock, environ={}) == "2 portfolios marked"
     assert marks_job(engine, clock, environ={}) == "0 portfolios marked"  # same hour bucket

@@ -20,10 +20,12 @@ from arena.engine.resolving import OverrideError, override, pending_markets
 from arena.engine.rounds import run_round
 from arena.engine.settlement import settle
 from markets.types import Resolution, ResolutionKind
+from portfolio import SettlementRejected
 from tests.engine.helpers import (
     A,
     config,
     day,
+    frozen_parses,
     launch_cohort,
     replay,
     runtime,
@@ -75,6 +77,22 @@ def test_an_inapplicable_resolution_is_deferred_and_changes_nothing(engine: Engi
     assert (pending.market_id, pending.positions) == (A, 1) and "deferred" in pending.reason
 
 
+def test_a_programming_error_in_settlement_propagates_instead_of_deferring(
+    engine: Engine, tmp_path: Path
+) -> None:
+    cohort_id, source = launch_cohort(
+        engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "YES", 100))])
+    )
+    rt = runtime(engine, cohort_id, source)
+    asyncio.run(run_round(rt, 0, day(0)))
+    win = Resolution.binary(A, ResolutionKind.YES, day(19), "test")
+    # A naive time is a caller's bug (the clock is always UTC), also a ValueError, but not bad data.
+    with pytest.raises(ValueError, match="has no time zone") as error:
+        settle(rt, [win], day(19).replace(tzinfo=None))
+    assert not isinstance(error.value, SettlementRejected)
+    assert rt.agents[0].book.ledger.cash == D("9900") and len(rt.agents[0].book.ledger.open_positions()) == 1
+
+
 def test_settling_twice_pays_once(engine: Engine, tmp_path: Path) -> None:
     cohort_id, source = launch_cohort(
         engine, config(tiny_dataset(tmp_path / "data"), [_bettor(tmp_path, (A, "YES", 100))])
@@ -100,7 +118,7 @@ def test_an_all_hold_cohort_completes_after_its_last_round_not_before(engine: En
 
 
 def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
-    engine: Engine, tmp_path: Path
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     series = {A: {0: "0.40", 7: "0.50"}, U: {d: "0.30" for d in range(5)}}
     dataset = write_market_dataset(
@@ -115,10 +133,12 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
     (pending,) = pending_markets(engine, LATER)
     assert (pending.market_id, pending.reason) == (U, "closed, no resolution yet")
 
+    parses = frozen_parses(monkeypatch)
     settled = override(
         engine, U, ResolutionKind.VOID, note="market cancelled by the venue", now=LATER, environ={}
     )
     assert settled == {rt.cohort_id: 1}
+    assert len(parses) == 1  # the one holding cohort's frozen config, parsed once
     assert _cohort_status(engine, rt.cohort_id) == "completed" and pending_markets(engine, LATER) == []
     with Session(engine) as session:
         row = session.exec(select(ResolutionRow).where(ResolutionRow.market_id == U)).one()

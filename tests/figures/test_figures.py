@@ -8,6 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from arena import figures
 from arena.figures import GREYS, PALETTE, agent_styles
@@ -68,6 +69,14 @@ def test_equity_curves_in_dollars_percent_and_with_decision_rounds() -> None:
     percent = figures.equity_curves(_marks(), styles, bankroll=10_000.0, percent=True)
     assert [round(y, 9) for y in {t.name: t.y for t in percent.data}["alpha"]] == [0.0, 2.505]
     assert percent.layout.yaxis.title.text == "Return (%)"
+
+
+def test_equity_curves_in_dollars_need_no_bankroll_and_percent_never_guesses_one() -> None:
+    styles = agent_styles(ROSTER)
+    dollars = figures.equity_curves(_marks(), styles)
+    assert {t.name: t.y for t in dollars.data}["alpha"] == (10000.0, 10250.5)
+    with pytest.raises(ValueError, match="percent view needs the bankroll"):
+        figures.equity_curves(_marks(), styles, percent=True)
 
 
 def test_pnl_bars_stack_realised_and_unrealised_best_total_first() -> None:

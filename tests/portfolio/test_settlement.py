@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from portfolio import Bet, FillKind, Ledger, PositionStatus, Sell
+from portfolio import Bet, FillKind, Ledger, PositionStatus, Sell, SettlementRejected
 from tests.portfolio.helpers import BINARY, HOUR, MULTI, OTHER, T0, D, quotes
 
 YES_WINS = {"YES": D(1), "NO": D(0)}
@@ -89,7 +89,7 @@ def test_a_missing_or_invalid_payout_raises_before_anything_is_paid(
 ) -> None:
     ledger.apply_decision([Bet(BINARY, "YES", D(500)), Bet(BINARY, "NO", D(300))], quotes("0.40"), T0)
     before = ledger.cash
-    with pytest.raises(ValueError, match="settling 'polymarket:will-it-rain'") as error:
+    with pytest.raises(SettlementRejected, match="settling 'polymarket:will-it-rain'") as error:
         ledger.settle(BINARY, payouts, T0 + HOUR)
     assert message in str(error.value)
     assert ledger.cash == before
