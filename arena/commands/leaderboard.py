@@ -24,7 +24,8 @@ FEW_MARK = "‡"
 # Which comparison with the leader the table shows, by sort metric.
 COMPARISON_OF = {
     "brier": "brier",
-    "stated_brier": "log_score",
+    "stated_brier": "stated_brier",
+    "stated_brier_imputed": "stated_brier_imputed",
     "log_score": "log_score",
     "rel_log_score": "log_score",
 }
@@ -100,6 +101,7 @@ def render(document: dict[str, Any]) -> Table:
         "P/L $",
         f"Return %\n{level}% CI",
         f"Brier\n{level}% CI",
+        "Stated\nimputed",
         "Bets\n(res.)",
     )
     for header in (*headers, "Win\nrate", f"p vs #1\n{_SHORT.get(compared, compared)}", "Labels\nP/L, Brier"):
@@ -109,7 +111,12 @@ def render(document: dict[str, Any]) -> Table:
     return table
 
 
-_SHORT = {"return_pct": "return", "log_score": "log"}
+_SHORT = {
+    "return_pct": "return",
+    "log_score": "log",
+    "stated_brier": "stated",
+    "stated_brier_imputed": "imputed",
+}
 
 
 def _cells(agent: dict[str, Any], compared: str) -> list[str]:
@@ -123,6 +130,13 @@ def _cells(agent: dict[str, Any], compared: str) -> list[str]:
             agent["return_pct"], agent["return_pct_lo"], agent["return_pct_hi"], "{:+.1f}", "{:+.0f}"
         ),
         _with_interval(agent["brier"], agent["brier_lo"], agent["brier_hi"], "{:.3f}", "{:.2f}"),
+        _with_interval(
+            agent["stated_brier_imputed"],
+            agent["stated_brier_imputed_lo"],
+            agent["stated_brier_imputed_hi"],
+            "{:.3f}",
+            "{:.2f}",
+        ),
         f"{agent['bets']}\n({agent['resolved_bets']})",
         "—" if agent["win_rate"] is None else f"{agent['win_rate']:.0%}",
         _p_value(agent[f"vs_leader_{compared}_p_value"], agent[f"vs_leader_{compared}_few_markets"]),
@@ -137,7 +151,31 @@ def _caption(document: dict[str, Any], level: int) -> str:
         f"intervals are wide\nIntervals: {level}% market-clustered bootstrap, "
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier from bet-size-implied confidence. "
         f"Sorted by {document['sort_by']}." + (f" As of {document['as_of']}." if document["as_of"] else "")
-    )
+    ) + "".join(f"\n{note}" for note in stated_notes(document["agents"]))
+
+
+def stated_notes(agents: list[dict[str, Any]]) -> list[str]:
+    """Footnotes every leaderboard view prints: the stated reading used, provisional stated scores
+    (markets still open) and agents that ran with the leakage guard off."""
+    notes = [
+        "Stated imputed: stated Brier over every offered round and market, a missing forecast "
+        "at that round's market price (ForecastBench)."
+    ]
+    open_events = {a["agent"]: a["provisional_events"] for a in agents if a["provisional_events"]}
+    if open_events:
+        listed = ", ".join(f"{name} {count}" for name, count in open_events.items())
+        notes.append(f"Stated scores are provisional: stated events still unresolved ({listed}).")
+    notes += [
+        f"leakage guard: off for {a['agent']} (replay LLM without knowledge_cutoff)"
+        for a in agents
+        if a["leakage_guard"] == "off"
+    ]
+    notes += [
+        f"{a['agent']}: {a['rounds_before_cutoff']} rounds before its knowledge cutoff (flagged)"
+        for a in agents
+        if a["rounds_before_cutoff"]
+    ]
+    return notes
 
 
 def _money(value: float | None, *, signed: bool = False) -> str:
