@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from arena.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.catalog import database_state
+from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
 from arena.settings import Settings as ArenaSettings
 
@@ -152,30 +153,6 @@ def _caption(document: dict[str, Any], level: int) -> str:
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier from bet-size-implied confidence. "
         f"Sorted by {document['sort_by']}." + (f" As of {document['as_of']}." if document["as_of"] else "")
     ) + "".join(f"\n{note}" for note in stated_notes(document["agents"]))
-
-
-def stated_notes(agents: list[dict[str, Any]]) -> list[str]:
-    """Footnotes every leaderboard view prints: the stated reading used, provisional stated scores
-    (markets still open) and agents that ran with the leakage guard off."""
-    notes = [
-        "Stated imputed: stated Brier over every offered round and market, a missing forecast "
-        "at that round's market price (ForecastBench)."
-    ]
-    open_events = {a["agent"]: a["provisional_events"] for a in agents if a["provisional_events"]}
-    if open_events:
-        listed = ", ".join(f"{name} {count}" for name, count in open_events.items())
-        notes.append(f"Stated scores are provisional: stated events still unresolved ({listed}).")
-    notes += [
-        f"leakage guard: off for {a['agent']} (replay LLM without knowledge_cutoff)"
-        for a in agents
-        if a["leakage_guard"] == "off"
-    ]
-    notes += [
-        f"{a['agent']}: {a['rounds_before_cutoff']} rounds before its knowledge cutoff (flagged)"
-        for a in agents
-        if a["rounds_before_cutoff"]
-    ]
-    return notes
 
 
 def _money(value: float | None, *, signed: bool = False) -> str:
