@@ -8,3 +8,7 @@ One rule each, stated in the class docstring and the README table: ``hold``, ``m
 BASELINE_KINDS: frozenset[str] = frozenset(
     {"hold", "market", "half", "random", "favorite", "contrarian", "kelly"}
 )
+
+# Kinds whose statements carry no information by construction: the crowd never counts them as
+# peers (a constant 0.5 member would only drag its aggregate toward 0.5).
+UNINFORMED_KINDS: frozenset[str] = frozenset({"half"})
