@@ -27,46 +27,71 @@ import polars as pl
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.scores import YES, brier, log_score, side_outcome
 
+EVENT = ["cohort_id", "market_id", "outcome"]
 EVENT_OF_AGENT = ["cohort_id", "agent", "market_id", "outcome"]
 AUTOCAST_DIVISOR = 2.0  # the largest possible sum of squared errors over a distribution
 
 
-def offered_forecasts(frames: ScoringFrames) -> pl.DataFrame:
-    """One row per (agent, round, market outcome) offered before the market resolved (not void).
-
-    Columns: the event keys, ``offered_at``, ``price`` (shown in the round), ``p`` (the standing
-    statement, null if none), ``f`` (``p``, else ``price``), ``imputed`` and ``y``.
-    """
+def resolved_offers(frames: ScoringFrames) -> pl.DataFrame:
+    """Offers of markets that resolved (not void) after the round, with the outcome's ``y``."""
     resolutions = frames.resolutions.rename({"kind": "resolution"})
-    offers = (
-        frames.offers.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner")
-        .join(resolutions, on="market_id", how="inner")
+    return (
+        frames.offers.join(resolutions, on="market_id", how="inner")
         .with_columns(y=side_outcome())
         .filter(pl.col("y").is_not_null() & (pl.col("offered_at") < pl.col("resolved_at")))
+        .select("cohort_id", "market_id", "outcome", "offered_at", "price", "y")
     )
-    stated = frames.forecasts.select(*EVENT_OF_AGENT, "p", offered_at="stated_at")
-    joined = offers.sort("offered_at").join_asof(
-        stated.sort("offered_at"),
-        on="offered_at",
-        by=EVENT_OF_AGENT,
-        strategy="backward",
-        check_sortedness=False,  # both sides were just sorted on the key
-    )
-    return joined.select(
-        *EVENT_OF_AGENT,
-        "offered_at",
-        "price",
-        "p",
-        "y",
-        f=pl.coalesce("p", "price"),
-        imputed=pl.col("p").is_null(),
-    ).sort(*EVENT_OF_AGENT, "offered_at")
 
 
-def imputed_event_scores(offered: pl.DataFrame) -> pl.DataFrame:
-    """Per event of an agent: mean Brier and log score over the rounds offered, rows and imputed rows."""
+def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
+    """One row per (agent, round, market outcome) offered on an event the agent stated at some
+    point, in no particular order: ``p`` the statement standing at the round (null before its
+    first), ``f`` = ``p``, else the round's ``price``, and ``imputed``."""
+    # Stated events get an integer id, so the as-of join runs on one integer key.
+    events = frames.forecasts.select(EVENT_OF_AGENT).unique().with_row_index("event")
+    statements = frames.forecasts.join(events, on=EVENT_OF_AGENT).select("event", "p", offered_at="stated_at")
+    rows = offers.join(events, on=EVENT, how="inner")
+    return (
+        rows.sort("offered_at")
+        .join_asof(
+            statements.sort("offered_at"),
+            on="offered_at",
+            by="event",
+            strategy="backward",
+            check_sortedness=False,  # both sides were just sorted on the key
+        )
+        .select(
+            *EVENT_OF_AGENT,
+            "offered_at",
+            "price",
+            "p",
+            "y",
+            f=pl.coalesce("p", "price"),
+            imputed=pl.col("p").is_null(),
+        )
+    )
+
+
+def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
+    """Per event of an agent: mean Brier and log score over the rounds offered, rows and imputed rows.
+
+    An event the agent never stated is the market price in every round, the same for every such
+    agent of the cohort: it is scored once per (cohort, event) and given to each of them.
+    """
+    offers = resolved_offers(frames)
+    stated = _scores(stated_offers(frames, offers), EVENT_OF_AGENT)
+    by_market = _scores(
+        offers.with_columns(f="price", imputed=pl.lit(True)), EVENT_OF_AGENT[:1] + EVENT_OF_AGENT[2:]
+    )
+    silent = by_market.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner").join(
+        stated, on=EVENT_OF_AGENT, how="anti"
+    )
+    return pl.concat([stated, silent.select(stated.columns)])
+
+
+def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     f, y = pl.col("f"), pl.col("y")
-    return offered.group_by(EVENT_OF_AGENT, maintain_order=True).agg(
+    return rows.group_by(keys).agg(
         brier=brier(f, y).mean(),
         log_score=log_score(f, y).mean(),
         rounds=pl.len(),
@@ -74,13 +99,15 @@ def imputed_event_scores(offered: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def autocast_market_scores(offered: pl.DataFrame) -> pl.DataFrame:
-    """Per (cohort, agent, market): the mean over rounds of the Autocast-normalised Brier."""
-    halves = pl.when(pl.col("outcome") == YES).then(2.0).otherwise(1.0) * brier(pl.col("f"), pl.col("y"))
-    per_round = offered.group_by("cohort_id", "agent", "market_id", "offered_at").agg(
-        normalised=halves.sum() / AUTOCAST_DIVISOR
-    )
-    return per_round.group_by("cohort_id", "agent", "market_id").agg(brier=pl.col("normalised").mean())
+def autocast_market_scores(events: pl.DataFrame) -> pl.DataFrame:
+    """Per (cohort, agent, market): the mean over rounds of the Autocast-normalised Brier.
+
+    Every outcome of a market is offered in the same rounds (a round offers a market only with a
+    price for each outcome), so the mean over rounds of the per-round sum is the sum over the
+    market's events of their mean Brier (``imputed_event_scores``), halved.
+    """
+    halves = pl.when(pl.col("outcome") == YES).then(2.0).otherwise(1.0) * pl.col("brier")
+    return events.group_by("cohort_id", "agent", "market_id").agg(brier=halves.sum() / AUTOCAST_DIVISOR)
 
 
 def imputed_metrics(events: pl.DataFrame, markets: pl.DataFrame) -> pl.DataFrame:

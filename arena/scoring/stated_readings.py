@@ -15,12 +15,7 @@ import polars as pl
 
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.guards import guard_metrics
-from arena.scoring.imputed import (
-    autocast_market_scores,
-    imputed_event_scores,
-    imputed_metrics,
-    offered_forecasts,
-)
+from arena.scoring.imputed import autocast_market_scores, imputed_event_scores, imputed_metrics
 from arena.scoring.provisional import provisional_events, provisional_metrics
 
 STATED_COLUMNS = (
@@ -46,11 +41,10 @@ class StatedReadings:
 
 
 def stated_readings(frames: ScoringFrames) -> StatedReadings:
-    offered = offered_forecasts(frames)
-    events = imputed_event_scores(offered)
+    events = imputed_event_scores(frames)
     roster = frames.agents.select("agent").unique().sort("agent")
     parts = (
-        imputed_metrics(events, autocast_market_scores(offered)),
+        imputed_metrics(events, autocast_market_scores(events)),
         provisional_metrics(provisional_events(frames)),
         guard_metrics(frames),
     )

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from arena.scoring import leaderboard
-from arena.scoring.imputed import offered_forecasts
+from arena.scoring.imputed import imputed_event_scores, resolved_offers, stated_offers
 from arena.scoring.stated_readings import stated_readings
 from tests.scoring.builders import Row, build, day, price, resolution, seat, statement
 
@@ -56,12 +56,29 @@ def _by_agent() -> dict[str, dict]:
 
 
 def test_a_missing_forecast_takes_the_round_price_and_a_statement_stands_until_replaced() -> None:
-    rows = offered_forecasts(_world()).filter(agent="a", market_id=X)
+    world = _world()
+    assert set(resolved_offers(world)["market_id"]) == {X, Y, M}  # Z has not resolved
+    rows = stated_offers(world, resolved_offers(world)).filter(agent="a", market_id=X).sort("offered_at")
     # Day 2: a's day-0 statement still stands, so nothing is imputed though the price moved.
     assert rows.select("f", "imputed").rows() == [(0.6, False), (0.6, False)]
-    rows = offered_forecasts(_world()).filter(agent="a", market_id=Y)
-    assert rows.select("f", "imputed").rows() == [(0.4, True), (0.2, True)]
-    assert set(offered_forecasts(_world())["market_id"]) == {X, Y, M}  # Z has not resolved
+    # Y, never stated by a: both rounds at the price, (0.4 − 0)² and (0.2 − 0)².
+    events = imputed_event_scores(world).filter(agent="a", market_id=Y)
+    assert events.select("rounds", "imputed").row(0) == (2, 2)
+    assert events["brier"].item() == pytest.approx((0.16 + 0.04) / 2)
+
+
+def test_rounds_before_the_first_statement_are_imputed() -> None:
+    """c states X only on day 2: day 0 takes the price 0.5, day 2 its 0.9 (YES happened):
+    ((0.5 − 1)² + (0.9 − 1)²) / 2 = (0.25 + 0.01) / 2, one of two rounds imputed."""
+    world = build(
+        agents=[seat("c")],
+        resolutions=[resolution(X, "YES", at=day(4))],
+        offers=[offer(X, 0, 0.5), offer(X, 2, 0.7)],
+        forecasts=[statement("c", X, 0.9, day(2))],
+    )
+    event = imputed_event_scores(world).row(0, named=True)
+    assert (event["rounds"], event["imputed"]) == (2, 1)
+    assert event["brier"] == pytest.approx(0.13)
 
 
 def test_imputed_brier_log_share_and_autocast_by_hand() -> None:
