@@ -84,8 +84,7 @@ def _not_allowed(
     resolution, known to the source up to a day after the cutoff day (enough to decide it)."""
     horizon = knows_until + timedelta(days=1)
     resolved = {r.market_id: r.resolved_at for r in source.resolutions(horizon)}
-    candidates = {m.market_id: m for m in _markets(source, knows_until)}
-    for market in candidates.values():
+    for market in _markets(source, knows_until):
         when = resolved.get(market.market_id)
         if open_after is not None and when is not None and when <= open_after:
             continue
@@ -94,12 +93,12 @@ def _not_allowed(
 
 
 def _markets(source: MarketSource, knows_until: datetime) -> list[Market]:
-    """Every market the source knows of that could close by ``knows_until``."""
-    listed = getattr(source, "dataset", None)
-    if listed is not None:  # a replay dataset: every market, open or not at any instant
-        markets: list[Market] = list(listed.markets.values())
-        return markets
-    return list(source.open_markets(knows_until))
+    """The markets to judge: a replay dataset's every market; otherwise those open at the cutoff
+    (a live cohort starts after it, so a market that closed before then is never offered)."""
+    dataset = getattr(source, "dataset", None)
+    if dataset is not None:  # a replay source: every market of its dataset, whenever it was open
+        return list(dataset.markets.values())
+    return source.open_markets(knows_until)
 
 
 def unguarded_agents(config: CohortConfig) -> list[str]:
