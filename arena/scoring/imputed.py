@@ -80,9 +80,7 @@ def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
     """
     offers = resolved_offers(frames)
     stated = _scores(stated_offers(frames, offers), EVENT_OF_AGENT)
-    by_market = _scores(
-        offers.with_columns(f="price", imputed=pl.lit(True)), EVENT_OF_AGENT[:1] + EVENT_OF_AGENT[2:]
-    )
+    by_market = _scores(offers.with_columns(f="price", imputed=pl.lit(True)), EVENT)
     silent = by_market.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner").join(
         stated, on=EVENT_OF_AGENT, how="anti"
     )
