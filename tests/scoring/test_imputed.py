@@ -134,3 +134,18 @@ def test_leaderboard_ranks_by_the_imputed_reading_and_compares_with_the_leader()
     assert a["stated_brier_imputed_lo"] <= 0.064 <= a["stated_brier_imputed_hi"]
     assert b["vs_leader_stated_brier_common_markets"] == 0  # b stated nothing: no common market
     assert a["vs_leader_stated_brier_imputed_diff"] is None  # the leader is not compared with itself
+
+
+def test_an_unstated_outcome_of_a_multi_outcome_market_takes_its_price() -> None:
+    """d states A 0.1 and B 0.8 on M, not C (price 0.3); B wins. Events: A .01, B .04, C .09 (imputed).
+    Autocast: (.01 + .04 + .09) / 2 = .07."""
+    world = build(
+        agents=[seat("d")],
+        resolutions=[resolution(M, "OUTCOME", winner="B", at=day(4))],
+        offers=[offer(M, 0, p, o) for o, p in (("A", 0.2), ("B", 0.5), ("C", 0.3))],
+        forecasts=[statement("d", M, p, day(0), outcome=o) for o, p in (("A", 0.1), ("B", 0.8))],
+    )
+    d = stated_readings(world).per_agent.row(0, named=True)
+    assert d["imputed_share"] == pytest.approx(1 / 3)
+    assert d["stated_brier_imputed"] == pytest.approx((0.01 + 0.04 + 0.09) / 3)
+    assert d["stated_brier_autocast"] == pytest.approx(0.07)
