@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from agents.baselines.favorite import FavoriteBettor, FractionSettings
 from agents.baselines.momentum_kelly import KellySettings, MomentumKellyBettor
-from agents.baselines.passive import HoldBettor, MarketBettor, NoSettings
+from agents.baselines.passive import HalfBettor, HoldBettor, MarketBettor, NoSettings
 from agents.baselines.random_bets import RandomBettor, RandomSettings
 from agents.crowd import CrowdBettor, CrowdSettings
 from agents.plugins import (
@@ -139,6 +139,7 @@ def _check_scripted(settings: ScriptedSettings, environ: Mapping[str, str]) -> N
 KINDS: dict[str, Kind] = {
     "hold": Kind(lambda: NoSettings, lambda s, ctx: HoldBettor(ctx.name)),
     "market": Kind(lambda: NoSettings, lambda s, ctx: MarketBettor(ctx.name)),
+    "half": Kind(lambda: NoSettings, lambda s, ctx: HalfBettor(ctx.name)),
     "random": Kind(lambda: RandomSettings, lambda s, ctx: RandomBettor(ctx.name, s, seed=ctx.seed)),
     "favorite": Kind(lambda: FractionSettings, lambda s, ctx: FavoriteBettor(ctx.name, s)),
     "contrarian": Kind(lambda: FractionSettings, lambda s, ctx: FavoriteBettor(ctx.name, s, against=True)),

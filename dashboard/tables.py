@@ -43,6 +43,10 @@ def leaderboard(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         _ci("brier", 3).alias("Brier 95% CI"),
         pl.col("bss_market").alias("Skill vs market"),
         pl.col("stated_brier").alias("Stated Brier"),
+        pl.col("stated_brier_imputed").alias("Stated Brier (imputed)"),
+        _ci("stated_brier_imputed", 3).alias("Imputed 95% CI"),
+        pl.col("imputed_share").alias("Imputed share"),
+        pl.col("provisional_events").alias("Open stated events"),
         pl.col("log_score").alias("Log score"),
         pl.col("win_rate").alias("Win rate"),
         pl.col("bets").alias("Bets"),
@@ -50,7 +54,11 @@ def leaderboard(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         pl.col("valid_rate").alias("Valid answers"),
         pl.col("cost").cast(pl.Float64).alias("Model cost"),
         pl.concat_str(
-            pl.col("return_label"), pl.col("brier_label"), separator=" · ", ignore_nulls=True
+            pl.col("return_label"),
+            pl.col("brier_label"),
+            pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
+            separator=" · ",
+            ignore_nulls=True,
         ).alias("In words"),
     )
     config: Config = {
@@ -63,7 +71,11 @@ def leaderboard(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         "Skill vs market": st.column_config.NumberColumn(
             format="%+.3f", help="1 − Brier / the market's Brier"
         ),
-        "Stated Brier": st.column_config.NumberColumn(format="%.3f"),
+        "Stated Brier": st.column_config.NumberColumn(format="%.3f", help="Only what the agent stated"),
+        "Stated Brier (imputed)": st.column_config.NumberColumn(
+            format="%.3f", help="Every offered round and market; a missing forecast takes the market price"
+        ),
+        "Imputed share": SHARE,
         "Log score": st.column_config.NumberColumn(format="%.3f"),
         "Win rate": SHARE,
         "Valid answers": SHARE,

@@ -1,7 +1,9 @@
-"""Bettors that never bet: ``hold`` (the do-nothing reference) and ``market`` (the crowd reference).
+"""Bettors that never bet: ``hold`` (the do-nothing reference), ``market`` (the crowd reference)
+and ``half`` (the know-nothing forecaster, ForecastBench's Always-0.5).
 
 They exist so every score has a floor to beat: an LLM that loses money did worse than holding,
-and one whose stated probabilities score worse than ``market``'s did worse than the market price.
+one whose stated probabilities score worse than ``market``'s did worse than the market price,
+and one that scores worse than ``half`` did worse than saying "50%" everywhere.
 """
 
 from __future__ import annotations
@@ -54,3 +56,25 @@ class MarketBettor:
             if stated:
                 probabilities[entry.market.market_id] = stated
         return Decision(probabilities=probabilities, reasoning="market: states the market price, never bets")
+
+
+class HalfBettor:
+    """half: states 0.5 on every offered binary market (1/n on each outcome of an n-outcome
+    market, the same know-nothing forecast) and never bets. It needs no price, so it states the
+    same whether prices are shown or hidden."""
+
+    uses_peers = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def decide(self, view: AgentView) -> Decision:
+        probabilities = {
+            entry.market.market_id: (
+                {YES: 0.5}
+                if entry.market.is_binary
+                else dict.fromkeys(entry.market.outcomes, 1.0 / len(entry.market.outcomes))
+            )
+            for entry in view.snapshot.entries
+        }
+        return Decision(probabilities=probabilities, reasoning="half: states 50% everywhere, never bets")

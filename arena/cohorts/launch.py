@@ -8,8 +8,9 @@ cohort is read from the TOML again: an agent's model can never change mid-cohort
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,9 +24,11 @@ from arena.cohorts.config import CohortConfig, ConfigError
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.db.upsert import insert_ignore
-from arena.engine.leakage import excluded_in_window
+from arena.engine.leakage import excluded_in_window, knowledge_cutoff, launch_warnings
 from arena.provenance import git_commit_label, package_version
 from markets.types import MarketSource
+
+log = logging.getLogger("arena.cohorts.launch")
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class Launched:
     config: CohortConfig
     excluded: int
     created: bool  # False: a cohort with this id and the same config already existed
+    warnings: tuple[str, ...] = ()  # what the leakage guard cannot protect (see arena.engine.leakage)
 
 
 def check_agents(config: CohortConfig, environ: Mapping[str, str]) -> None:
@@ -88,6 +92,9 @@ def launch(
     frozen = effective_config(config, source, clock)
     assert frozen.start is not None
     excluded = excluded_in_window(frozen, source, frozen.start)
+    warnings = tuple(launch_warnings(frozen, _round_times_before_cutoff(frozen, source)))
+    for warning in warnings:
+        log.warning("cohort %s: %s", frozen.name, warning)
     now = clock.now()
     with session_scope(engine) as session:
         if cohort_id is not None:
@@ -95,10 +102,22 @@ def launch(
             if existing is not None:
                 if existing.config_hash != frozen.config_hash():
                     raise ConfigError(f"cohort {cohort_id!r} already exists with a different config")
-                return Launched(cohort_id, frozen, existing.excluded_markets, created=False)
+                return Launched(cohort_id, frozen, existing.excluded_markets, False, warnings)
         chosen = cohort_id or _free_id(session, frozen.name, now)
         _insert(session, chosen, frozen, excluded, now)
-    return Launched(chosen, frozen, excluded, created=True)
+    return Launched(chosen, frozen, excluded, True, warnings)
+
+
+def _round_times_before_cutoff(config: CohortConfig, source: MarketSource) -> Iterator[datetime]:
+    """The cohort's round times up to the latest knowledge cutoff (all a warning needs to count)."""
+    cutoff, start, end = knowledge_cutoff(config), config.start, getattr(source, "end", None)
+    if cutoff is None or start is None:
+        return
+    index, at = 0, start
+    while at < cutoff and (end is None or at <= end) and index < (config.schedule.rounds or index + 1):
+        yield at
+        index += 1
+        at = start + config.schedule.every * index
 
 
 def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: int, now: datetime) -> None:

@@ -60,9 +60,10 @@ def launch_command(
     console.print(f"config sha256 {launched.config.config_hash()}")
     if launched.excluded:
         console.print(
-            f"leakage guard: {launched.excluded} markets resolved before an agent's knowledge cutoff "
-            "are excluded"
+            f"leakage guard: {launched.excluded} markets closing by an agent's knowledge cutoff are excluded"
         )
+    for warning in launched.warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
     nxt = f"arena replay --cohort {launched.cohort_id}" if config.mode == "replay" else "arena serve"
     console.print(f"Run it with: [bold]{nxt}[/]")
 
@@ -132,7 +133,7 @@ def render_overview(o: CohortOverview) -> None:
     console.print(f"config sha256 {o.config_hash}" + (f"   code {o.git_commit}" if o.git_commit else ""))
     if o.excluded:
         console.print(
-            f"leakage guard: {o.excluded} markets excluded (resolved before an agent's knowledge cutoff)"
+            f"leakage guard: {o.excluded} markets excluded (closing by an agent's knowledge cutoff)"
         )
     table = Table(title="Agents")
     for header in ("Agent", "Kind", "Model", "Value", "P/L", "Return %", "Cash", "Open", "Bets", "Errors"):

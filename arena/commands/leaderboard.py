@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 from arena.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.catalog import database_state
+from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
 from arena.settings import Settings as ArenaSettings
 
@@ -24,7 +25,8 @@ FEW_MARK = "‡"
 # Which comparison with the leader the table shows, by sort metric.
 COMPARISON_OF = {
     "brier": "brier",
-    "stated_brier": "log_score",
+    "stated_brier": "stated_brier",
+    "stated_brier_imputed": "stated_brier_imputed",
     "log_score": "log_score",
     "rel_log_score": "log_score",
 }
@@ -100,6 +102,7 @@ def render(document: dict[str, Any]) -> Table:
         "P/L $",
         f"Return %\n{level}% CI",
         f"Brier\n{level}% CI",
+        "Stated\nimputed",
         "Bets\n(res.)",
     )
     for header in (*headers, "Win\nrate", f"p vs #1\n{_SHORT.get(compared, compared)}", "Labels\nP/L, Brier"):
@@ -109,7 +112,12 @@ def render(document: dict[str, Any]) -> Table:
     return table
 
 
-_SHORT = {"return_pct": "return", "log_score": "log"}
+_SHORT = {
+    "return_pct": "return",
+    "log_score": "log",
+    "stated_brier": "stated",
+    "stated_brier_imputed": "imputed",
+}
 
 
 def _cells(agent: dict[str, Any], compared: str) -> list[str]:
@@ -123,6 +131,13 @@ def _cells(agent: dict[str, Any], compared: str) -> list[str]:
             agent["return_pct"], agent["return_pct_lo"], agent["return_pct_hi"], "{:+.1f}", "{:+.0f}"
         ),
         _with_interval(agent["brier"], agent["brier_lo"], agent["brier_hi"], "{:.3f}", "{:.2f}"),
+        _with_interval(
+            agent["stated_brier_imputed"],
+            agent["stated_brier_imputed_lo"],
+            agent["stated_brier_imputed_hi"],
+            "{:.3f}",
+            "{:.2f}",
+        ),
         f"{agent['bets']}\n({agent['resolved_bets']})",
         "—" if agent["win_rate"] is None else f"{agent['win_rate']:.0%}",
         _p_value(agent[f"vs_leader_{compared}_p_value"], agent[f"vs_leader_{compared}_few_markets"]),
@@ -137,7 +152,7 @@ def _caption(document: dict[str, Any], level: int) -> str:
         f"intervals are wide\nIntervals: {level}% market-clustered bootstrap, "
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier from bet-size-implied confidence. "
         f"Sorted by {document['sort_by']}." + (f" As of {document['as_of']}." if document["as_of"] else "")
-    )
+    ) + "".join(f"\n{note}" for note in stated_notes(document["agents"]))
 
 
 def _money(value: float | None, *, signed: bool = False) -> str:

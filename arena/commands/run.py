@@ -145,9 +145,9 @@ def _launch(engine: Engine, config: Any) -> str:
     )
     console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
     if launched.excluded:
-        console.print(
-            f"leakage guard: {launched.excluded} markets excluded (resolved before a knowledge cutoff)"
-        )
+        console.print(f"leakage guard: {launched.excluded} markets excluded (closing by a knowledge cutoff)")
+    for warning in launched.warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
     return launched.cohort_id
 
 

@@ -17,7 +17,7 @@ from sqlmodel import Session, col, select
 from agents.registry import NewHttpClient
 from arena.clock import Clock
 from arena.db.engine import session_scope
-from arena.db.models import CohortRow, RoundRow
+from arena.db.models import CohortRow, ResolutionRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
@@ -37,6 +37,24 @@ HELD = (*RUNNABLE, "paused")  # a paused cohort runs no rounds, but its position
 def live_cohorts(engine: Engine, statuses: tuple[str, ...] = RUNNABLE) -> list[str]:
     with Session(engine) as session:
         query = select(CohortRow.id).where(CohortRow.mode == "live", col(CohortRow.status).in_(statuses))
+        return sorted(session.exec(query).all())
+
+
+def awaiting_resolutions(engine: Engine) -> list[str]:
+    """Completed live cohorts that offered a market not resolved yet.
+
+    The sync keeps running for their venues (it refreshes every stored unresolved market), so
+    their stated forecasts, which are scored on every market offered, get final scores too.
+    """
+    with Session(engine) as session:
+        query = (
+            select(RoundRow.cohort_id)
+            .join(RoundMarketRow, col(RoundMarketRow.round_id) == col(RoundRow.id))
+            .join(CohortRow, col(CohortRow.id) == col(RoundRow.cohort_id))
+            .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(RoundMarketRow.market_id))
+            .where(CohortRow.mode == "live", CohortRow.status == "completed", col(ResolutionRow.id).is_(None))
+            .distinct()
+        )
         return sorted(session.exec(query).all())
 
 

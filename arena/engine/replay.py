@@ -2,7 +2,9 @@
 
 At each step t (the union of the decision-round grid and the mark grid): resolutions known at t
 are recorded and settled, then the round due at t runs, then the portfolios are marked. The loop
-stops when the rounds are done and every position is settled, or when the data ends.
+stops when the rounds are done and every position is settled, or when the data ends; the
+dataset's later resolutions of markets the cohort offered are then stored too, so every stated
+forecast is scored (scoring never depends on which positions kept the cohort open).
 
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
 commits on its own. Marks of quiet days are buffered and written together just before the next
@@ -38,7 +40,7 @@ from arena.engine.marks import mark_rows, persist_marks
 from arena.engine.replay_lease import replay_lease
 from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
-from arena.engine.settlement import record_resolutions, settle
+from arena.engine.settlement import record_later_resolutions, record_resolutions, settle
 from markets.types import MarketSource, Resolution
 
 log = logging.getLogger("arena.engine.replay")
@@ -105,6 +107,9 @@ class ReplayRunner:
         self._flush()
         result.end = clock.now()
         result.completed = result.completed or complete_if_done(rt, clock.now())
+        if result.completed:
+            later = self._resolutions[self._resolved_upto :]
+            record_later_resolutions(rt, [r for r in later if r.market_id in self._offered])
         result.stale = [] if result.completed else stale_positions(rt, clock.now())
         return result
 

@@ -20,6 +20,7 @@ from decimal import Decimal
 
 from sqlmodel import Session, col, select
 
+from agents.baselines import UNINFORMED_KINDS
 from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
@@ -199,9 +200,10 @@ class _Plan:
 
 
 def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:
-    """Stated probabilities of the round's finished first-phase agents, read back from the
-    database so an interrupted round resumed later gives the ensemble the very same inputs."""
-    first = {s.id for s in rt.agents if not s.uses_peers}
+    """Stated probabilities of the round's finished first-phase agents (not ``UNINFORMED_KINDS``),
+    read back from the database so an interrupted round resumed later gives the ensemble the very
+    same inputs."""
+    first = {s.id for s in rt.agents if not s.uses_peers and s.kind not in UNINFORMED_KINDS}
     with Session(rt.engine) as session:
         rows = session.exec(
             select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)

@@ -50,6 +50,15 @@ def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: dat
             write_resolutions(session, [resolution_row(r, at, None) for r in resolutions])
 
 
+def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -> None:
+    """Store resolutions a replay reaches only after its cohort completed, each stamped as detected
+    at its own time (the dataset knows it): stated forecasts are scored against every resolution
+    the data holds, so no agent's score depends on how long other agents kept the cohort open."""
+    if resolutions:
+        with session_scope(rt.engine) as session:
+            write_resolutions(session, [resolution_row(r, r.resolved_at, None) for r in resolutions])
+
+
 def _holds(slot: AgentSlot, market_id: str) -> bool:
     return any(p.market_id == market_id for p in slot.book.ledger.open_positions())
 

@@ -14,6 +14,10 @@ METRIC_AXES: dict[str, tuple[str, float | None]] = {
     "brier": ("Brier score from bet sizes (lower is better)", 0.25),
     "bss_market": ("Brier skill vs the market (higher is better)", 0.0),
     "stated_brier": ("Brier score of stated probabilities (lower is better)", 0.25),
+    "stated_brier_imputed": (
+        "Brier score of stated probabilities, missing ones imputed (lower is better)",
+        0.25,
+    ),
     "log_score": ("Log score of stated probabilities (higher is better)", None),
     "rel_log_score": ("Log score relative to the market (higher is better)", 0.0),
 }

@@ -14,6 +14,7 @@ import polars as pl
 
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, interval, money, number, percent, share, signed_money
+from arena.reports.notes import IMPUTED_NOTE, stated_notes
 
 Row = dict[str, str]
 
@@ -29,7 +30,10 @@ METHODOLOGY = (
     "bets. Voided markets are left out of every score.",
     "Stated probabilities are scored with the Brier and log scores, each statement weighted by how long "
     "it stood before the next one or the resolution; the relative log score compares it with the market "
-    "price the agent could see.",
+    "price the agent could see. Selection matters: an agent stating only easy markets would look good, so "
+    "the imputed stated Brier scores every agent on every (round, market) offered to it, a missing "
+    "forecast taking that round's market price; imputed share says how much was filled in. Markets "
+    "still open are scored apart, against their latest price, and make stated scores provisional.",
     "Intervals are 95% percentile intervals of a bootstrap over markets (all bets and forecasts on a "
     "market are resampled together), with the replicates and seed given in manifest.json. With fewer "
     "than 30 resolved markets they are wide: treat rankings as tentative.",
@@ -62,6 +66,8 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         ("Config hash", str(cohort["config_hash"])),
         ("Report created", _when(created_at)),
     ]
+    notes = [n for n in stated_notes(list(content.leaderboard.iter_rows(named=True))) if n != IMPUTED_NOTE]
+    facts += [("Note", note) for note in notes]
     return Summary(
         title=f"Cohort report: {cohort['name']}",
         facts=facts,
@@ -78,13 +84,19 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
 def _leaderboard_row(r: dict[str, Any]) -> Row:
     return {
         "#": MISSING if r["rank"] is None else str(r["rank"]),
-        "Agent": r["agent"] + (" (baseline)" if r["baseline"] else ""),
+        "Agent": r["agent"]
+        + (" (baseline)" if r["baseline"] else "")
+        + (" (leakage guard: off)" if r["leakage_guard"] == "off" else ""),
         "Value": money(r["value"]),
         "P/L": signed_money(r["pnl"]),
         "Return % [95% CI]": interval(r["return_pct"], r["return_pct_lo"], r["return_pct_hi"], digits=2),
         "Brier [95% CI]": interval(r["brier"], r["brier_lo"], r["brier_hi"]),
         "Skill vs market": number(r["bss_market"]),
         "Stated Brier": number(r["stated_brier"]),
+        "Stated Brier, imputed [95% CI]": interval(
+            r["stated_brier_imputed"], r["stated_brier_imputed_lo"], r["stated_brier_imputed_hi"]
+        ),
+        "Imputed share": share(r["imputed_share"]),
         "Log score": number(r["log_score"]),
         "Win rate": share(r["win_rate"]),
         "Bets": str(r["bets"]),
@@ -129,6 +141,16 @@ def _agent_facts(r: dict[str, Any], tables: dict[str, pl.DataFrame]) -> list[tup
             f"win rate {share(r['win_rate'])}",
         ),
         ("Brier (bets) / stated", f"{number(r['brier'])} / {number(r['stated_brier'])}"),
+        (
+            "Stated Brier imputed (share imputed) / Autocast",
+            f"{number(r['stated_brier_imputed'])} ({share(r['imputed_share'])}) / "
+            f"{number(r['stated_brier_autocast'])}",
+        ),
+        (
+            "Stated events still open (provisional Brier vs latest price)",
+            f"{r['provisional_events']} ({number(r['stated_brier_provisional'])})",
+        ),
+        ("Leakage guard", _guard(r)),
         ("Max drawdown", share(r["max_drawdown"], digits=1)),
         ("Decisions", f"{r['decisions']}, valid {share(r['valid_rate'])}; errors: {problems}"),
         (
@@ -161,3 +183,12 @@ def _period(started: datetime | None, finished: datetime | None) -> str:
 
 def _when(moment: datetime | None) -> str:
     return MISSING if moment is None else moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _guard(r: dict[str, Any]) -> str:
+    if r["leakage_guard"] is None:
+        return "not applicable (not a replay LLM)"
+    early = r["rounds_before_cutoff"]
+    return str(r["leakage_guard"]) + (
+        f"; {early} rounds before its knowledge cutoff (flagged)" if early else ""
+    )

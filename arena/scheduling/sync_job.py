@@ -1,5 +1,8 @@
 """The scheduled market sync: every venue that an active live cohort trades, with default settings.
 
+Completed live cohorts keep their venue synced while a market they offered is unresolved, so
+stated forecasts are scored against resolutions that come after the cohort completed.
+
 Venue base URLs can be pointed elsewhere (a mirror, or the local fakes in tests) with
 ``ARENA_GAMMA_URL``, ``ARENA_CLOB_URL`` and ``ARENA_MANIFOLD_URL``.
 """
@@ -12,7 +15,7 @@ from sqlmodel import Session
 from arena.clock import Clock
 from arena.cohorts.config import config_from_frozen
 from arena.db.models import CohortRow
-from arena.engine.live import live_cohorts
+from arena.engine.live import awaiting_resolutions, live_cohorts
 from arena.settings import Settings
 from arena.sync.run import SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue_blocking
@@ -20,9 +23,10 @@ from markets.types import Venue
 
 
 def live_venues(engine: Engine) -> list[Venue]:
-    """Venues of live cohorts that are still running (nothing to sync when there are none)."""
+    """Venues of live cohorts still running or awaiting resolutions (nothing to sync without any)."""
+    cohort_ids = sorted(set(live_cohorts(engine)) | set(awaiting_resolutions(engine)))
     with Session(engine) as session:
-        rows = [session.get(CohortRow, cohort_id) for cohort_id in live_cohorts(engine)]
+        rows = [session.get(CohortRow, cohort_id) for cohort_id in cohort_ids]
     venues = {config_from_frozen(row.config_json).venue for row in rows if row is not None}
     return sorted(v for v in venues if v is not None)
 

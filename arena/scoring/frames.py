@@ -278,7 +278,49 @@ DECISIONS = FrameSpec(
     time_column="decided_at",
 )
 
-SPECS: tuple[FrameSpec, ...] = (AGENTS, FILLS, RESOLUTIONS, PRICES, FORECASTS, SNAPSHOTS, DECISIONS, LISTINGS)
+OFFERS = FrameSpec(
+    "offers",
+    "Every (round, market outcome) a cohort offered, with the price its agents saw: what imputation "
+    "scores (binary markets: the YES outcome only).",
+    (
+        Column("cohort_id", pl.String(), "cohort the market was offered to"),
+        Column("market_id", pl.String(), "arena market id"),
+        Column("outcome", pl.String(), "outcome the price is for"),
+        Column("offered_at", TIME, "time of the round (the decisions' ``decided_at``)"),
+        Column("price", pl.Float64(), "the outcome's price in the round's snapshot"),
+    ),
+    (_in_unit_interval("price"),),
+    time_column="offered_at",
+    unique=("cohort_id", "market_id", "outcome", "offered_at"),
+)
+
+GUARDS = FrameSpec(
+    "guards",
+    "Per LLM seat, its knowledge cutoff and whether the leakage guard covered it (seed 001).",
+    (
+        Column("cohort_id", pl.String(), "cohort of the agent"),
+        Column("agent", pl.String(), "agent name"),
+        Column(
+            "knowledge_ends", TIME, "end of the agent's knowledge_cutoff day; null if none", nullable=True
+        ),
+        Column("leakage_guard", pl.String(), "on, or off for a replay seat without a knowledge_cutoff"),
+    ),
+    (Check("leakage_guard", pl.col("leakage_guard").is_in(["on", "off"]), "on or off"),),
+    unique=("cohort_id", "agent"),
+)
+
+SPECS: tuple[FrameSpec, ...] = (
+    AGENTS,
+    FILLS,
+    RESOLUTIONS,
+    PRICES,
+    FORECASTS,
+    SNAPSHOTS,
+    DECISIONS,
+    LISTINGS,
+    OFFERS,
+    GUARDS,
+)
 
 
 @dataclass(frozen=True)
@@ -293,6 +335,8 @@ class ScoringFrames:
     snapshots: pl.DataFrame
     decisions: pl.DataFrame
     listings: pl.DataFrame
+    offers: pl.DataFrame
+    guards: pl.DataFrame
 
     @classmethod
     def of(cls, **frames: pl.DataFrame) -> ScoringFrames:
@@ -307,7 +351,7 @@ class ScoringFrames:
 
     def _check_roster(self) -> None:
         seats = self.agents.select("cohort_id", "agent")
-        for spec in (FILLS, FORECASTS, SNAPSHOTS, DECISIONS):
+        for spec in (FILLS, FORECASTS, SNAPSHOTS, DECISIONS, GUARDS):
             frame: pl.DataFrame = getattr(self, spec.name)
             stray = (
                 frame.select("cohort_id", "agent").unique().join(seats, on=["cohort_id", "agent"], how="anti")

@@ -16,6 +16,10 @@ frames it returns. What it decides, and why:
   as fills use it); where a source gives only NO, YES is 1 − NO. Two sources at the same
   instant: the round's price (what agents saw) wins, then sources in name order.
 - A market's listing time in a cohort is the first round whose snapshot held it.
+- Offers are every (round, market) of a cohort's snapshots with the prices shown (binary
+  markets: YES), which imputation scores; their markets' resolutions are read too.
+- Guards: each ``llm`` seat of a replay cohort, with the end of its ``knowledge_cutoff`` day and
+  whether the leakage guard covered it (``off`` without a cutoff).
 - Resolutions are read with their winner: the outcome paying $1 (``OUTCOME``), the kind
   itself (``YES``/``NO``), none for ``VOID``/``5050``; payouts that disagree are an error.
 """
@@ -50,11 +54,14 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
+from arena.engine.leakage import LLM_KIND, knowledge_ends
 from arena.scoring.frames import (
     DECISIONS,
     FILLS,
     FORECASTS,
+    GUARDS,
     LISTINGS,
+    OFFERS,
     PRICES,
     RESOLUTIONS,
     FrameSpec,
@@ -87,7 +94,10 @@ def load_frames(
         agents = _agents(session, cohorts)
         fills = _fills(session, list(cohorts))
         decisions, forecasts = _decisions(session, list(cohorts))
-        involved = sorted(set(fills["market_id"]) | set(forecasts["market_id"]))
+        shown = _shown(session, list(cohorts))
+        involved = sorted(
+            set(fills["market_id"]) | set(forecasts["market_id"]) | {r.market_id for r in shown}
+        )
         binary = _binary_markets(session, involved)
         return ScoringFrames.of(
             agents=agents,
@@ -98,6 +108,8 @@ def load_frames(
             snapshots=_snapshots(session, list(cohorts), marks_until),
             decisions=decisions,
             listings=_listings(session, list(cohorts)),
+            offers=_offers(shown, binary),
+            guards=_guards(session, list(cohorts)),
         )
     finally:
         if session is not bind:
@@ -374,6 +386,55 @@ def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .group_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))
     )
     return _frame(session.execute(query).all(), LISTINGS)
+
+
+def _shown(session: Session, cohort_ids: list[str]) -> list[Any]:
+    """Every market of every round snapshot of the cohorts, with its prices as shown."""
+    query = (
+        select(
+            col(RoundRow.cohort_id),
+            col(RoundMarketRow.market_id),
+            col(RoundRow.scheduled_at),
+            col(RoundMarketRow.prices_json),
+        )
+        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
+        .where(col(RoundRow.cohort_id).in_(cohort_ids))
+    )
+    return list(session.execute(query).all())
+
+
+def _offers(shown: list[Any], binary: set[str]) -> pl.DataFrame:
+    """One row per (round, market outcome) offered; binary markets by their YES price."""
+    table = [
+        (cohort_id, market_id, outcome, offered_at, price)
+        for cohort_id, market_id, offered_at, prices in shown
+        for outcome, price in _outcome_prices(market_id, prices, market_id in binary).items()
+    ]
+    return _frame(table, OFFERS)
+
+
+def _guards(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+    """LLM seats of replay cohorts: the end of their knowledge-cutoff day, and the guard's state."""
+    rows = session.execute(
+        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.settings_json))
+        .join(CohortRow, col(CohortRow.id) == col(AgentRow.cohort_id))
+        .where(
+            col(AgentRow.cohort_id).in_(cohort_ids),
+            col(AgentRow.kind) == LLM_KIND,
+            col(CohortRow.mode) == "replay",
+        )
+    ).all()
+    table = []
+    for r in rows:
+        cutoff = (r.settings_json or {}).get("knowledge_cutoff")
+        try:
+            ends = None if cutoff is None else knowledge_ends(cutoff)
+        except ValueError:
+            raise LoadError(
+                f"agent {r.name!r} of cohort {r.cohort_id!r}: knowledge_cutoff {cutoff!r} is not a date"
+            ) from None
+        table.append((r.cohort_id, r.name, ends, "off" if ends is None else "on"))
+    return _frame(table, GUARDS)
 
 
 def _chunked(session: Session, ids: list[str], query: Any) -> list[Any]:

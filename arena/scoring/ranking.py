@@ -16,6 +16,8 @@ from arena.scoring.intervals import COMPARED, COMPARISON_FIELDS, bootstrap_colum
 from arena.scoring.labels import brier_label, return_label
 from arena.scoring.pnl import market_pnl
 from arena.scoring.stated import event_scores, standing_forecasts
+from arena.scoring.stated_intervals import stated_interval_columns, stated_interval_names
+from arena.scoring.stated_readings import STATED_COLUMNS, StatedReadings, stated_readings
 from arena.scoring.summary import (
     bet_metrics,
     calibration_metrics,
@@ -33,6 +35,7 @@ SORTABLE: dict[str, bool] = {
     "brier": False,
     "bss_market": True,
     "stated_brier": False,
+    "stated_brier_imputed": False,
     "log_score": True,
     "rel_log_score": True,
     "tournament_share": True,
@@ -61,6 +64,8 @@ COLUMNS: tuple[str, ...] = (
     *("return_days", "volatility", "sharpe", "max_drawdown", "turnover", "deployed_share"),
     *("decisions", "valid_rate", "cost", "cost_per_decision", "tokens", "mean_latency_s"),
     *(f"vs_leader_{m}_{f}" for m in COMPARED for f in (*COMPARISON_FIELDS, "few_markets")),
+    *STATED_COLUMNS,
+    *stated_interval_names(),
 )
 
 
@@ -82,7 +87,8 @@ def leaderboard(
     bets = scored_bets(frames)
     standing = standing_forecasts(frames)
     events = event_scores(standing)
-    table = _ranked(_point_estimates(frames, bets, standing, events, prize_pool), by)
+    readings = stated_readings(frames)
+    table = _ranked(_point_estimates(frames, bets, standing, events, readings, prize_pool), by)
     pnl_by_market = market_pnl(frames)
     intervals = bootstrap_columns(
         table,
@@ -94,7 +100,17 @@ def leaderboard(
         level=level,
         min_markets=min_markets,
     )
+    stated = stated_interval_columns(
+        table["agent"].to_list(),
+        events,
+        readings.imputed_events,
+        seed=seed,
+        replicates=replicates,
+        level=level,
+        min_markets=min_markets,
+    )
     table = table.join(intervals, on="agent", how="left", maintain_order="left")
+    table = table.join(stated, on="agent", how="left", maintain_order="left")
     return table.with_columns(
         bss_random_lo=1.0 - pl.col("brier_hi") / 0.25,
         bss_random_hi=1.0 - pl.col("brier_lo") / 0.25,
@@ -109,10 +125,12 @@ def _point_estimates(
     bets: pl.DataFrame,
     standing: pl.DataFrame,
     events: pl.DataFrame,
+    readings: StatedReadings,
     prize_pool: float,
 ) -> pl.DataFrame:
     table = roster(frames)
     parts = (
+        readings.per_agent,
         money(frames),
         bet_metrics(bets),
         stated_metrics(frames, events, prize_pool),

@@ -9,6 +9,7 @@ import streamlit as st
 
 from arena import figures
 from arena.reports.formatting import percent, signed_money
+from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE
 from dashboard import queries, tables, widgets
 
@@ -16,7 +17,8 @@ RANK_BY = {
     "return_pct": "Return",
     "brier": "Brier (bet sizes)",
     "bss_market": "Skill vs market",
-    "stated_brier": "Brier (stated)",
+    "stated_brier_imputed": "Brier (stated, imputed)",
+    "stated_brier": "Brier (stated, as stated)",
     "log_score": "Log score",
     "win_rate": "Win rate",
     "sharpe": "Sharpe ratio",
@@ -25,7 +27,8 @@ CHART_METRICS = {
     "return_pct": "Return",
     "brier": "Brier (bets)",
     "bss_market": "Skill vs market",
-    "stated_brier": "Brier (stated)",
+    "stated_brier_imputed": "Brier (stated, imputed)",
+    "stated_brier": "Brier (stated, as stated)",
     "log_score": "Log score",
     "rel_log_score": "Log score vs market",
 }
@@ -38,6 +41,12 @@ LEGEND = """
   beats the market, below 0 does worse than just trusting the price.
 - **Brier / log score (stated)** — the same idea for the probabilities the agent wrote down,
   weighted by how long each forecast stood. Log score: higher is better, 0 is perfect.
+- **Brier (stated, imputed)** — the fair comparison of stated forecasts: every agent is scored on
+  every market offered to it in every round; where it stated nothing, the market price of that
+  round stands in (*imputed share* says how much). An agent cannot look good by stating only
+  easy markets. Markets not resolved yet make stated scores *provisional*.
+- **Leakage guard: off** — an LLM replaying past markets without a declared knowledge cutoff: it
+  may already know how they ended, so its scores may not be forecasts at all.
 - **95% interval** — the range the score would plausibly take on another draw of markets
   (bootstrap over markets). Wide intervals, or fewer than 30 resolved markets, mean: too early to tell.
 - **Baselines** (grey, dashed, ◆) are simple reference bots: an LLM should beat them before
@@ -94,5 +103,7 @@ else:
 
 view, config = tables.leaderboard(table)
 widgets.table(view, column_config=config)
+for note in stated_notes(list(table.iter_rows(named=True))):
+    st.caption(note)
 with st.expander("What these numbers mean", expanded=False):
     st.markdown(LEGEND)

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from agents.baselines.favorite import FavoriteBettor, FractionSettings
 from agents.baselines.momentum_kelly import KellySettings, MomentumKellyBettor
-from agents.baselines.passive import HoldBettor, MarketBettor
+from agents.baselines.passive import HalfBettor, HoldBettor, MarketBettor
 from agents.baselines.random_bets import RandomBettor, RandomSettings
 from agents.types import AgentView, Bettor, PositionView
 from markets.types import SnapshotEntry
@@ -22,6 +22,7 @@ def test_every_baseline_satisfies_the_bettor_protocol() -> None:
     bettors = [
         HoldBettor("h"),
         MarketBettor("m"),
+        HalfBettor("half"),
         RandomBettor("r", RandomSettings(), seed=1),
         FavoriteBettor("f", FractionSettings()),
         MomentumKellyBettor("k", KellySettings()),
@@ -42,6 +43,21 @@ def test_market_states_every_valid_price_and_bets_nothing() -> None:
     decision = decide(MarketBettor("m"), agent_view)
     assert decision.actions == ()
     assert decision.probabilities == {pm("a"): {"YES": 0.37}, pm("m"): {"A": 0.2, "B": 0.5}}
+
+
+def test_half_states_one_half_everywhere_even_unpriced_or_hidden_and_never_bets() -> None:
+    multi = entry("m", outcomes=("A", "B", "C", "D"), prices={"A": "0.2", "B": "0.5", "C": "0.2", "D": "0.1"})
+    for visible in (True, False):
+        decision = decide(
+            HalfBettor("half"), view(entry("a", "0.37"), entry("none"), multi, prices_visible=visible)
+        )
+        assert decision.actions == ()
+        # Binary: 0.5 on YES. Four outcomes: the same know-nothing forecast is 1/4 each.
+        assert decision.probabilities == {
+            pm("a"): {"YES": 0.5},
+            pm("none"): {"YES": 0.5},
+            pm("m"): {"A": 0.25, "B": 0.25, "C": 0.25, "D": 0.25},
+        }
 
 
 def test_market_states_nothing_when_prices_are_hidden() -> None:

@@ -33,6 +33,7 @@ def test_the_known_kinds() -> None:
     expected = {
         "hold",
         "market",
+        "half",
         "random",
         "favorite",
         "contrarian",
@@ -47,7 +48,7 @@ def test_the_known_kinds() -> None:
 
 def test_unknown_kind_lists_the_known_ones() -> None:
     message = _error("kelley", {})
-    assert message.startswith("unknown agent kind 'kelley'; known kinds: hold, market, random")
+    assert message.startswith("unknown agent kind 'kelley'; known kinds: hold, market, half, random")
     assert "scripted" in message
 
 

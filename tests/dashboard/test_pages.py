@@ -46,6 +46,12 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     assert any("fewer than 30 resolved markets" in w.value for w in app.warning)
     assert len(app.get("plotly_chart")) == 1
     assert "What these numbers mean" in [e.label for e in app.expander]
+    # gpt-4o and claude are LLMs of a replay cohort without knowledge_cutoff; market is a baseline.
+    words = table.set_index("Agent")["In words"].to_dict()
+    assert "leakage guard: off" in words["gpt-4o"] and "leakage guard" not in words["market"]
+    captions = [c.value for c in app.caption]
+    assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
+    assert table.set_index("Agent").loc["market", "Imputed share"] == 0.0  # it states every market
 
 
 def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
@@ -56,6 +62,13 @@ def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
         "random",
         "gpt-4o",
     ]  # lowest Brier first
+
+
+def test_leaderboard_ranks_stated_scores_by_the_imputed_reading(page: Runner) -> None:
+    app = page("leaderboard", cohort=REPLAY, leaderboard_by="stated_brier_imputed")
+    _clean(app)
+    imputed = app.dataframe[0].value["Stated Brier (imputed)"].tolist()
+    assert imputed == sorted(imputed)  # lowest first; every agent has one: all were offered markets
 
 
 def test_live_cohort_without_resolved_bets_explains_the_empty_scores(page: Runner) -> None:

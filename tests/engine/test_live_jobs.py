@@ -25,7 +25,15 @@ from arena.db.market_rows import (
 )
 from arena.db.market_source import DbMarketSource
 from arena.db.models import CohortRow, FillRow, PortfolioSnapshotRow, RoundRow
-from arena.engine.live import JobFailure, completion_job, marks_job, rounds_job, settlement_job
+from arena.engine.live import (
+    JobFailure,
+    awaiting_resolutions,
+    completion_job,
+    marks_job,
+    rounds_job,
+    settlement_job,
+)
+from arena.scheduling.sync_job import live_venues
 from markets.polymarket.clob import CLOB_MID_SOURCE
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 from tests.engine.helpers import frozen_parses
@@ -110,6 +118,15 @@ def test_a_live_cohort_from_first_round_to_completion(
         assert session.get(CohortRow, cohort_id).status == "completed"  # type: ignore[union-attr]
         assert [r.status for r in session.exec(select(RoundRow)).all()] == ["done", "done"]
     assert (settle.amount, settle.filled_at) == (D(1000), T0 + timedelta(hours=22))
+
+    # Completed, but M2 (offered in both rounds, held by nobody) is unresolved: the sync keeps
+    # its venue current so stated forecasts on it get scored, until it resolves.
+    assert awaiting_resolutions(engine) == [cohort_id]
+    assert live_venues(engine) == [Venue.POLYMARKET]
+    with session_scope(engine) as session:
+        no = Resolution.binary(M2, ResolutionKind.NO, T0 + timedelta(days=3), "polymarket")
+        write_resolutions(session, [resolution_row(no, T0 + timedelta(days=3), None)])
+    assert (awaiting_resolutions(engine), live_venues(engine)) == ([], [])
 
 
 def test_a_live_round_where_every_agent_fails_fails_the_job(engine: Engine, tmp_path: Path) -> None:

@@ -195,13 +195,15 @@ def test_the_crowd_runs_after_the_others_with_their_stated_probabilities(
         }
         for name, p in (("alice", 0.9), ("bob", 0.8))
     ]
-    data = config(tiny_dataset(tmp_path / "data"), [{"name": "crowd", "kind": "crowd"}, *peers])
+    # ``half`` states 0.5 everywhere: no information, so never a peer (with it the median would be 0.8).
+    agents = [{"name": "crowd", "kind": "crowd"}, *peers, {"name": "half", "kind": "half"}]
+    data = config(tiny_dataset(tmp_path / "data"), agents)
     data["schedule"] = {"every": "7d", "rounds": 1}
     replay(engine, data)
     crowd = stored_decisions(engine)[0]  # listed first, asked last
     assert crowd.status == "done" and crowd.probabilities_json == {
         A: {"YES": pytest.approx(0.85)}
-    }  # the median
+    }  # the median of alice's 0.9 and bob's 0.8
     assert [(a["market_id"], a["outcome"]) for a in crowd.actions_json] == [
         (A, "YES")
     ]  # 0.85 vs a 0.40 price

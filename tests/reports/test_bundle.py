@@ -119,7 +119,10 @@ def test_html_opens_offline_with_plotly_embedded_once(
     for section in ("Leaderboard", "Equity curves", "Calibration", "Agents", "Configuration", "Methodology"):
         assert f"<h2>{section}</h2>" in page
     markdown = (folder / "report.md").read_text()
-    assert "| 1 | gpt-4o | \\$10,525.42 | +\\$525.42 |" in markdown  # `$` escaped: no math
+    # gpt-4o is an LLM of a replay cohort without knowledge_cutoff: the report says so. (`$` and
+    # `:` are escaped: no math, no bare links.)
+    assert "| 1 | gpt-4o (leakage guard\\: off) | \\$10,525.42 | +\\$525.42 |" in markdown
+    assert "- **Note\\:** leakage guard\\: off for gpt-4o (replay LLM without knowledge\\_cutoff)" in markdown
 
 
 def test_no_prompts_leaves_raw_prompts_and_responses_out(

@@ -37,8 +37,26 @@ def test_table_for_one_cohort(url: str) -> None:
     assert "Leaderboard — c1" in result.output
     lines = [line.split() for line in result.output.splitlines()]
     # llm-1 made +750 on 5,000 (+15%); one bet at 40% on YES, YES won: Brier (0.4 − 1)² = 0.36.
-    assert ["1", "llm-1", "‡", "5,750", "+750", "+15.0", "0.360", "1", "100%", "—", "good"] in lines
-    assert ["2", "hold", "†‡", "5,000", "0", "+0.0", "—", "0", "—", "—", "flat"] in lines  # † baseline
+    # Stated, imputed: bin offered in round 0, llm-1 said YES 0.3 → (0.3 − 1)² = .49; multi offered
+    # in round 1, its round-0 statements stand (A .1 → .01, B .8 → .04), C missing → price .3 → .09:
+    # (.49 + .01 + .04 + .09) / 4 = .1575 (the float lies just below: 0.157).
+    assert ["1", "llm-1", "‡", "5,750", "+750", "+15.0", "0.360", "0.157", "1", "100%", "—", "good"] in lines
+    # hold states nothing: all prices. bin (0.4 − 1)² = .36; A .04, B .25, C .09 → .74 / 4 = .185.
+    assert [
+        "2",
+        "hold",
+        "†‡",
+        "5,000",
+        "0",
+        "+0.0",
+        "—",
+        "0.185",
+        "0",
+        "—",
+        "—",
+        "flat",
+    ] in lines  # † baseline
+    assert "leakage guard: off for llm-1 (replay LLM without knowledge_cutoff)" in result.output
     assert "50 replicates, seed 0" in result.output
 
 

@@ -73,6 +73,16 @@ def test_loads_every_frame(engine: Engine) -> None:
         ("c1", MULTI, T0 + timedelta(days=1)),
     ]
 
+    # Every (round, outcome) offered, at the price shown in that round: binary markets by YES.
+    assert frames.offers.sort("market_id", "outcome").rows() == [
+        ("c1", BIN, "YES", T0, 0.4),
+        ("c1", MULTI, "A", T0 + timedelta(days=1), 0.2),
+        ("c1", MULTI, "B", T0 + timedelta(days=1), 0.5),
+        ("c1", MULTI, "C", T0 + timedelta(days=1), 0.3),
+    ]
+    # c1 is a replay cohort and llm-1 declares no knowledge_cutoff: the guard was off for it.
+    assert frames.guards.rows() == [("c1", "llm-1", None, "off")]
+
 
 def test_cohort_selection_and_scoring_end_to_end(engine: Engine) -> None:
     populate(engine)

@@ -1,0 +1,121 @@
+"""Stated forecasts scored on everything offered, without selection bias (ForecastBench's rule).
+
+Scoring an agent only on the markets it chose to state rewards stating only easy ones. Here
+every agent is scored on every (round, market outcome) its cohort offered it, for markets that
+resolved (not void) after the round:
+
+- its forecast for the round is the statement standing then (its latest on that outcome at or
+  before the round, as in the as-stated reading a statement stands until the next one);
+- with none standing the forecast is *missing* and takes the market price shown in that round
+  (the imputation ForecastBench uses), and the row counts as imputed.
+
+Per event (cohort, agent, market, outcome) the scores are means over the rounds offered; per
+agent, means over events, so each event weighs the same as in the as-stated reading.
+``imputed_share`` is the share of (round, event) rows that were imputed: 1 for an agent that
+never states, 0 for one that stated every market in every round.
+
+Autocast-normalised Brier (seed 001): per (round, market), the sum over the market's outcomes
+of ``(f_o − y_o)²`` divided by 2, which lies in [0, 1] for any distribution. A binary market is
+stored by its YES outcome alone; its NO term ``((1 − f) − (1 − y))²`` equals the YES term, so
+YES rows count twice and the normalised score equals the binary Brier.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from arena.scoring.frames import ScoringFrames
+from arena.scoring.scores import YES, brier, log_score, side_outcome
+
+EVENT = ["cohort_id", "market_id", "outcome"]
+EVENT_OF_AGENT = ["cohort_id", "agent", "market_id", "outcome"]
+AUTOCAST_DIVISOR = 2.0  # the largest possible sum of squared errors over a distribution
+
+
+def resolved_offers(frames: ScoringFrames) -> pl.DataFrame:
+    """Offers of markets that resolved (not void) after the round, with the outcome's ``y``."""
+    resolutions = frames.resolutions.rename({"kind": "resolution"})
+    return (
+        frames.offers.join(resolutions, on="market_id", how="inner")
+        .with_columns(y=side_outcome())
+        .filter(pl.col("y").is_not_null() & (pl.col("offered_at") < pl.col("resolved_at")))
+        .select("cohort_id", "market_id", "outcome", "offered_at", "price", "y")
+    )
+
+
+def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
+    """One row per (agent, round, market outcome) offered on an event the agent stated at some
+    point, in no particular order: ``p`` the statement standing at the round (null before its
+    first), ``f`` = ``p``, else the round's ``price``, and ``imputed``."""
+    # Stated events get an integer id, so the as-of join runs on one integer key.
+    events = frames.forecasts.select(EVENT_OF_AGENT).unique().with_row_index("event")
+    statements = frames.forecasts.join(events, on=EVENT_OF_AGENT).select("event", "p", offered_at="stated_at")
+    rows = offers.join(events, on=EVENT, how="inner")
+    return (
+        rows.sort("offered_at")
+        .join_asof(
+            statements.sort("offered_at"),
+            on="offered_at",
+            by="event",
+            strategy="backward",
+            check_sortedness=False,  # both sides were just sorted on the key
+        )
+        .select(
+            *EVENT_OF_AGENT,
+            "offered_at",
+            "price",
+            "p",
+            "y",
+            f=pl.coalesce("p", "price"),
+            imputed=pl.col("p").is_null(),
+        )
+    )
+
+
+def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
+    """Per event of an agent: mean Brier and log score over the rounds offered, rows and imputed rows.
+
+    An event the agent never stated is the market price in every round, the same for every such
+    agent of the cohort: it is scored once per (cohort, event) and given to each of them.
+    """
+    offers = resolved_offers(frames)
+    stated = _scores(stated_offers(frames, offers), EVENT_OF_AGENT)
+    by_market = _scores(offers.with_columns(f="price", imputed=pl.lit(True)), EVENT)
+    silent = by_market.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner").join(
+        stated, on=EVENT_OF_AGENT, how="anti"
+    )
+    return pl.concat([stated, silent.select(stated.columns)])
+
+
+def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    f, y = pl.col("f"), pl.col("y")
+    return rows.group_by(keys).agg(
+        brier=brier(f, y).mean(),
+        log_score=log_score(f, y).mean(),
+        rounds=pl.len(),
+        imputed=pl.col("imputed").sum(),
+    )
+
+
+def autocast_market_scores(events: pl.DataFrame) -> pl.DataFrame:
+    """Per (cohort, agent, market): the mean over rounds of the Autocast-normalised Brier.
+
+    Every outcome of a market is offered in the same rounds (a round offers a market only with a
+    price for each outcome), so the mean over rounds of the per-round sum is the sum over the
+    market's events of their mean Brier (``imputed_event_scores``), halved.
+    """
+    halves = pl.when(pl.col("outcome") == YES).then(2.0).otherwise(1.0) * pl.col("brier")
+    return events.group_by("cohort_id", "agent", "market_id").agg(brier=halves.sum() / AUTOCAST_DIVISOR)
+
+
+def imputed_metrics(events: pl.DataFrame, markets: pl.DataFrame) -> pl.DataFrame:
+    """Per agent: ``stated_brier_imputed``, ``log_score_imputed``, ``imputed_share``,
+    ``imputed_events`` and ``stated_brier_autocast`` (from ``autocast_market_scores``)."""
+    per_agent = events.group_by("agent").agg(
+        imputed_events=pl.len(),
+        stated_brier_imputed=pl.col("brier").mean(),
+        log_score_imputed=pl.col("log_score").mean(),
+        imputed_share=pl.col("imputed").sum() / pl.col("rounds").sum(),
+    )
+    autocast = markets.group_by("agent").agg(stated_brier_autocast=pl.col("brier").mean())
+    return per_agent.join(autocast, on="agent", how="left")
