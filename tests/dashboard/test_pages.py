@@ -11,6 +11,7 @@ from sqlalchemy import update
 
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import CohortRow
+from arena.reports.escaping import WORD_JOINER
 from tests.dashboard.conftest import PLANTED, Runner, screen_text
 from tests.dashboard.world import LIVE, REPLAY
 
@@ -128,7 +129,9 @@ def test_agent_with_only_errors_gets_empty_states_not_tracebacks(page: Runner) -
     text = _clean(app)
 
     assert [i.value for i in app.info] == ["No positions: this agent has not placed a valid bet yet."]
-    assert [e.value.split(":")[0] for e in app.error] == ["invalid_json"] * 4
+    # Error text goes to Markdown escaped (backslashes, word joiners that defuse bare links).
+    shown = [e.value.replace("\\", "").replace(WORD_JOINER, "") for e in app.error]
+    assert [e.split(":")[0] for e in shown] == ["invalid_json"] * 4
     assert "nothing to compare yet" in text
     assert app.metric[3].value == "0%"
 

@@ -122,7 +122,7 @@ def test_html_opens_offline_with_plotly_embedded_once(
     # gpt-4o is an LLM of a replay cohort without knowledge_cutoff: the report says so. (`$` and
     # `:` are escaped: no math, no bare links.)
     assert "| 1 | gpt-4o (leakage guard\\: off) | \\$10,525.42 | +\\$525.42 |" in markdown
-    assert "- **Note\\:** leakage guard\\: off for gpt-4o (replay LLM without knowledge\\_cutoff)" in markdown
+    assert "- **Note:** leakage guard\\: off for gpt-4o (replay LLM without knowledge\\_cutoff)" in markdown
 
 
 def test_no_prompts_leaves_raw_prompts_and_responses_out(
