@@ -29,12 +29,20 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
+from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, and_, func, select, union_all
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from agents.baselines import BASELINE_KINDS
-from arena.cohorts.config import RulesConfig
+from arena.clock import ensure_utc
+from arena.cohorts.config import (
+    RulesConfig,
+    ScheduleConfig,
+    TournamentConfig,
+    UtcDateTime,
+    decisions_end,
+)
 from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,
@@ -56,6 +64,8 @@ from arena.scoring.frames import (
     LISTINGS,
     PRICES,
     RESOLUTIONS,
+    TOURNAMENTS,
+    WINDOWS,
     FrameSpec,
     ScoringFrames,
 )
@@ -88,6 +98,8 @@ def load_frames(
         decisions, forecasts = _decisions(session, list(cohorts))
         involved = sorted(set(fills["market_id"]) | set(forecasts["market_id"]))
         binary = _binary_markets(session, involved)
+        listings = _listings(session, list(cohorts))
+        tournaments, windows = _tournaments(session, list(cohorts), listings)
         return ScoringFrames.of(
             agents=agents,
             fills=fills,
@@ -96,7 +108,9 @@ def load_frames(
             forecasts=_binary_on_yes(forecasts, binary),
             snapshots=_snapshots(session, list(cohorts), marks_until),
             decisions=decisions,
-            listings=_listings(session, list(cohorts)),
+            listings=listings,
+            tournaments=tournaments,
+            windows=windows,
         )
     finally:
         if session is not bind:
@@ -362,6 +376,64 @@ def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .group_by(RoundRow.cohort_id, RoundMarketRow.market_id)
     )
     return _frame(session.execute(query).all(), LISTINGS)
+
+
+class _TournamentParts(BaseModel):
+    """The parts of a frozen cohort config that tournament windows depend on."""
+
+    model_config = ConfigDict(extra="ignore")
+    start: UtcDateTime | None = None
+    schedule: ScheduleConfig = ScheduleConfig()
+    tournament: TournamentConfig = TournamentConfig()
+
+
+def _tournaments(
+    session: Session, cohort_ids: list[str], listings: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Each cohort's ``[tournament]`` settings, and the window of every market it offered.
+
+    A window is ``TournamentConfig.window`` of the listing, the market's stored close time and the
+    cohort's end: ``start + every × rounds``, or, while the number of rounds is open, one period
+    after its last round so far (the hidden period needs a fixed number of rounds, so the engine
+    hid exactly the prices these windows say it hid).
+    """
+    configs, ends = {}, {}
+    last_rounds = dict(
+        session.execute(
+            select(RoundRow.cohort_id, func.max(RoundRow.scheduled_at))
+            .where(RoundRow.cohort_id.in_(cohort_ids))
+            .group_by(RoundRow.cohort_id)
+        ).all()
+    )
+    for row in session.execute(
+        select(CohortRow.id, CohortRow.config_json).where(CohortRow.id.in_(cohort_ids))
+    ):
+        try:
+            config = _TournamentParts.model_validate(row.config_json)
+        except ValueError as exc:
+            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({exc})") from None
+        configs[row.id] = config.tournament
+        last = last_rounds.get(row.id)
+        end = decisions_end(config.start, config.schedule)
+        ends[row.id] = end or (last and ensure_utc(last) + config.schedule.every)
+    settings = [
+        (cohort_id, t.prize_pool, t.reference, t.s_weight, t.c_weight) for cohort_id, t in configs.items()
+    ]
+    closes = dict(
+        _chunked(
+            session,
+            sorted(set(listings["market_id"])),
+            lambda ids: select(MarketRow.id, MarketRow.close_time).where(MarketRow.id.in_(ids)),
+        )
+    )
+    windows = []
+    for cohort_id, market_id, listed_at in listings.iter_rows():
+        close = closes.get(market_id)
+        end = ends[cohort_id]
+        assert end is not None, "a cohort with a listing has a round"
+        w = configs[cohort_id].window(listed_at, close and ensure_utc(close), end)
+        windows.append((cohort_id, market_id, w.opens_at, w.hidden_until, w.closes_at))
+    return _frame(settings, TOURNAMENTS), _frame(windows, WINDOWS)
 
 
 def _chunked(session: Session, ids: list[str], query: Any) -> list[Any]:
