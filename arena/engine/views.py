@@ -1,7 +1,8 @@
 """What an agent is shown: the round's snapshot and its own portfolio, and nothing else.
 
-When the cohort hides prices, both the snapshot and the portfolio are stripped of them: held
-positions are shown at cost (flagged stale) rather than at a mark that would reveal the price.
+When the cohort hides prices (all of them, or those of markets in their tournament hidden
+period), both the snapshot and the portfolio are stripped of them: held positions are shown at
+cost (flagged stale) rather than at a mark that would reveal the price.
 """
 
 from __future__ import annotations
@@ -30,8 +31,11 @@ def portfolio_view(
     *,
     open_markets: Collection[str],
     prices_visible: bool,
+    hidden: Collection[str] = (),
     questions: Mapping[str, str] | None = None,
 ) -> PortfolioView:
+    """The agent's portfolio; positions in ``hidden`` markets (or all, without ``prices_visible``)
+    are shown at cost."""
     valuation = ledger.valuation(at)
     positions = tuple(
         PositionView(
@@ -40,13 +44,14 @@ def portfolio_view(
             outcome=p.outcome,
             shares=p.shares,
             cost_basis=p.cost_basis,
-            mark_price=p.price if prices_visible else None,
-            value=p.value if prices_visible else p.cost_basis,
-            stale=p.stale or not prices_visible,
+            mark_price=p.price if shown else None,
+            value=p.value if shown else p.cost_basis,
+            stale=p.stale or not shown,
             market_open=p.market_id in open_markets,
             question=(questions or {}).get(p.market_id),
         )
         for p in valuation.positions
+        for shown in (prices_visible and p.market_id not in hidden,)
     )
     return PortfolioView(cash=ledger.cash, max_bet=ledger.max_bet(), positions=positions)
 

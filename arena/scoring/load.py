@@ -57,6 +57,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
+from arena.engine.round_store import first_offered
 from arena.scoring.frames import (
     DECISIONS,
     FILLS,
@@ -369,13 +370,7 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
 
 def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
     """Per cohort and market, the first round whose snapshot offered it (the start of coverage)."""
-    query = (
-        select(RoundRow.cohort_id, RoundMarketRow.market_id, func.min(RoundRow.scheduled_at))
-        .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
-        .where(RoundRow.cohort_id.in_(cohort_ids))
-        .group_by(RoundRow.cohort_id, RoundMarketRow.market_id)
-    )
-    return _frame(session.execute(query).all(), LISTINGS)
+    return _frame(first_offered(session, cohort_ids), LISTINGS)
 
 
 class _TournamentParts(BaseModel):

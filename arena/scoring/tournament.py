@@ -45,35 +45,37 @@ def tournament_standings(frames: ScoringFrames) -> pl.DataFrame:
     (S / ΣS) and ``tournament_prize``; all null for an agent whose cohorts have no question yet."""
     settings = _settings(frames)
     questions = _questions(frames, settings)
-    per_question = question_scores(frames, questions)
-    seats = frames.agents.select("cohort_id", "agent").join(
-        questions.group_by("cohort_id").agg(questions=pl.len()), on="cohort_id", how="left"
+    per_seat = (
+        question_scores(frames, questions)
+        .group_by("cohort_id", "agent")
+        .agg(s=pl.sum("s_q"), c=pl.sum("c_q"))
     )
     per_agent = (
-        seats.join(
-            per_question.group_by("cohort_id", "agent").agg("s_q", "c_q"),
-            on=["cohort_id", "agent"],
-            how="left",
-        )
+        frames.agents.select("cohort_id", "agent")
+        .join(questions.group_by("cohort_id").agg(questions=pl.len()), on="cohort_id", how="left")
+        .join(per_seat, on=["cohort_id", "agent"], how="left")
         .group_by("agent")
-        .agg(
-            questions=pl.col("questions").sum(),
-            s=pl.col("s_q").list.sum().sum(),
-            c=pl.col("c_q").list.sum().sum(),
-        )
-        .sort("agent")
+        .agg(pl.sum("questions", "s", "c"))
     )
     scored = pl.col("questions") > 0
-    per_agent = per_agent.select(
-        "agent",
-        tournament_score=pl.when(scored).then(pl.col("s")),
-        coverage=pl.when(scored).then(pl.col("c") / pl.col("questions")),
-    ).with_columns(S=pl.col("coverage") * pl.col("tournament_score").exp())
-    total = per_agent["S"].sum()
-    pool = float(settings["prize_pool"].sum())
-    take = pl.col("S") / total if total > 0 else pl.lit(None, pl.Float64)
-    return per_agent.with_columns(tournament_take=take).select(
-        "agent", *COLUMNS[:3], tournament_prize=pl.col("tournament_take") * pool
+    return split_prizes(
+        per_agent.select(
+            "agent",
+            tournament_score=pl.when(scored).then(pl.col("s")),
+            coverage=pl.when(scored).then(pl.col("c") / pl.col("questions")),
+        ).sort("agent"),
+        float(settings["prize_pool"].sum()),
+    )
+
+
+def split_prizes(standings: pl.DataFrame, pool: float) -> pl.DataFrame:
+    """Add ``tournament_take`` = S / ΣS with S = c · exp(s), and ``tournament_prize`` = take × pool
+    (null when nobody has any S to split)."""
+    big_s = pl.col("coverage") * pl.col("tournament_score").exp()
+    total = standings.select(big_s.sum()).item() or 0.0
+    take = big_s / total if total > 0 else pl.lit(None, pl.Float64)
+    return standings.with_columns(tournament_take=take).with_columns(
+        tournament_prize=pl.col("tournament_take") * pool
     )
 
 
