@@ -141,7 +141,20 @@ def _questions(frames: ScoringFrames, settings: pl.DataFrame) -> pl.DataFrame:
             hidden_s=_seconds("opens_at", "hidden_until"),
             visible_s=_seconds("hidden_until", "closes_at"),
         )
+        .with_columns(_on_periods_that_exist(w) for w in ("s_weight", "c_weight"))
         .drop("resolution", "winner", "resolved_at")
+    )
+
+
+def _on_periods_that_exist(weight: str) -> pl.Expr:
+    """A period of no length carries no weight (a window too short to hide anything)."""
+    return (
+        pl.when(pl.col("hidden_s") == 0)
+        .then(0.0)
+        .when(pl.col("visible_s") == 0)
+        .then(1.0)
+        .otherwise(pl.col(weight))
+        .alias(weight)
     )
 
 

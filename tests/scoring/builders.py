@@ -135,7 +135,9 @@ def statement(
     }
 
 
-def window(market: str, opens: float, closes: float, hidden_until: float | None = None, cohort: str = "c1") -> Row:
+def window(
+    market: str, opens: float, closes: float, hidden_until: float | None = None, cohort: str = "c1"
+) -> Row:
     """A question's tournament window, in days from ``T0`` (no hidden period unless given)."""
     return {
         "cohort_id": cohort,

@@ -87,8 +87,8 @@ def test_tournament_split(table: pl.DataFrame) -> None:
     s = 0.0
     for k in range(N_MARKETS):
         first, later = 0.3 + 0.04 * k, 0.2 + 0.05 * k
-        won = (lambda p: p) if k % 2 else (lambda p: 1 - p)  # noqa: E731
-        s += 0.4 * math.log((1 - LOG_CLIP) / won(first)) + 0.6 * math.log((1 - LOG_CLIP) / won(later))
+        won_first, won_later = (first, later) if k % 2 else (1 - first, 1 - later)
+        s += 0.4 * math.log((1 - LOG_CLIP) / won_first) + 0.6 * math.log((1 - LOG_CLIP) / won_later)
     oracle, echo, idle = (_row(table, a) for a in ("oracle", "echo", "idle"))
     assert (oracle["tournament_score"], oracle["coverage"]) == (pytest.approx(s), 1.0)
     assert echo["tournament_take"] == pytest.approx(1 / (1 + math.exp(s)))
