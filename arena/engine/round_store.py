@@ -74,7 +74,7 @@ def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, s
 
 
 def first_offered(
-    session: Session, cohort_ids: Collection[str], market_ids: Collection[str] | None = None
+    session: OrmSession, cohort_ids: Collection[str], market_ids: Collection[str] | None = None
 ) -> list[tuple[str, str, datetime]]:
     """(cohort, market, time of the cohort's first round that offered it), for every market offered
     (or only ``market_ids``): where a question's tournament window and its coverage start."""
@@ -86,4 +86,4 @@ def first_offered(
     )
     if market_ids is not None:
         query = query.where(col(RoundMarketRow.market_id).in_(sorted(market_ids)))
-    return [(c, m, at) for c, m, at in session.exec(query).all()]
+    return [(c, m, at) for c, m, at in session.execute(query).all()]
