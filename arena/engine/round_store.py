@@ -6,6 +6,7 @@ from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import Engine, func
+from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
 from arena.db.market_rows import market_row
