@@ -43,8 +43,7 @@ _DEFAULTS = TournamentConfig()
 def tournament_standings(frames: ScoringFrames) -> pl.DataFrame:
     """One row per agent name: ``tournament_score`` (s), ``coverage`` (c), ``tournament_take``
     (S / ΣS) and ``tournament_prize``; all null for an agent whose cohorts have no question yet."""
-    settings = _settings(frames)
-    questions = _questions(frames, settings)
+    questions = tournament_questions(frames)
     per_seat = (
         question_scores(frames, questions)
         .group_by("cohort_id", "agent")
@@ -64,7 +63,7 @@ def tournament_standings(frames: ScoringFrames) -> pl.DataFrame:
             tournament_score=pl.when(scored).then(pl.col("s")),
             coverage=pl.when(scored).then(pl.col("c") / pl.col("questions")),
         ).sort("agent"),
-        float(settings["prize_pool"].sum()),
+        prize_pool(frames),
     )
 
 
@@ -85,32 +84,130 @@ def prize_pool(frames: ScoringFrames) -> float:
 
 
 def question_scores(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFrame:
-    """Per (cohort, agent, market) of every question: ``s_q`` and ``c_q`` (see the module docstring).
+    """Per (cohort, agent, market) of every question an agent stated on: ``s_q`` and ``c_q`` (see
+    the module docstring; an agent without a row scores 0 and covers 0).
 
-    Time is cut into segments at every instant something can change (window start, end of the
-    hidden period, resolution, statements, prices); on a segment every agent's forecast and the
-    reference are constant, so each integral is a sum over segments.
+    A forecast is constant over each of its spans, so its part of ``s_q`` is ``ℓ(f)`` times the
+    reference-priced weight of the span, minus the weighted integral of ``ℓ(m)`` over it; both are
+    differences of one running integral per question (``_timeline``). The work grows with the
+    statements plus the question's price points, never with their product.
     """
-    segments = _segments(frames, questions)
-    seats = frames.agents.select("cohort_id", "agent", "baseline")
-    rows = segments.join(seats, on="cohort_id", how="inner").sort("t")
-    standing = frames.forecasts.select("cohort_id", "agent", "market_id", "outcome", "p", t="stated_at")
-    rows = rows.join_asof(
-        standing.sort("t"),
-        on="t",
-        by=["cohort_id", "agent", "market_id", "outcome"],
-        strategy="backward",
-        check_sortedness=False,  # both sides were just sorted on the key
+    seats = frames.agents.select("cohort_id", "agent").with_row_index("seat")
+    timeline = _timeline(frames, questions)
+    spans = _spans(frames, questions, seats)
+    for end in ("a", "b"):
+        spans = _integrals_at(spans, timeline, end)
+    score = log_score(pl.col("p"), pl.col("y")) * (pl.col("priced_b") - pl.col("priced_a")) - (
+        pl.col("reference_b") - pl.col("reference_a")
     )
-    rows = _with_reference(rows, frames.prices)
-    relative = log_score(pl.col("p"), pl.col("y")) - log_score(pl.col("m"), pl.col("y"))
-    stands = pl.col("p").is_not_null()
-    x = pl.when(stands & pl.col("m").is_not_null()).then(relative).otherwise(0.0)
+    per_question = spans.group_by("qid", "seat").agg(
+        s_q=score.sum(), c_q=(pl.col("covered_b") - pl.col("covered_a")).sum()
+    )
     return (
-        rows.group_by(AGENT_QUESTION)
-        .agg(s_q=(pl.col("w_s") * x).sum(), c_q=(pl.col("w_c") * stands.cast(pl.Float64)).sum())
+        per_question.join(questions.select("qid", "market_id"), on="qid")
+        .join(seats, on="seat")
+        .select(*AGENT_QUESTION, "s_q", "c_q")
         .sort(AGENT_QUESTION)
     )
+
+
+def _spans(frames: ScoringFrames, questions: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+    """Each standing forecast's span ``[a, b)`` inside its question's scored time, with ``p`` and ``y``:
+    from its statement (or the window's start) to the agent's next statement (or the resolution)."""
+    key = [*QUESTION, "outcome"]
+    statements = (
+        frames.forecasts.select(*key, "agent", "p", "stated_at")
+        .join(questions.select(*key, "qid", "y", "opens_at", "scored_until"), on=key, how="inner")
+        .join(seats, on=["cohort_id", "agent"])
+        .sort("qid", "seat", "stated_at")  # integers: much faster than sorting names
+    )
+    following = _next_in_group("stated_at", ["qid", "seat"]).fill_null(pl.col("scored_until"))
+    return (
+        statements.with_columns(
+            a=pl.max_horizontal("stated_at", "opens_at"),
+            b=pl.min_horizontal(following, "scored_until"),
+        )
+        .filter(pl.col("b") > pl.col("a"))
+        .select("qid", "seat", "p", "y", "a", "b")
+    )
+
+
+def _next_in_group(column: str, group: list[str]) -> pl.Expr:
+    """The next row's ``column`` within the same ``group`` (rows sorted by group, then time)."""
+    same = pl.all_horizontal([pl.col(c) == pl.col(c).shift(-1) for c in group])
+    return pl.when(same).then(pl.col(column).shift(-1))
+
+
+def _timeline(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFrame:
+    """Per question, the instants ``t`` where a weight or the reference may change (window start,
+    end of the hidden period, resolution, statements, prices), with the running integrals up to
+    ``t`` and their slopes until the next instant: ``priced`` (score weight where ``m`` is known),
+    ``reference`` (score weight × ``ℓ(m)``) and ``covered`` (coverage weight)."""
+    key = [*QUESTION, "outcome"]
+    bounds = questions.select("qid", t=pl.concat_list("opens_at", "hidden_until", "scored_until")).explode(
+        "t"
+    )
+    stated = frames.forecasts.join(questions.select(*key, "qid"), on=key).select("qid", t="stated_at")
+    observed = frames.prices.join(
+        questions.filter(pl.col("reference") == "market").select(*key, "qid"), on=["market_id", "outcome"]
+    ).select("qid", t="observed_at")
+    instants = (
+        pl.concat([bounds, stated, observed])
+        .unique()
+        .join(questions, on="qid", how="inner")
+        .filter(pl.col("t").is_between(pl.col("opens_at"), pl.col("scored_until")))
+        .sort("qid", "t")
+    )
+    instants = _with_reference(frames, instants)
+    length = _seconds("t", "next").fill_null(0.0)
+    known = pl.col("m").is_not_null().cast(pl.Float64)
+    slopes = {
+        "priced": _rate("s_weight") * known,
+        "reference": (_rate("s_weight") * known * log_score(pl.col("m"), pl.col("y"))).fill_null(0.0),
+        "covered": _rate("c_weight"),
+    }
+    return (
+        instants.with_columns(next=_next_in_group("t", ["qid"]))
+        .with_columns(**{f"{name}_slope": slope for name, slope in slopes.items()})
+        .with_columns(
+            # the running integral up to t: every earlier piece, slope × length
+            (pl.col(f"{name}_slope") * length).cum_sum().shift(1, fill_value=0.0).over("qid").alias(name)
+            for name in slopes
+        )
+        .select("qid", "t", *slopes, *(f"{name}_slope" for name in slopes))
+    )
+
+
+def _rate(share: str) -> pl.Expr:
+    """Weight per second at ``t``: the period's share spread evenly over its length."""
+    hidden = pl.col("t") < pl.col("hidden_until")
+    return (
+        pl.when(hidden & (pl.col("hidden_s") > 0))
+        .then(pl.col(share) / pl.col("hidden_s"))
+        .when(~hidden & (pl.col("visible_s") > 0))
+        .then((1.0 - pl.col(share)) / pl.col("visible_s"))
+        .otherwise(0.0)
+    )
+
+
+def _integrals_at(spans: pl.DataFrame, timeline: pl.DataFrame, end: str) -> pl.DataFrame:
+    """Add ``priced_<end>``, ``reference_<end>``, ``covered_<end>``: the running integrals at the
+    span's ``end`` (those at the last instant at or before it, plus slope × the time since)."""
+    names = ("priced", "reference", "covered")
+    instants = timeline.select(
+        "qid", pl.col("t").alias(end), "t", *names, *(f"{name}_slope" for name in names)
+    ).sort(end)
+    joined = spans.sort(end).join_asof(
+        instants,
+        on=end,
+        by="qid",
+        strategy="backward",
+        check_sortedness=False,  # both just sorted
+    )
+    since = _seconds("t", end)
+    return joined.with_columns(
+        (pl.col(name) + pl.col(f"{name}_slope") * since).alias(f"{name}_{end}") for name in names
+    ).drop("t", *names, *(f"{name}_slope" for name in names))
 
 
 def _settings(frames: ScoringFrames) -> pl.DataFrame:
@@ -122,8 +219,9 @@ def _settings(frames: ScoringFrames) -> pl.DataFrame:
     )
 
 
-def _questions(frames: ScoringFrames, settings: pl.DataFrame) -> pl.DataFrame:
-    """Every scorable question: its window, the outcome scored with its ``y``, and its settings."""
+def tournament_questions(frames: ScoringFrames) -> pl.DataFrame:
+    """Every scorable question, one row per (cohort, market) with an id ``qid``: its window, the
+    outcome scored with its ``y``, the time it is scored until, and its cohort's settings."""
     resolved = frames.resolutions.filter(pl.col("kind") != "VOID").select(
         "market_id",
         "resolved_at",
@@ -134,7 +232,7 @@ def _questions(frames: ScoringFrames, settings: pl.DataFrame) -> pl.DataFrame:
     return (
         frames.windows.filter(pl.col("closes_at") > pl.col("opens_at"))
         .join(resolved, on="market_id", how="inner")
-        .join(settings, on="cohort_id", how="inner")
+        .join(_settings(frames), on="cohort_id", how="inner")
         .with_columns(
             y=side_outcome(),
             scored_until=pl.max_horizontal("opens_at", pl.min_horizontal("closes_at", "resolved_at")),
@@ -143,6 +241,7 @@ def _questions(frames: ScoringFrames, settings: pl.DataFrame) -> pl.DataFrame:
         )
         .with_columns(_on_periods_that_exist(w) for w in ("s_weight", "c_weight"))
         .drop("resolution", "winner", "resolved_at")
+        .with_row_index("qid")
     )
 
 
@@ -162,49 +261,32 @@ def _seconds(start: str, end: str) -> pl.Expr:
     return (pl.col(end) - pl.col(start)).dt.total_seconds(fractional=True)
 
 
-def _segments(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFrame:
-    """Per question, the pieces ``[t, next)`` of its scored time with their weights ``w_s``, ``w_c``."""
-    key = [*QUESTION, "outcome"]
-    bounds = questions.select(
-        *QUESTION, t=pl.concat_list("opens_at", "hidden_until", "scored_until")
-    ).explode("t")
-    stated = frames.forecasts.select("cohort_id", "market_id", "outcome", t="stated_at").join(
-        questions.select(key), on=key, how="semi"
-    )
-    observed = frames.prices.select("market_id", "outcome", t="observed_at").join(
-        questions.select(key), on=["market_id", "outcome"], how="inner"
-    )
-    cuts = pl.concat([bounds, stated.drop("outcome"), observed.select(*QUESTION, "t")]).unique()
-    pieces = (
-        cuts.join(questions, on=QUESTION, how="inner")
-        .filter(pl.col("t").is_between(pl.col("opens_at"), pl.col("scored_until")))
-        .sort([*QUESTION, "t"])
-        .with_columns(next=pl.col("t").shift(-1).over(QUESTION))
-        .filter(pl.col("next").is_not_null())
-    )
-    length = _seconds("t", "next")
-    hidden = pl.col("t") < pl.col("hidden_until")
-
-    def weight(share: str) -> pl.Expr:
-        hidden_part = length * pl.col(share) / pl.col("hidden_s")
-        return (
-            pl.when(hidden).then(hidden_part).otherwise(length * (1.0 - pl.col(share)) / pl.col("visible_s"))
-        )
-
-    return pieces.select(
-        *QUESTION, "outcome", "y", "reference", "t", w_s=weight("s_weight"), w_c=weight("c_weight")
-    )
-
-
-def _with_reference(rows: pl.DataFrame, prices: pl.DataFrame) -> pl.DataFrame:
-    """Add ``m`` per row: the last price observed at or before ``t`` (reference ``market``), or the
-    median standing forecast of the cohort's non-baseline agents (``cohort_median``)."""
-    observed = prices.select("market_id", "outcome", t="observed_at", price="price").sort("t")
-    rows = rows.join_asof(
+def _with_reference(frames: ScoringFrames, instants: pl.DataFrame) -> pl.DataFrame:
+    """Add ``m`` at each instant: the last price observed at or before it (reference ``market``),
+    or the median standing forecast of the cohort's non-baseline agents (``cohort_median``)."""
+    observed = frames.prices.select("market_id", "outcome", t="observed_at", price="price").sort("t")
+    instants = instants.join_asof(
         observed, on="t", by=["market_id", "outcome"], strategy="backward", check_sortedness=False
     )
-    median = rows.group_by([*QUESTION, "t"]).agg(median=pl.col("p").filter(~pl.col("baseline")).median())
-    rows = rows.join(median, on=[*QUESTION, "t"], how="left")
-    return rows.with_columns(
+    if not (instants["reference"] == "cohort_median").any():
+        return instants.with_columns(m=pl.col("price"))
+    forecasters = frames.agents.filter(~pl.col("baseline")).select("cohort_id", "agent")
+    standing = frames.forecasts.select("cohort_id", "agent", "market_id", "outcome", "p", t="stated_at")
+    medians = (
+        instants.filter(pl.col("reference") == "cohort_median")
+        .select("qid", *QUESTION, "outcome", "t")
+        .join(forecasters, on="cohort_id", how="inner")
+        .sort("t")
+        .join_asof(
+            standing.sort("t"),
+            on="t",
+            by=["cohort_id", "agent", "market_id", "outcome"],
+            strategy="backward",
+            check_sortedness=False,
+        )
+        .group_by("qid", "t")
+        .agg(median=pl.col("p").median())
+    )
+    return instants.join(medians, on=["qid", "t"], how="left").with_columns(
         m=pl.when(pl.col("reference") == "market").then(pl.col("price")).otherwise(pl.col("median"))
     )
