@@ -7,8 +7,10 @@ open 4 days, its median hidden for the first 2 (hidden_fraction 0.5); with s_wei
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -221,3 +223,89 @@ def test_cohorts_pool_their_questions_and_prize_pools() -> None:
         0.0,
         0.0,
     )
+
+
+def _clip(v: float) -> float:
+    return min(max(v, 1e-3), 1 - 1e-3)
+
+
+def _direct(frames: ScoringFrames) -> dict[str, tuple[float, float]]:
+    """s and c per agent by the definition, piece by piece: between consecutive instants where
+    anything changes, each agent's forecast and the reference are constant (binary YES/NO only)."""
+    settings = frames.tournaments.row(0, named=True)
+    totals = {a: [0.0, 0.0] for a in frames.agents["agent"]}
+    baseline = dict(frames.agents.select("agent", "baseline").iter_rows())
+    windows = frames.windows.iter_rows(named=True)
+    for w in windows:
+        res = frames.resolutions.filter(pl.col("market_id") == w["market_id"]).row(0, named=True)
+        y = 1.0 if res["kind"] == "YES" else 0.0
+        end = min(w["closes_at"], res["resolved_at"])
+        said = frames.forecasts.filter(pl.col("market_id") == w["market_id"]).sort("stated_at")
+        seen = frames.prices.filter(pl.col("market_id") == w["market_id"]).sort("observed_at")
+        cuts = {w["opens_at"], w["hidden_until"], end, *said["stated_at"], *seen["observed_at"]}
+        cuts = sorted(t for t in cuts if w["opens_at"] <= t <= end)
+        hidden = (w["hidden_until"] - w["opens_at"]).total_seconds()
+        visible = (w["closes_at"] - w["hidden_until"]).total_seconds()
+        for t, nxt in itertools.pairwise(cuts):
+            d = (nxt - t).total_seconds()
+            share = "hidden" if t < w["hidden_until"] else "visible"
+            rate = {
+                k: (settings[k] / hidden if share == "hidden" else (1 - settings[k]) / visible)
+                for k in ("s_weight", "c_weight")
+            }
+            standing = {
+                a: ps[-1]
+                for a in totals
+                if (ps := said.filter((pl.col("agent") == a) & (pl.col("stated_at") <= t))["p"].to_list())
+            }
+            if settings["reference"] == "market":
+                m = (seen.filter(pl.col("observed_at") <= t)["price"].to_list() or [None])[-1]
+            else:
+                others = sorted(p for a, p in standing.items() if not baseline[a])
+                m = float(np.median(others)) if others else None
+            for agent, p in standing.items():
+                if m is not None:
+                    gain = y * math.log(_clip(p) / _clip(m)) + (1 - y) * math.log(
+                        (1 - _clip(p)) / (1 - _clip(m))
+                    )
+                    totals[agent][0] += rate["s_weight"] * d * gain
+                totals[agent][1] += rate["c_weight"] * d
+    questions = frames.windows.height
+    return {a: (s, c / questions) for a, (s, c) in totals.items()}
+
+
+@pytest.mark.parametrize("reference", ["market", "cohort_median"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_running_integrals_equal_the_definition_on_random_worlds(reference: str, seed: int) -> None:
+    """Random statements (at random hours), prices, windows with hidden periods and early or late
+    resolutions: the fast computation equals the piece-by-piece definition above."""
+    rng = np.random.default_rng(seed)
+    agents = ["a", "b", "c", "bot"]
+    markets = [f"polymarket:{k}" for k in range(4)]
+    windows, resolutions, prices, forecasts = [], [], [], []
+    for market in markets:
+        opens, length = float(rng.integers(0, 3)), float(rng.integers(4, 10))
+        windows.append(window(market, opens, opens + length, hidden_until=opens + 0.3 * length))
+        resolved = opens + length * float(rng.uniform(0.5, 1.5))  # early close, or after the close
+        resolutions.append(resolution(market, "YES" if rng.uniform() < 0.5 else "NO", at=day(resolved)))
+        prices += [
+            price(market, day(t), float(rng.uniform(0.05, 0.95)))
+            for t in sorted({opens - 1, *rng.uniform(opens, opens + length, 4)})
+        ]
+        for agent in agents:
+            times = sorted(set(rng.uniform(opens - 1, opens + length, int(rng.integers(0, 4)))))
+            forecasts += [statement(agent, market, float(rng.uniform(0.0, 1.0)), day(t)) for t in times]
+    frames = build(
+        agents=[seat(a, kind="baseline" if a == "bot" else "llm") for a in agents],
+        resolutions=resolutions,
+        prices=prices,
+        forecasts=forecasts,
+        windows=windows,
+        tournaments=[_settings(reference=reference, s_weight=0.6, c_weight=0.8)],
+    )
+    got = _by_agent(frames)
+    for agent, (s, c) in _direct(frames).items():
+        assert (got[agent]["tournament_score"], got[agent]["coverage"]) == (
+            pytest.approx(s),
+            pytest.approx(c),
+        )
