@@ -107,21 +107,22 @@ class _Plan:
         cfg = self.rt.config
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
         self.tradable = {e.market.market_id: e for e in self.full.entries}
-        self.hidden = self._in_hidden_period()
+        held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
+        self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
         self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
         self.open_ids = {m.market_id for m in self.rt.source.open_markets(self.at)}
         self.previous = self.at - cfg.schedule.every if self.index > 0 else None
-        held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
         self.questions = market_questions(self.rt.engine, held)
 
-    def _in_hidden_period(self) -> frozenset[str]:
-        """Markets whose tournament window (seed 000) is still in its hidden period at this round:
-        their prices are not shown, so no agent can copy the market while it is hidden."""
+    def _in_hidden_period(self, shown: set[str]) -> frozenset[str]:
+        """Of the markets ``shown`` to agents (offered or held), those whose tournament window
+        (seed 000) is still in its hidden period at this round: their prices are not shown, so no
+        agent can copy the market while it is hidden."""
         tournament, end = self.rt.config.tournament, self.rt.config.decisions_end
         if tournament.hidden_fraction == 0:
             return frozenset()
         assert end is not None, "the config requires schedule.rounds with a hidden period"
-        closes = {m: e.market.close_time for m, e in self.tradable.items()}
+        closes = {m: self.tradable[m].market.close_time for m in shown if m in self.tradable}
         with Session(self.rt.engine) as session:
             opened = first_offered(session, [self.rt.cohort_id], closes)
         return frozenset(

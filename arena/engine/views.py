@@ -37,6 +37,10 @@ def portfolio_view(
     """The agent's portfolio; positions in ``hidden`` markets (or all, without ``prices_visible``)
     are shown at cost."""
     valuation = ledger.valuation(at)
+
+    def shown(market_id: str) -> bool:
+        return prices_visible and market_id not in hidden
+
     positions = tuple(
         PositionView(
             position_id=p.position_id,
@@ -44,14 +48,13 @@ def portfolio_view(
             outcome=p.outcome,
             shares=p.shares,
             cost_basis=p.cost_basis,
-            mark_price=p.price if shown else None,
-            value=p.value if shown else p.cost_basis,
-            stale=p.stale or not shown,
+            mark_price=p.price if shown(p.market_id) else None,
+            value=p.value if shown(p.market_id) else p.cost_basis,
+            stale=p.stale or not shown(p.market_id),
             market_open=p.market_id in open_markets,
             question=(questions or {}).get(p.market_id),
         )
         for p in valuation.positions
-        for shown in (prices_visible and p.market_id not in hidden,)
     )
     return PortfolioView(cash=ledger.cash, max_bet=ledger.max_bet(), positions=positions)
 
