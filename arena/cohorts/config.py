@@ -198,7 +198,7 @@ class TournamentConfig(_Strict):
     default), i.e. they equal ``hidden_fraction``. They are frozen as numbers.
     """
 
-    prize_pool: Annotated[float, Field(gt=0, allow_inf_nan=False)] = 1000.0
+    prize_pool: Money = Decimal("1000")
     reference: Literal["market", "cohort_median"] = "market"
     hidden_fraction: Annotated[float, Field(ge=0, le=1)] = 0.0
     s_weight: Annotated[float, Field(ge=0, le=1)] = 0.0

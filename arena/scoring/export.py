@@ -68,7 +68,7 @@ def leaderboard_document(
             "unit": "market",
         },
         "min_markets": settings.min_markets,
-        "prize_pool": prize_pool(frames),
+        "prize_pool": json_value("prize_pool", prize_pool(frames)),
         "agents": rows(table),
         "breakdowns": rows(breakdowns(frames)),
         "calibration": {source: rows(calibration_table(frames, source)) for source in SOURCES},

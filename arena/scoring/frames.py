@@ -267,7 +267,7 @@ TOURNAMENTS = FrameSpec(
     "Each cohort's [tournament] settings (seed 000); a cohort without a row scores with the defaults.",
     (
         Column("cohort_id", pl.String(), "cohort"),
-        Column("prize_pool", pl.Float64(), "dollars split by take"),
+        Column("prize_pool", MONEY, "dollars split by take"),
         Column("reference", pl.String(), "market or cohort_median: what m is in log(f/m)"),
         Column("s_weight", pl.Float64(), "share of a question's score decided in its hidden period"),
         Column("c_weight", pl.Float64(), "share of a question's coverage decided in its hidden period"),

@@ -28,6 +28,8 @@ questions pool into one tournament whose pool is the sum of the cohorts' pools.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import polars as pl
 
 from arena.cohorts.config import TournamentConfig
@@ -63,7 +65,7 @@ def tournament_standings(frames: ScoringFrames) -> pl.DataFrame:
             tournament_score=pl.when(scored).then(pl.col("s")),
             coverage=pl.when(scored).then(pl.col("c") / pl.col("questions")),
         ).sort("agent"),
-        prize_pool(frames),
+        float(prize_pool(frames)),
     )
 
 
@@ -78,9 +80,10 @@ def split_prizes(standings: pl.DataFrame, pool: float) -> pl.DataFrame:
     )
 
 
-def prize_pool(frames: ScoringFrames) -> float:
-    """The dollars split by take: the sum of the pools of the cohorts ``frames`` holds."""
-    return float(_settings(frames)["prize_pool"].sum())
+def prize_pool(frames: ScoringFrames) -> Decimal:
+    """The dollars split by take: the sum of the pools of the cohorts ``frames`` holds. (A prize,
+    take × pool, is a share and so a float, like every other statistic.)"""
+    return Decimal(_settings(frames)["prize_pool"].sum())
 
 
 def question_scores(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFrame:
