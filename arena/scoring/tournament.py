@@ -87,8 +87,8 @@ def prize_pool(frames: ScoringFrames) -> Decimal:
 
 
 def question_scores(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFrame:
-    """Per (cohort, agent, market) of every question an agent stated on: ``s_q`` and ``c_q`` (see
-    the module docstring; an agent without a row scores 0 and covers 0).
+    """Per (cohort, agent, market) of every question an agent stated on, in question then seat
+    order: ``s_q`` and ``c_q`` (see the module docstring; no row: scores 0, covers 0).
 
     A forecast is constant over each of its spans, so its part of ``s_q`` is ``ℓ(f)`` times the
     reference-priced weight of the span, minus the weighted integral of ``ℓ(m)`` over it; both are
@@ -107,10 +107,10 @@ def question_scores(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFr
         s_q=score.sum(), c_q=(pl.col("covered_b") - pl.col("covered_a")).sum()
     )
     return (
-        per_question.join(questions.select("qid", "market_id"), on="qid")
-        .join(seats, on="seat")
+        per_question.sort("qid", "seat")  # integers: a stable order, cheaper than sorting by names
+        .join(questions.select("qid", "market_id"), on="qid", maintain_order="left")
+        .join(seats, on="seat", maintain_order="left")
         .select(*AGENT_QUESTION, "s_q", "c_q")
-        .sort(AGENT_QUESTION)
     )
 
 
@@ -153,15 +153,17 @@ def _timeline(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFrame:
     stated = frames.forecasts.join(questions.select(*key, "qid"), on=key).select("qid", t="stated_at")
     observed = frames.prices.join(
         questions.filter(pl.col("reference") == "market").select(*key, "qid"), on=["market_id", "outcome"]
-    ).select("qid", t="observed_at")
+    ).select("qid", "price", t="observed_at")
+    needed = ["qid", *key, "y", "reference", "opens_at", "hidden_until", "scored_until"]
     instants = (
-        pl.concat([bounds, stated, observed])
-        .unique()
-        .join(questions, on="qid", how="inner")
+        pl.concat(
+            [bounds, stated, observed.select("qid", "t")]
+        )  # a repeated instant adds a piece of length 0
+        .join(questions.select(*needed, "hidden_s", "visible_s", "s_weight", "c_weight"), on="qid")
         .filter(pl.col("t").is_between(pl.col("opens_at"), pl.col("scored_until")))
         .sort("qid", "t")
     )
-    instants = _with_reference(frames, instants)
+    instants = _with_reference(frames, instants, observed)
     length = _seconds("t", "next").fill_null(0.0)
     known = pl.col("m").is_not_null().cast(pl.Float64)
     slopes = {
@@ -264,12 +266,11 @@ def _seconds(start: str, end: str) -> pl.Expr:
     return (pl.col(end) - pl.col(start)).dt.total_seconds(fractional=True)
 
 
-def _with_reference(frames: ScoringFrames, instants: pl.DataFrame) -> pl.DataFrame:
-    """Add ``m`` at each instant: the last price observed at or before it (reference ``market``),
+def _with_reference(frames: ScoringFrames, instants: pl.DataFrame, observed: pl.DataFrame) -> pl.DataFrame:
+    """Add ``m`` at each instant: the last price ``observed`` at or before it (reference ``market``),
     or the median standing forecast of the cohort's non-baseline agents (``cohort_median``)."""
-    observed = frames.prices.select("market_id", "outcome", t="observed_at", price="price").sort("t")
-    instants = instants.join_asof(
-        observed, on="t", by=["market_id", "outcome"], strategy="backward", check_sortedness=False
+    instants = instants.join_asof(  # sorted by t within each question, as join_asof needs
+        observed.sort("qid", "t"), on="t", by="qid", strategy="backward", check_sortedness=False
     )
     if not (instants["reference"] == "cohort_median").any():
         return instants.with_columns(m=pl.col("price"))
@@ -290,6 +291,6 @@ def _with_reference(frames: ScoringFrames, instants: pl.DataFrame) -> pl.DataFra
         .group_by("qid", "t")
         .agg(median=pl.col("p").median())
     )
-    return instants.join(medians, on=["qid", "t"], how="left").with_columns(
+    return instants.join(medians, on=["qid", "t"], how="left", maintain_order="left").with_columns(
         m=pl.when(pl.col("reference") == "market").then(pl.col("price")).otherwise(pl.col("median"))
     )
