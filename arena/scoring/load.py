@@ -29,7 +29,7 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy import Engine, and_, func, select, union_all
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
@@ -405,8 +405,9 @@ def _tournaments(
     ):
         try:
             config = _TournamentParts.model_validate(row.config_json)
-        except ValueError as exc:
-            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({exc})") from None
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({problems})") from None
         configs[row.id] = config.tournament
         last = last_rounds.get(row.id)
         end = decisions_end(config.start, config.schedule)
