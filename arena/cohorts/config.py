@@ -13,6 +13,7 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -92,6 +93,14 @@ class ScheduleConfig(_Strict):
     every: Duration = timedelta(days=7)
     # None: keep deciding until the replay data ends (live cohorts must give a number).
     rounds: int | None = Field(default=None, ge=1)
+
+
+def decisions_end(start: datetime | None, schedule: ScheduleConfig) -> datetime | None:
+    """When the last round's decisions stop standing (``start + every × rounds``); None while
+    the number of rounds is open (a replay that runs until its data ends)."""
+    if start is None or schedule.rounds is None:
+        return None
+    return start + schedule.every * schedule.rounds
 
 
 class RulesConfig(_Strict):
@@ -186,6 +195,59 @@ class PriceVisibility(_Strict):
         return self.mode == "always"
 
 
+@dataclass(frozen=True, slots=True)
+class QuestionWindow:
+    """A question's scoring window in a cohort (seed 000): ``opens_at`` ≤ ``hidden_until`` ≤ ``closes_at``."""
+
+    opens_at: datetime
+    hidden_until: datetime
+    closes_at: datetime
+
+
+class TournamentConfig(_Strict):
+    """Metaculus tournament scoring (seed 000, README "Tournament").
+
+    ``hidden_fraction``: the first share of each question's window during which its market price
+    is hidden from agents. ``s_weight`` / ``c_weight``: the share of a question's score / coverage
+    decided in that hidden period; unset, every moment of the window weighs the same (the seed's
+    default), i.e. they equal ``hidden_fraction``. They are frozen as numbers.
+    """
+
+    prize_pool: PositiveAmount = Decimal("1000")
+    reference: Literal["market", "cohort_median"] = "market"
+    hidden_fraction: Annotated[float, Field(ge=0, le=1)] = 0.0
+    s_weight: Annotated[float, Field(ge=0, le=1)] = 0.0
+    c_weight: Annotated[float, Field(ge=0, le=1)] = 0.0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _equal_weights_by_default(cls, value: object) -> object:
+        if isinstance(value, Mapping):
+            hidden = value.get("hidden_fraction", 0.0)
+            valid = isinstance(hidden, int | float) and not isinstance(hidden, bool) and 0 <= hidden <= 1
+            equal = hidden if valid else 0.0  # an invalid fraction is reported once, on its own key
+            return {"s_weight": equal, "c_weight": equal, **value}
+        return value
+
+    @model_validator(mode="after")
+    def _weights_fit_the_periods(self) -> TournamentConfig:
+        """A weight on an empty period would divide by zero time: say so instead."""
+        for key in ("s_weight", "c_weight"):
+            weight = getattr(self, key)
+            if self.hidden_fraction == 0 and weight != 0:
+                raise ValueError(f"{key} ({weight}) weighs a hidden period, but hidden_fraction is 0")
+            if self.hidden_fraction == 1 and weight != 1:
+                raise ValueError(f"{key} ({weight}) weighs a visible period, but hidden_fraction is 1")
+        return self
+
+    def window(self, opens_at: datetime, close_time: datetime | None, cohort_end: datetime) -> QuestionWindow:
+        """The window of a question first offered at ``opens_at``: it ends at the market's close or
+        the cohort's end, whichever is first (never before it opens); its first
+        ``hidden_fraction`` is hidden. The engine (what agents see) and scoring both use this."""
+        closes_at = max(opens_at, min(close_time or cohort_end, cohort_end))
+        return QuestionWindow(opens_at, opens_at + (closes_at - opens_at) * self.hidden_fraction, closes_at)
+
+
 class MarksConfig(_Strict):
     every: Duration = timedelta(days=1)
     # Open positions in markets unresolved this long after their close are reported as stale.
@@ -218,6 +280,7 @@ class CohortConfig(_Strict):
     universe: UniverseConfig = UniverseConfig()
     fills: FillsConfig = FillsConfig()
     price_visibility: PriceVisibility = PriceVisibility()
+    tournament: TournamentConfig = TournamentConfig()
     marks: MarksConfig = MarksConfig()
     # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
     concurrency: int = Field(default=8, ge=1, le=64)
@@ -254,7 +317,16 @@ class CohortConfig(_Strict):
                 raise ValueError("live cohorts need venue = 'polymarket' or 'manifold'")
             if self.schedule.rounds is None:
                 raise ValueError("live cohorts need schedule.rounds (a replay may run until its data ends)")
+        if self.tournament.hidden_fraction > 0 and self.schedule.rounds is None:
+            raise ValueError(
+                "tournament.hidden_fraction needs schedule.rounds: the hidden period is a share of each "
+                "question's window, which ends at the cohort's last round at the latest"
+            )
         return self
+
+    @property
+    def decisions_end(self) -> datetime | None:
+        return decisions_end(self.start, self.schedule)
 
     @property
     def rules_value(self) -> Rules:

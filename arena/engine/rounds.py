@@ -29,7 +29,7 @@ from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, Claim, ClaimLost, c
 from arena.engine.decisions import Outcome, decision_values, execute
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.quotes import build_quotes
-from arena.engine.round_store import market_questions, open_round
+from arena.engine.round_store import first_offered, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
@@ -105,19 +105,40 @@ class _Plan:
     def __post_init__(self) -> None:
         cfg = self.rt.config
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
-        self.shown = self.universe if self.visible else hide_prices(self.universe)
-        self.open_ids = {m.market_id for m in self.rt.source.open_markets(self.at)}
         self.tradable = {e.market.market_id: e for e in self.full.entries}
-        self.previous = self.at - cfg.schedule.every if self.index > 0 else None
         held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
+        self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
+        self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
+        self.open_ids = {m.market_id for m in self.rt.source.open_markets(self.at)}
+        self.previous = self.at - cfg.schedule.every if self.index > 0 else None
         self.questions = market_questions(self.rt.engine, held)
+
+    def _in_hidden_period(self, shown: set[str]) -> frozenset[str]:
+        """Of the markets ``shown`` to agents (offered or held), those whose tournament window
+        (seed 000) is still in its hidden period at this round: their prices are not shown, so no
+        agent can copy the market while it is hidden."""
+        tournament, end = self.rt.config.tournament, self.rt.config.decisions_end
+        if tournament.hidden_fraction == 0:
+            return frozenset()
+        assert end is not None, "the config requires schedule.rounds with a hidden period"
+        closes = {m: self.tradable[m].market.close_time for m in shown if m in self.tradable}
+        with Session(self.rt.engine) as session:
+            opened = first_offered(session, [self.rt.cohort_id], closes)
+        return frozenset(
+            m for _, m, opens in opened if self.at < tournament.window(opens, closes[m], end).hidden_until
+        )
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
         held = {p.market_id for p in ledger.open_positions()}
         ledger.mark(latest_prices(self.rt.source, held, self.at), self.at)
         portfolio = portfolio_view(
-            ledger, self.at, open_markets=self.open_ids, prices_visible=self.visible, questions=self.questions
+            ledger,
+            self.at,
+            open_markets=self.open_ids,
+            prices_visible=self.visible,
+            hidden=self.hidden,
+            questions=self.questions,
         )
         return agent_view(
             name=slot.name,

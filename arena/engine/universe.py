@@ -6,7 +6,7 @@ price for every outcome) is left out rather than guessed in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from datetime import datetime
 from decimal import Decimal
@@ -68,9 +68,13 @@ def _ordering(order_by: str) -> Callable[[SnapshotEntry], Any]:
     return {"volume": by_volume, "close_time": by_close, "market_id": by_id}[order_by]
 
 
-def hide_prices(snapshot: MarketSnapshot) -> MarketSnapshot:
-    """The agent-facing snapshot when prices are hidden: same markets, no prices, no history."""
+def hide_prices(snapshot: MarketSnapshot, market_ids: Collection[str] | None = None) -> MarketSnapshot:
+    """The agent-facing snapshot when prices are hidden (of ``market_ids``, or of every market):
+    same markets, no prices, no history."""
     entries = tuple(
-        replace(e, price=replace(e.price, prices={}, bids={}, asks={}), history=()) for e in snapshot.entries
+        replace(e, price=replace(e.price, prices={}, bids={}, asks={}), history=())
+        if market_ids is None or e.market.market_id in market_ids
+        else e
+        for e in snapshot.entries
     )
     return MarketSnapshot(as_of=snapshot.as_of, entries=entries)

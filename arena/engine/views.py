@@ -1,7 +1,8 @@
 """What an agent is shown: the round's snapshot and its own portfolio, and nothing else.
 
-When the cohort hides prices, both the snapshot and the portfolio are stripped of them: held
-positions are shown at cost (flagged stale) rather than at a mark that would reveal the price.
+When the cohort hides prices (all of them, or those of markets in their tournament hidden
+period), both the snapshot and the portfolio are stripped of them: held positions are shown at
+cost (flagged stale) rather than at a mark that would reveal the price.
 """
 
 from __future__ import annotations
@@ -33,9 +34,16 @@ def portfolio_view(
     *,
     open_markets: Collection[str],
     prices_visible: bool,
+    hidden: Collection[str] = (),
     questions: Mapping[str, str] | None = None,
 ) -> PortfolioView:
+    """The agent's portfolio; positions in ``hidden`` markets (or all, without ``prices_visible``)
+    are shown at cost."""
     valuation = ledger.valuation(at)
+
+    def shown(market_id: str) -> bool:
+        return prices_visible and market_id not in hidden
+
     positions = tuple(
         PositionView(
             position_id=p.position_id,
@@ -43,9 +51,9 @@ def portfolio_view(
             outcome=p.outcome,
             shares=p.shares,
             cost_basis=p.cost_basis,
-            mark_price=p.price if prices_visible else None,
-            value=p.value if prices_visible else p.cost_basis,
-            stale=p.stale or not prices_visible,
+            mark_price=p.price if shown(p.market_id) else None,
+            value=p.value if shown(p.market_id) else p.cost_basis,
+            stale=p.stale or not shown(p.market_id),
             market_open=p.market_id in open_markets,
             question=(questions or {}).get(p.market_id),
         )

@@ -22,6 +22,7 @@ from arena.scoring.ranking import COLUMNS, SORTABLE, leaderboard
 from arena.scoring.risk import daily_returns, risk_metrics
 from arena.scoring.stated import event_scores, standing_forecasts
 from arena.scoring.tables import calibration_summary, calibration_table, forecast_pairs
+from arena.scoring.tournament import tournament_standings
 
 __all__ = [
     "COLUMNS",
@@ -47,4 +48,5 @@ __all__ = [
     "risk_metrics",
     "scored_bets",
     "standing_forecasts",
+    "tournament_standings",
 ]

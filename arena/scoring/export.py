@@ -1,7 +1,8 @@
 """The leaderboard as a JSON document with stable keys (``arena leaderboard --json``).
 
 Top-level keys: ``schema_version``, ``cohorts``, ``as_of``, ``sort_by``, ``bootstrap``
-(``replicates``, ``seed``, ``confidence``, ``unit``), ``min_markets``, ``prize_pool``,
+(``replicates``, ``seed``, ``confidence``, ``unit``), ``min_markets``, ``prize_pool`` (the
+cohorts' ``[tournament]`` pools, summed),
 ``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``breakdowns``
 (rows of ``breakdowns.breakdowns``) and ``calibration`` (``implied`` and ``stated`` reliability
 rows). Dollar amounts are numbers rounded to the cent (model cost: to 1e-6 dollars); times
@@ -22,10 +23,11 @@ import polars as pl
 from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.breakdowns import breakdowns
 from arena.scoring.frames import ScoringFrames
-from arena.scoring.ranking import MIN_MARKETS, PRIZE_POOL, leaderboard
+from arena.scoring.ranking import MIN_MARKETS, leaderboard
 from arena.scoring.tables import SOURCES, calibration_table
+from arena.scoring.tournament import prize_pool
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: tournament_take is S / ΣS (seed 000); tournament_share removed
 CENT = Decimal("0.01")
 MICRO = Decimal("0.000001")
 FINE_MONEY = frozenset({"cost", "cost_per_decision"})
@@ -40,7 +42,6 @@ class Settings:
     replicates: int = DEFAULT_REPLICATES
     level: float = DEFAULT_LEVEL
     min_markets: int = MIN_MARKETS
-    prize_pool: float = PRIZE_POOL
 
 
 def leaderboard_document(
@@ -53,7 +54,6 @@ def leaderboard_document(
         seed=settings.seed,
         replicates=settings.replicates,
         level=settings.level,
-        prize_pool=settings.prize_pool,
         min_markets=settings.min_markets,
     )
     return {
@@ -68,7 +68,7 @@ def leaderboard_document(
             "unit": "market",
         },
         "min_markets": settings.min_markets,
-        "prize_pool": settings.prize_pool,
+        "prize_pool": json_value("prize_pool", prize_pool(frames)),
         "agents": rows(table),
         "breakdowns": rows(breakdowns(frames)),
         "calibration": {source: rows(calibration_table(frames, source)) for source in SOURCES},

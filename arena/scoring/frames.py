@@ -262,6 +262,45 @@ LISTINGS = FrameSpec(
     unique=("cohort_id", "market_id"),
 )
 
+TOURNAMENTS = FrameSpec(
+    "tournaments",
+    "Each cohort's [tournament] settings (seed 000); a cohort without a row scores with the defaults.",
+    (
+        Column("cohort_id", pl.String(), "cohort"),
+        Column("prize_pool", MONEY, "dollars split by take"),
+        Column("reference", pl.String(), "market or cohort_median: what m is in log(f/m)"),
+        Column("s_weight", pl.Float64(), "share of a question's score decided in its hidden period"),
+        Column("c_weight", pl.Float64(), "share of a question's coverage decided in its hidden period"),
+    ),
+    (
+        Check("prize_pool", pl.col("prize_pool") > 0, "positive"),
+        Check("reference", pl.col("reference").is_in(["market", "cohort_median"]), "market or cohort_median"),
+        _in_unit_interval("s_weight"),
+        _in_unit_interval("c_weight"),
+    ),
+    unique=("cohort_id",),
+)
+
+WINDOWS = FrameSpec(
+    "windows",
+    "Each question's scoring window in a cohort: first offered, end of the hidden period, close.",
+    (
+        Column("cohort_id", pl.String(), "cohort the market was offered to"),
+        Column("market_id", pl.String(), "arena market id"),
+        Column("opens_at", TIME, "the cohort's first round that offered the market"),
+        Column("hidden_until", TIME, "end of the period its price was hidden (= opens_at: never)"),
+        Column("closes_at", TIME, "the market's close or the cohort's end, whichever is first"),
+    ),
+    (
+        Check(
+            "hidden_until",
+            pl.col("hidden_until").is_between(pl.col("opens_at"), pl.col("closes_at")),
+            "within the window",
+        ),
+    ),
+    unique=("cohort_id", "market_id"),
+)
+
 DECISIONS = FrameSpec(
     "decisions",
     "One row per agent decision, with its cost. ``error_kind`` null means a valid response.",
@@ -310,16 +349,8 @@ GUARDS = FrameSpec(
 )
 
 SPECS: tuple[FrameSpec, ...] = (
-    AGENTS,
-    FILLS,
-    RESOLUTIONS,
-    PRICES,
-    FORECASTS,
-    SNAPSHOTS,
-    DECISIONS,
-    LISTINGS,
-    OFFERS,
-    GUARDS,
+    *(AGENTS, FILLS, RESOLUTIONS, PRICES, FORECASTS, SNAPSHOTS, DECISIONS, LISTINGS),
+    *(OFFERS, GUARDS, TOURNAMENTS, WINDOWS),
 )
 
 
@@ -337,6 +368,8 @@ class ScoringFrames:
     listings: pl.DataFrame
     offers: pl.DataFrame
     guards: pl.DataFrame
+    tournaments: pl.DataFrame
+    windows: pl.DataFrame
 
     @classmethod
     def of(cls, **frames: pl.DataFrame) -> ScoringFrames:

@@ -33,13 +33,21 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
+from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy import Engine, Select, and_, func, select, union_all
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
-from arena.cohorts.config import RulesConfig
+from arena.clock import ensure_utc
+from arena.cohorts.config import (
+    RulesConfig,
+    ScheduleConfig,
+    TournamentConfig,
+    UtcDateTime,
+    decisions_end,
+)
 from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,
@@ -55,6 +63,7 @@ from arena.db.models import (
     RoundRow,
 )
 from arena.engine.leakage import LLM_KIND, knowledge_ends
+from arena.engine.round_store import first_offered
 from arena.scoring.frames import (
     DECISIONS,
     FILLS,
@@ -64,6 +73,8 @@ from arena.scoring.frames import (
     OFFERS,
     PRICES,
     RESOLUTIONS,
+    TOURNAMENTS,
+    WINDOWS,
     FrameSpec,
     ScoringFrames,
 )
@@ -99,6 +110,8 @@ def load_frames(
             set(fills["market_id"]) | set(forecasts["market_id"]) | {r.market_id for r in shown}
         )
         binary = _binary_markets(session, involved)
+        listings = _listings(session, list(cohorts))
+        tournaments, windows = _tournaments(session, list(cohorts), listings)
         return ScoringFrames.of(
             agents=agents,
             fills=fills,
@@ -107,9 +120,11 @@ def load_frames(
             forecasts=_binary_on_yes(forecasts, binary),
             snapshots=_snapshots(session, list(cohorts), marks_until),
             decisions=decisions,
-            listings=_listings(session, list(cohorts)),
+            listings=listings,
             offers=_offers(shown, binary),
             guards=_guards(session, list(cohorts)),
+            tournaments=tournaments,
+            windows=windows,
         )
     finally:
         if session is not bind:
@@ -379,13 +394,69 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
 
 def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
     """Per cohort and market, the first round whose snapshot offered it (the start of coverage)."""
-    query = (
-        select(col(RoundRow.cohort_id), col(RoundMarketRow.market_id), func.min(col(RoundRow.scheduled_at)))
-        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
-        .where(col(RoundRow.cohort_id).in_(cohort_ids))
-        .group_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))
+    return _frame(first_offered(session, cohort_ids), LISTINGS)
+
+
+class _TournamentParts(BaseModel):
+    """The parts of a frozen cohort config that tournament windows depend on."""
+
+    model_config = ConfigDict(extra="ignore")
+    start: UtcDateTime | None = None
+    schedule: ScheduleConfig = ScheduleConfig()
+    tournament: TournamentConfig = TournamentConfig()
+
+
+def _tournaments(
+    session: Session, cohort_ids: list[str], listings: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Each cohort's ``[tournament]`` settings, and the window of every market it offered.
+
+    A window is ``TournamentConfig.window`` of the listing, the market's stored close time and the
+    cohort's end: ``start + every × rounds``, or, while the number of rounds is open, one period
+    after its last round so far (the hidden period needs a fixed number of rounds, so the engine
+    hid exactly the prices these windows say it hid).
+    """
+    configs, ends = {}, {}
+    last_rounds: dict[str, datetime] = dict(
+        session.execute(
+            select(col(RoundRow.cohort_id), func.max(col(RoundRow.scheduled_at)))
+            .where(col(RoundRow.cohort_id).in_(cohort_ids))
+            .group_by(col(RoundRow.cohort_id))
+        ).all()
     )
-    return _frame(session.execute(query).all(), LISTINGS)
+    for row in session.execute(
+        select(col(CohortRow.id), col(CohortRow.config_json)).where(col(CohortRow.id).in_(cohort_ids))
+    ):
+        try:
+            config = _TournamentParts.model_validate(row.config_json)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({problems})") from None
+        configs[row.id] = config.tournament
+        last = last_rounds.get(row.id)
+        end = decisions_end(config.start, config.schedule)
+        ends[row.id] = end or (last and ensure_utc(last) + config.schedule.every)
+    settings = [
+        (cohort_id, t.prize_pool, t.reference, t.s_weight, t.c_weight) for cohort_id, t in configs.items()
+    ]
+    closes = dict(
+        _chunked(
+            session,
+            sorted(set(listings["market_id"])),
+            lambda ids: select(col(MarketRow.id), col(MarketRow.close_time)).where(
+                col(MarketRow.id).in_(ids)
+            ),
+        )
+    )
+    windows = []
+    for cohort_id, market_id, listed_at in listings.iter_rows():
+        close = closes.get(market_id)
+        end = ends[cohort_id]
+        if end is None:  # a listing comes from a round, so its cohort has one
+            raise LoadError(f"cohort {cohort_id!r}: market {market_id!r} is listed but no round is stored")
+        w = configs[cohort_id].window(listed_at, close and ensure_utc(close), end)
+        windows.append((cohort_id, market_id, w.opens_at, w.hidden_until, w.closes_at))
+    return _frame(settings, TOURNAMENTS), _frame(windows, WINDOWS)
 
 
 def _shown(session: Session, cohort_ids: list[str]) -> list[Any]:

@@ -26,6 +26,8 @@ from arena.scoring.summary import (
     roster,
     stated_metrics,
 )
+from arena.scoring.tournament import COLUMNS as TOURNAMENT_COLUMNS
+from arena.scoring.tournament import tournament_standings
 
 # metric -> True when higher is better (the sort direction of ``by``).
 SORTABLE: dict[str, bool] = {
@@ -38,13 +40,12 @@ SORTABLE: dict[str, bool] = {
     "stated_brier_imputed": False,
     "log_score": True,
     "rel_log_score": True,
-    "tournament_share": True,
+    "tournament_take": True,
     "win_rate": True,
     "sharpe": True,
     "max_drawdown": False,
 }
 MIN_MARKETS = 30  # fewer resolved markets than this: intervals and comparisons are flagged
-PRIZE_POOL = 1_000.0
 
 COLUMNS: tuple[str, ...] = (
     *("rank", "agent", "agent_kind", "baseline", "cohorts"),
@@ -55,7 +56,7 @@ COLUMNS: tuple[str, ...] = (
     *("brier_market", "bss_market", "bss_market_lo", "bss_market_hi"),
     *("stated_events", "stated_brier", "stated_brier_lo", "stated_brier_hi"),
     *("log_score", "log_score_lo", "log_score_hi", "rel_log_score", "rel_log_score_lo", "rel_log_score_hi"),
-    *("coverage", "tournament_take", "tournament_share", "tournament_prize"),
+    *TOURNAMENT_COLUMNS,
     *(
         f"{source}_{part}"
         for source in ("implied", "stated")
@@ -76,7 +77,6 @@ def leaderboard(
     seed: int = 0,
     replicates: int = DEFAULT_REPLICATES,
     level: float = DEFAULT_LEVEL,
-    prize_pool: float = PRIZE_POOL,
     min_markets: int = MIN_MARKETS,
 ) -> pl.DataFrame:
     """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``."""
@@ -88,7 +88,7 @@ def leaderboard(
     standing = standing_forecasts(frames)
     events = event_scores(standing)
     readings = stated_readings(frames)
-    table = _ranked(_point_estimates(frames, bets, standing, events, readings, prize_pool), by)
+    table = _ranked(_point_estimates(frames, bets, standing, events, readings), by)
     pnl_by_market = market_pnl(frames)
     intervals = bootstrap_columns(
         table,
@@ -126,14 +126,14 @@ def _point_estimates(
     standing: pl.DataFrame,
     events: pl.DataFrame,
     readings: StatedReadings,
-    prize_pool: float,
 ) -> pl.DataFrame:
     table = roster(frames)
     parts = (
         readings.per_agent,
         money(frames),
         bet_metrics(bets),
-        stated_metrics(frames, events, prize_pool),
+        stated_metrics(frames, events),
+        tournament_standings(frames),
         calibration_metrics(bets, standing),
         portfolio_metrics(frames),
     )

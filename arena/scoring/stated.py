@@ -19,10 +19,8 @@ the market resolves. Per agent and event, with ``d_i`` the time statement ``i`` 
   agent's coverage by the same factor, so they are not counted.
 
 Per agent: scores are means over the events it stated (each event weighs the same, however
-long the market ran); coverage is the mean over all events of its cohorts (0 where silent).
-Tournament take ``S = coverage × exp(rel_log)``, share ``S / ΣS`` over the leaderboard, prize
-``share × pool``. ``exp(rel_log)`` is the time-weighted geometric mean likelihood ratio against
-the market, so an agent as good as the market that always has a forecast standing takes 1.
+long the market ran). The Metaculus tournament over the same statements (coverage, take,
+prize) is ``arena.scoring.tournament``.
 """
 
 from __future__ import annotations
@@ -96,24 +94,3 @@ def event_scores(standing: pl.DataFrame) -> pl.DataFrame:
         ),
         coverage=d.sum() / window,
     )
-
-
-def coverage_by_agent(frames: ScoringFrames, events: pl.DataFrame) -> pl.DataFrame:
-    """Mean coverage per agent over every event of its cohorts (an event it never stated counts 0)."""
-    per_cohort = events.select(EVENT).unique().group_by("cohort_id").agg(events=pl.len())
-    seats = frames.agents.join(per_cohort, on="cohort_id", how="inner")
-    universe = seats.group_by("agent").agg(pl.col("events").sum())
-    covered = events.group_by("agent").agg(pl.col("coverage").sum())
-    return universe.join(covered, on="agent", how="left").select(
-        "agent", coverage=pl.col("coverage").fill_null(0.0) / pl.col("events")
-    )
-
-
-def tournament(coverage: pl.Series, rel_log_score: pl.Series, pool: float) -> pl.DataFrame:
-    """Take ``coverage × exp(rel_log)`` (0 without a relative score), share of the total, prize."""
-    take = (coverage.fill_null(0.0) * rel_log_score.exp()).fill_null(0.0).alias("tournament_take")
-    total = float(take.sum())
-    share = (take / total if total > 0 else pl.Series([None] * len(take), dtype=pl.Float64)).alias(
-        "tournament_share"
-    )
-    return pl.DataFrame([take, share, (share * pool).alias("tournament_prize")])

@@ -16,7 +16,6 @@ from arena.scoring.costs import cost_metrics
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.pnl import seat_values, trading
 from arena.scoring.risk import risk_metrics
-from arena.scoring.stated import coverage_by_agent, tournament
 
 RANDOM_BRIER = 0.25  # always 50%: the "random" reference of the Brier skill score
 MURPHY_PARTS = ("ece", "reliability", "resolution", "uncertainty")
@@ -75,8 +74,8 @@ def bet_metrics(bets: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def stated_metrics(frames: ScoringFrames, events: pl.DataFrame, prize_pool: float) -> pl.DataFrame:
-    """Per agent: events scored, time-weighted Brier / log / relative log, coverage, tournament."""
+def stated_metrics(frames: ScoringFrames, events: pl.DataFrame) -> pl.DataFrame:
+    """Per agent: events scored, time-weighted Brier / log / relative log."""
     means = events.group_by("agent").agg(
         stated_events=pl.len(),
         stated_brier=pl.col("brier").mean(),
@@ -84,12 +83,7 @@ def stated_metrics(frames: ScoringFrames, events: pl.DataFrame, prize_pool: floa
         rel_log_score=pl.col("rel_log_score").mean(),
     )
     table = roster(frames).select("agent").join(means, on="agent", how="left", maintain_order="left")
-    table = table.join(
-        coverage_by_agent(frames, events), on="agent", how="left", maintain_order="left"
-    ).with_columns(pl.col("stated_events").fill_null(0), pl.col("coverage").fill_null(0.0))
-    return pl.concat(
-        [table, tournament(table["coverage"], table["rel_log_score"], prize_pool)], how="horizontal"
-    )
+    return table.with_columns(pl.col("stated_events").fill_null(0))
 
 
 def calibration_metrics(bets: pl.DataFrame, standing: pl.DataFrame) -> pl.DataFrame:

@@ -83,6 +83,45 @@ def _error(data: dict[str, object]) -> str:
             {"name": "x", "agents": HOLD, "rules": {"bankroll": "1000", "min_bet": "251"}},
             "min_bet (251) is above the largest bet a full bankroll allows",
         ),
+        (
+            {"name": "x", "agents": HOLD, "tournament": {"reference": "median"}},
+            "tournament.reference: Input should be 'market' or 'cohort_median'",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "tournament": {"prize_pool": 0}},
+            "tournament.prize_pool: Input should be greater than 0",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "schedule": {"rounds": 2}, "tournament": {"hidden_fraction": 1.5}},
+            "c.toml: tournament.hidden_fraction: Input should be less than or equal to 1",
+        ),
+        (
+            {
+                "name": "x",
+                "agents": HOLD,
+                "schedule": {"rounds": 2},
+                "tournament": {"hidden_fraction": 0.3, "c_weight": -1},
+            },
+            "tournament.c_weight: Input should be greater than or equal to 0",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "tournament": {"s_weight": 0.5}},
+            "tournament: s_weight (0.5) weighs a hidden period, but hidden_fraction is 0",
+        ),
+        (
+            {
+                "name": "x",
+                "agents": HOLD,
+                "schedule": {"rounds": 2},
+                "tournament": {"hidden_fraction": 1, "c_weight": 0.5},
+            },
+            "tournament: c_weight (0.5) weighs a visible period, but hidden_fraction is 1",
+        ),
+        (
+            {"name": "x", "agents": HOLD, "tournament": {"hidden_fraction": 0.3}},
+            "tournament.hidden_fraction needs schedule.rounds",
+        ),
+        ({"name": "x", "agents": HOLD, "tournament": {"pool": 5}}, "tournament.pool: unknown key"),
     ],
 )
 def test_errors_name_the_key_and_what_was_expected(data: dict[str, object], expected: str) -> None:
@@ -102,6 +141,42 @@ def test_defaults_are_filled_and_the_frozen_form_round_trips() -> None:
     again = config_from_frozen(cfg.effective_json())
     assert again == cfg and again.config_hash() == cfg.config_hash()
     assert parse_config({"name": "x", "agents": HOLD, "seed": 1}).config_hash() != cfg.config_hash()
+
+
+def test_tournament_defaults_weigh_every_moment_the_same_and_are_frozen_as_numbers() -> None:
+    """Seed 000: unset, s_weight and c_weight equal hidden_fraction (equal daily weights)."""
+    plain = parse_config({"name": "x", "agents": HOLD}).tournament
+    assert (plain.prize_pool, plain.reference, plain.hidden_fraction, plain.s_weight, plain.c_weight) == (
+        1000.0,
+        "market",
+        0.0,
+        0.0,
+        0.0,
+    )
+    data = {
+        "name": "x",
+        "agents": HOLD,
+        "schedule": {"rounds": 4},
+        "tournament": {"hidden_fraction": 0.3, "c_weight": 1},
+    }
+    cfg = parse_config(data)
+    assert (cfg.tournament.s_weight, cfg.tournament.c_weight) == (0.3, 1.0)
+    assert '"s_weight":0.3' in cfg.effective_json() and config_from_frozen(cfg.effective_json()) == cfg
+
+
+def test_tournament_window_ends_at_the_close_or_the_cohort_end() -> None:
+    """Opened day 0, 30% hidden: closing on day 10 hides until day 3; no close (or a close after the
+    cohort's day-20 end) ends at day 20 and hides until day 6; a close before the opening: empty."""
+    t = parse_config(
+        {"name": "x", "agents": HOLD, "schedule": {"rounds": 2}, "tournament": {"hidden_fraction": 0.3}}
+    ).tournament
+    d0, day = datetime(2025, 1, 1, tzinfo=UTC), timedelta(days=1)
+    assert t.window(d0, d0 + 10 * day, d0 + 20 * day).hidden_until == d0 + 3 * day
+    for close in (None, d0 + 30 * day):
+        w = t.window(d0, close, d0 + 20 * day)
+        assert (w.hidden_until, w.closes_at) == (d0 + 6 * day, d0 + 20 * day)
+    w = t.window(d0, d0 - day, d0 + 20 * day)
+    assert (w.opens_at, w.hidden_until, w.closes_at) == (d0, d0, d0)
 
 
 def test_toml_file_errors(tmp_path: Path) -> None:

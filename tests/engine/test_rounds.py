@@ -118,16 +118,22 @@ def _assert_secret_absent(engine: Engine, secret: str) -> None:
 # -- price visibility -------------------------------------------------------------------------
 
 
+def _three_weekly_rounds_seen_by_a_staking_spy(
+    engine: Engine, tmp_path: Path, **overrides: object
+) -> list[dict[str, object]]:
+    """Replay the tiny dataset over rounds on days 0, 7, 14 with a spy that stakes $500 on the
+    first market of round 0 (C); what the spy was shown, round by round."""
+    log = tmp_path / "seen.jsonl"
+    data = config(tiny_dataset(tmp_path / "data"), [_spy("spy", log, stake=500)], **overrides)
+    data["schedule"] = {"every": "7d", "rounds": 3}
+    replay(engine, data)
+    return _seen(log)
+
+
 def test_hidden_prices_are_hidden_from_snapshot_and_portfolio_but_fills_use_them(
     engine: Engine, tmp_path: Path
 ) -> None:
-    log = tmp_path / "seen.jsonl"
-    data = config(
-        tiny_dataset(tmp_path / "data"), [_spy("spy", log, stake=500)], price_visibility={"after_days": 10}
-    )
-    data["schedule"] = {"every": "7d", "rounds": 3}
-    replay(engine, data)
-    seen = _seen(log)
+    seen = _three_weekly_rounds_seen_by_a_staking_spy(engine, tmp_path, price_visibility={"after_days": 10})
     assert [s["prices_visible"] for s in seen] == [False, False, True]
     assert seen[0]["prices"] == {A: {}, B: {}, C: {}} and seen[0]["history"] == 0
     # Day 7: the position bought on day 0 is shown at cost, flagged stale, with no mark price.
@@ -138,6 +144,24 @@ def test_hidden_prices_are_hidden_from_snapshot_and_portfolio_but_fills_use_them
     with Session(engine) as session:
         (buy,) = session.exec(select(FillRow).where(FillRow.kind == "buy")).all()
     assert buy.price is not None and buy.amount == D("500")  # filled at the real (hidden) price
+
+
+def test_tournament_hidden_period_hides_each_market_for_the_first_share_of_its_window(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """hidden_fraction 0.5, rounds on days 0, 7, 14: the cohort ends on day 21. All three markets are
+    first offered on day 0, so their windows are A [0, 19], B [0, 9], C [0, 17] (their closes), hidden
+    until days 9.5, 4.5 and 8.5. Day 0: all hidden. Day 7: B shown, A and C hidden, and the position
+    bought in C on day 0 is shown at cost. Day 14: A and C shown (B has closed)."""
+    seen = _three_weekly_rounds_seen_by_a_staking_spy(engine, tmp_path, tournament={"hidden_fraction": 0.5})
+    assert [s["prices_visible"] for s in seen] == [True, True, True]  # the cohort's setting: unchanged
+    assert seen[0]["prices"] == {A: {}, B: {}, C: {}} and seen[0]["history"] == 0
+    assert seen[1]["prices"] == {A: {}, B: {"YES": "0.20", "NO": "0.80"}, C: {}}
+    ((market, mark, value, stale),) = seen[1]["positions"]  # type: ignore[misc]
+    assert (market, mark, D(value), stale) == (C, "None", D("500"), True)
+    assert seen[2]["prices"] == {A: {"YES": "0.60", "NO": "0.40"}, C: {"YES": "0.80", "NO": "0.20"}}
+    ((market, mark, _, stale),) = seen[2]["positions"]  # type: ignore[misc]
+    assert (market, mark, stale) == (C, "0.80", False)
 
 
 def test_never_visible(engine: Engine, tmp_path: Path) -> None:

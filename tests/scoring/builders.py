@@ -135,6 +135,19 @@ def statement(
     }
 
 
+def window(
+    market: str, opens: float, closes: float, hidden_until: float | None = None, cohort: str = "c1"
+) -> Row:
+    """A question's tournament window, in days from ``T0`` (no hidden period unless given)."""
+    return {
+        "cohort_id": cohort,
+        "market_id": market,
+        "opens_at": day(opens),
+        "hidden_until": day(opens if hidden_until is None else hidden_until),
+        "closes_at": day(closes),
+    }
+
+
 def mark(
     agent: str, at: datetime, value: str, cash: str | None = None, cohort: str = "c1", **pnl: str
 ) -> Row:

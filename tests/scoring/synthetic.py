@@ -62,6 +62,15 @@ def synthetic_frames(world: World) -> ScoringFrames:
         listings=prices.group_by("market_id").agg(
             cohort_id=pl.lit(world.cohort), listed_at=pl.col("observed_at").min()
         ),
+        windows=resolutions.join(
+            prices.group_by("market_id").agg(opens_at=pl.col("observed_at").min()), on="market_id"
+        ).select(
+            "market_id",
+            "opens_at",
+            cohort_id=pl.lit(world.cohort),
+            hidden_until="opens_at",
+            closes_at="resolved_at",
+        ),
     )
 
 

@@ -11,7 +11,7 @@ import pytest
 
 from arena.scoring import COLUMNS, Settings, leaderboard, leaderboard_document
 from arena.scoring.scores import LOG_CLIP
-from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement
+from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement, window
 from tests.scoring.synthetic import World, synthetic_frames
 
 N_MARKETS = 12
@@ -25,12 +25,13 @@ def _arena():
     idle: never bets, never states.
     """
     agents = [seat("oracle"), seat("echo", kind="baseline"), seat("idle")]
-    fills, forecasts, prices, resolutions = [], [], [], []
+    fills, forecasts, prices, resolutions, windows = [], [], [], [], []
     for k in range(N_MARKETS):
         market, winner = f"polymarket:{k}", ("YES" if k % 2 else "NO")
         first, later = 0.3 + 0.04 * k, 0.2 + 0.05 * k
         prices += [price(market, day(0), first), price(market, day(2), later)]
         resolutions.append(resolution(market, winner, at=day(5)))
+        windows.append(window(market, 0, 5))
         win_price = first if winner == "YES" else 1 - first
         fills.append(buy("oracle", market, winner, "2500", round(win_price, 4), at=day(0)))
         forecasts.append(statement("oracle", market, 1.0 if winner == "YES" else 0.0, day(0)))
@@ -44,6 +45,7 @@ def _arena():
         prices=prices,
         resolutions=resolutions,
         snapshots=snapshots,
+        windows=windows,
     )
 
 
@@ -74,9 +76,24 @@ def test_market_baseline_has_no_skill_against_the_market(table: pl.DataFrame) ->
     assert echo["bss_market"] == pytest.approx(0.0, abs=1e-12)
     assert echo["brier"] == pytest.approx(echo["brier_market"])
     assert echo["rel_log_score"] == pytest.approx(0.0, abs=1e-12)
-    assert echo["coverage"] == pytest.approx(1.0)
-    assert echo["tournament_take"] == pytest.approx(1.0)
+    assert (echo["tournament_score"], echo["coverage"]) == (pytest.approx(0.0, abs=1e-12), 1.0)
     assert echo["baseline"] is True
+
+
+def test_tournament_split(table: pl.DataFrame) -> None:
+    """oracle states 0.999 (clipped) for the winner over each 5-day window: 2 days against the first
+    price, 3 against the later one; s sums ln(0.999 / m) over the 12 questions. echo (s = 0, c = 1)
+    takes 1 / (1 + e^s) and idle (c = 0) nothing; the pool is the default $1,000."""
+    s = 0.0
+    for k in range(N_MARKETS):
+        first, later = 0.3 + 0.04 * k, 0.2 + 0.05 * k
+        won_first, won_later = (first, later) if k % 2 else (1 - first, 1 - later)
+        s += 0.4 * math.log((1 - LOG_CLIP) / won_first) + 0.6 * math.log((1 - LOG_CLIP) / won_later)
+    oracle, echo, idle = (_row(table, a) for a in ("oracle", "echo", "idle"))
+    assert (oracle["tournament_score"], oracle["coverage"]) == (pytest.approx(s), 1.0)
+    assert echo["tournament_take"] == pytest.approx(1 / (1 + math.exp(s)))
+    assert oracle["tournament_prize"] == pytest.approx(1000 * math.exp(s) / (1 + math.exp(s)))
+    assert (idle["tournament_score"], idle["coverage"], idle["tournament_prize"]) == (0.0, 0.0, 0.0)
 
 
 def test_agent_that_never_bets(table: pl.DataFrame) -> None:
@@ -166,6 +183,7 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
     ]
     assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
     assert again["as_of"] == "2025-01-10T00:00:00+00:00"
+    assert (again["schema_version"], again["prize_pool"]) == (2, 1000.0)  # the one cohort's default pool
     oracle = again["agents"][0]
     assert list(oracle) == list(COLUMNS)
     assert (oracle["value"], oracle["pnl"], oracle["bankroll"]) == (13000.0, 3000.0, 10000.0)

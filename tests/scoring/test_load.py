@@ -11,7 +11,7 @@ from sqlalchemy import Engine
 from sqlmodel import select
 
 from arena.db.engine import session_scope
-from arena.db.models import AgentRow, DecisionRow, PortfolioSnapshotRow, ResolutionRow
+from arena.db.models import AgentRow, CohortRow, DecisionRow, PortfolioSnapshotRow, ResolutionRow
 from arena.engine.marks import record_closes
 from arena.scoring import LoadError, leaderboard, load_frames
 from tests.scoring.stored import BIN, MULTI, T0, VOID, populate
@@ -159,3 +159,31 @@ def test_marks_load_as_daily_closes_bounded_by_marks_until(engine: Engine) -> No
     ]
     midday = load_frames(engine, ["c1"], marks_until=day3 + timedelta(hours=16)).snapshots.filter(llm)
     assert midday.filter(pl.col("marked_at") >= day3)["total_value"].to_list() == [Decimal(5900)]
+
+
+def test_a_frozen_tournament_config_that_cannot_be_read_is_named(engine: Engine) -> None:
+    populate(engine)
+    with session_scope(engine) as session:
+        cohort = session.get(CohortRow, "c1")
+        assert cohort is not None
+        cohort.config_json = {**cohort.config_json, "tournament": {"reference": "crowd"}}
+        session.add(cohort)
+    with pytest.raises(LoadError) as caught:
+        load_frames(engine, ["c1"])
+    message = str(caught.value)
+    assert "cohort 'c1': config_json is not valid (tournament.reference: " in message and "\n" not in message
+
+
+def test_windows_and_settings_come_from_the_frozen_config(engine: Engine) -> None:
+    """c1 has rounds on days 0 and 1 and no schedule in its config: the cohort ends one default
+    period (7 days) after its last round, day 8; no market has a close time, so windows end there.
+    BIN is first offered in round 0, MULTI in round 1. Default settings: $1,000, market, no hidden period."""
+    populate(engine)
+    frames = load_frames(engine, ["c1"])
+    assert frames.windows.sort("market_id").select(
+        "market_id", "opens_at", "hidden_until", "closes_at"
+    ).rows() == [
+        (BIN, T0, T0, T0 + timedelta(days=8)),
+        (MULTI, T0 + timedelta(days=1), T0 + timedelta(days=1), T0 + timedelta(days=8)),
+    ]
+    assert frames.tournaments.rows() == [("c1", Decimal(1000), "market", 0.0, 0.0)]

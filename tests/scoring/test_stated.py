@@ -1,4 +1,4 @@
-"""Stated probabilities: time-weighted scores, coverage and the tournament split, by hand."""
+"""Stated probabilities: time-weighted scores and coverage of each event, by hand."""
 
 from __future__ import annotations
 
@@ -75,35 +75,15 @@ def test_event_scores_by_hand() -> None:
     assert m_x["rel_log_score"] == pytest.approx(0.0, abs=1e-15)
 
 
-def test_agent_means_coverage_and_tournament() -> None:
+def test_agent_means() -> None:
     frames = _world()
-    table = stated_metrics(frames, event_scores(standing_forecasts(frames)), prize_pool=1000.0)
+    table = stated_metrics(frames, event_scores(standing_forecasts(frames)))
     got = {r["agent"]: r for r in table.iter_rows(named=True)}
     rel_a = ((math.log(1.2) + math.log(0.8 / 0.7)) / 2 + math.log(0.7 / 0.6)) / 2
     assert got["a"]["stated_events"] == 2
     assert got["a"]["stated_brier"] == pytest.approx((0.10 + 0.09) / 2)
     assert got["a"]["rel_log_score"] == pytest.approx(rel_a)
-    # Coverage over the cohort's two events; silent on y counts 0.
-    assert [got[n]["coverage"] for n in "abm"] == [
-        pytest.approx(1.0),
-        pytest.approx(0.125),
-        pytest.approx(0.5),
-    ]
-    takes = {"a": 1.0 * math.exp(rel_a), "b": 0.125 * 0.9 / 0.7, "m": 0.5 * 1.0}
-    total = sum(takes.values())
-    for name, take in takes.items():
-        assert got[name]["tournament_take"] == pytest.approx(take)
-        assert got[name]["tournament_share"] == pytest.approx(take / total)
-        assert got[name]["tournament_prize"] == pytest.approx(1000.0 * take / total)
-    assert sum(r["tournament_prize"] for r in got.values()) == pytest.approx(1000.0)
-
-
-def test_silent_agents_take_nothing() -> None:
-    frames = build(agents=[seat("quiet")], resolutions=[resolution(X, "YES")])
-    table = stated_metrics(frames, event_scores(standing_forecasts(frames)), prize_pool=1000.0)
-    row = table.row(0, named=True)
-    assert (row["stated_events"], row["coverage"], row["tournament_take"]) == (0, 0.0, 0.0)
-    assert row["tournament_share"] is None  # nobody took anything: no split to make
+    assert got["b"]["stated_events"] == 1
 
 
 def test_relative_score_only_over_time_with_a_known_price() -> None:
