@@ -31,12 +31,20 @@ from arena.engine.replay_lease import CohortBusy
 from arena.engine.rounds import RoundReport
 from arena.engine.runtime import CohortNotFound
 from arena.engine.sources import open_source
+from arena.scoring.health import FailedAgent, failed_agents
 from arena.settings import Settings
 
 console = Console()
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
 DEMO_LLM_MODEL = "openai/gpt-4o-mini"
 DEMO_LLM_CUTOFF = "2023-10-01"  # its published training cutoff
+AllowFailures = Annotated[
+    bool,
+    typer.Option(
+        "--allow-agent-failures",
+        help="Exit 0 even when an agent failed (fewer than half its answers valid); it is still reported.",
+    ),
+]
 
 
 def register(app: typer.Typer) -> None:
@@ -52,6 +60,7 @@ def replay_command(
     cohort_id: Annotated[
         str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")
     ] = None,
+    allow_agent_failures: AllowFailures = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
@@ -65,7 +74,7 @@ def replay_command(
             fail(str(exc))
     assert cohort_id is not None
     result = _run(engine, cohort_id)
-    _finish(engine, result)
+    _exit_if_failed(_finish(engine, result), cohort_id, allow=allow_agent_failures)
 
 
 def demo_command(
@@ -81,6 +90,7 @@ def demo_command(
         typer.Option(help="The LLM's training cutoff (YYYY-MM-DD): markets resolved before it are left out."),
     ] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
+    allow_agent_failures: AllowFailures = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled
@@ -95,10 +105,11 @@ def demo_command(
     except ConfigError as exc:
         fail(str(exc))
     result = _run(engine, cohort_id)
-    _finish(engine, result)
-    if report:
+    failed = _finish(engine, result)
+    if report:  # written even when an agent failed: the report is where a failure is studied
         _write_report(engine, cohort_id)
     console.print("\nOpen the dashboard with [bold]arena dashboard[/] to explore the cohort.")
+    _exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
 
 
 def _write_report(engine: Engine, cohort_id: str) -> None:
@@ -168,7 +179,12 @@ def _run(engine: Engine, cohort_id: str) -> ReplayResult:
         fail(str(exc))
 
 
-def _finish(engine: Engine, result: ReplayResult) -> None:
+AGENT_FAILURES_EXIT = 3
+
+
+def _finish(engine: Engine, result: ReplayResult) -> list[FailedAgent]:
+    """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
+    round. Returns the agents that failed over the cohort (see ``_exit_if_failed``)."""
     if result.stopped:
         console.print(f"Stopped: cohort {result.cohort_id} is {result.stopped}.")
     elif result.completed:
@@ -178,19 +194,30 @@ def _finish(engine: Engine, result: ReplayResult) -> None:
         for stale in result.stale[:20]:
             console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
-    _print_leaderboard(engine, result.cohort_id)
+    failed = _print_leaderboard(engine, result.cohort_id)
     if result.failed_rounds:
         rounds = ", ".join(str(r.round_index) for r in result.failed_rounds)
         fail(f"every agent failed in round(s) {rounds}; see `arena cohort show {result.cohort_id}`", code=1)
+    return failed
 
 
-def _print_leaderboard(engine: Engine, cohort_id: str) -> None:
+def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
+    """The last lines of a run: one warning per failed agent, then exit 3 unless allowed."""
+    for agent in failed:
+        typer.echo(f"warning: {agent.describe()}; see `arena cohort show {cohort_id}`", err=True)
+    if failed and not allow:
+        raise typer.Exit(AGENT_FAILURES_EXIT)
+
+
+def _print_leaderboard(engine: Engine, cohort_id: str) -> list[FailedAgent]:
+    """Print the cohort's leaderboard; returns its failed agents (``arena.scoring.health``)."""
     from arena.commands.leaderboard import render
     from arena.scoring import Settings as ScoreSettings
     from arena.scoring import leaderboard_document, load_frames
 
     frames = load_frames(engine, [cohort_id])
     console.print(render(leaderboard_document(frames, ScoreSettings(), cohorts=[cohort_id], as_of=None)))
+    return failed_agents(frames.decisions)
 
 
 class _ReplayProgress:

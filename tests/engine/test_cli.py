@@ -165,3 +165,20 @@ def test_resuming_without_the_llm_key_is_a_clear_error(
     monkeypatch.delenv("ARENA_TEST_KEY")
     code, out = _arena("replay", "--cohort", "c1", db=tmp_path / "a.db")
     assert code == 2 and "environment variable 'ARENA_TEST_KEY' is not set" in out and "sk-abc" not in out
+
+
+def test_an_agent_that_never_answered_validly_fails_the_run_loudly(tmp_path: Path) -> None:
+    dataset = tiny_dataset(tmp_path / "data")
+    agents = '[[agents]]\nname = "hold"\nkind = "hold"\n'
+    with FakeOpenAIServer() as server:
+        server.responder = lambda request: Reply.ok("I would rather not answer in JSON.")
+        agents += (
+            f'[[agents]]\nname = "deaf"\nkind = "llm"\nmodel = "local"\nbase_url = "{server.base_url}"\n'
+        )
+        config = _toml(tmp_path / "c.toml", dataset, agents)
+        code, out = _arena("replay", str(config), db=tmp_path / "a.db")
+        assert code == 3, out  # documented: an agent failed over the cohort
+        assert "warning: agent deaf failed: 0 of 2 answers valid (below 50%)" in out
+        assert "most common error: invalid_output ×2" in out and "warning: agent hold" not in out
+        allowed = _arena("replay", str(config), "--allow-agent-failures", db=tmp_path / "b.db")
+    assert allowed[0] == 0 and "warning: agent deaf failed" in allowed[1]

@@ -1,0 +1,50 @@
+"""Which agents failed: so few valid answers that their scores say nothing about their skill.
+
+An LLM whose endpoint was dead for a whole run holds every round; it then ties with ``hold`` on
+every money metric and would rank as a "flat" contender. An agent with decisions of which fewer
+than ``MIN_VALID_SHARE`` were valid answers (no error: unparseable output, timeouts, HTTP errors,
+rejected actions all count against it) is *failed*: the leaderboards say so and do not rank it
+among working agents, and ``arena demo``/``arena replay`` end with a warning and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+MIN_VALID_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class FailedAgent:
+    agent: str
+    decisions: int
+    valid: int
+    top_error: str  # the most common error kind (ties: alphabetical)
+    top_error_count: int
+
+    def describe(self) -> str:
+        return (
+            f"agent {self.agent} failed: {self.valid} of {self.decisions} answers valid "
+            f"(below {MIN_VALID_SHARE:.0%}); most common error: {self.top_error} ×{self.top_error_count}"
+        )
+
+
+def failed_agents(decisions: pl.DataFrame) -> list[FailedAgent]:
+    """The failed agents of a ``decisions`` frame (columns ``agent``, ``error_kind``), by name."""
+    counts = decisions.group_by("agent").agg(
+        decisions=pl.len(), valid=pl.col("error_kind").is_null().sum().cast(pl.Int64)
+    )
+    failed = counts.filter(pl.col("valid") < pl.col("decisions") * MIN_VALID_SHARE).sort("agent")
+    errors = (
+        decisions.drop_nulls("error_kind")
+        .group_by("agent", "error_kind")
+        .len()
+        .sort(["agent", "len", "error_kind"], descending=[False, True, False])
+        .unique("agent", keep="first", maintain_order=True)
+    )
+    top = {agent: (kind, n) for agent, kind, n in errors.iter_rows()}
+    return [
+        FailedAgent(agent, decisions, valid, *top[agent]) for agent, decisions, valid in failed.iter_rows()
+    ]
