@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import tomllib
 from datetime import datetime
 from pathlib import Path
@@ -126,16 +127,24 @@ def _write_report(engine: Engine, cohort_id: str) -> None:
     console.print(f"Report written to {report.folder} (open report.html; `arena report` for more).")
 
 
+def agent_name_for(model: str) -> str:
+    """An agent name from a model id, so the leaderboard says which model it was: the id's last
+    path part (``openai/gpt-4o-mini`` → ``gpt-4o-mini``) in the characters agent names allow."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", model.rsplit("/", 1)[-1]).strip("-._")[:64]
+    return name or "llm"
+
+
 def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None) -> dict[str, Any]:
     """The example config, plus an LLM agent if a key or a local server is available."""
     data = tomllib.loads(DEMO_CONFIG.read_text(encoding="utf-8"))
-    llm: dict[str, Any] = {"name": "llm", "kind": "llm"}
+    llm: dict[str, Any] = {"kind": "llm"}
     if llm_base_url is not None:
         llm |= {"model": model or "local-model", "base_url": llm_base_url}
     elif os.environ.get("OPENROUTER_API_KEY"):
         llm |= {"model": model or DEMO_LLM_MODEL, "knowledge_cutoff": DEMO_LLM_CUTOFF}
     else:
         return data
+    llm["name"] = agent_name_for(llm["model"])
     if cutoff is not None:
         llm["knowledge_cutoff"] = cutoff
     data["agents"].append(llm)

@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.commands.run import agent_name_for
 from arena.db.engine import make_engine
 from arena.db.models import CohortRow, RoundRow
 from tests.engine.helpers import A, day, frozen_parses, script, tiny_dataset
@@ -141,10 +142,11 @@ def test_demo_runs_offline_on_the_bundled_dataset_with_a_local_llm(
     with FakeOpenAIServer() as server:
         server.responder = lambda request: Reply.ok(hold)
         code, out = _arena(
-            "demo", "--llm-base-url", server.base_url, "--model", "local", db=tmp_path / "demo.db"
+            "demo", "--llm-base-url", server.base_url, "--model", "acme/local-7b", db=tmp_path / "demo.db"
         )
         calls = len(server.requests)
     assert code == 0, out
+    assert "local-7b" in out  # the agent is named after its model
     assert "completed" in out and "Leaderboard" in out and "arena dashboard" in out
     (cohort,) = _cohorts(tmp_path / "demo.db")
     assert cohort.status == "completed" and cohort.name == "demo-baselines"
@@ -182,3 +184,16 @@ def test_an_agent_that_never_answered_validly_fails_the_run_loudly(tmp_path: Pat
         assert "most common error: invalid_output ×2" in out and "warning: agent hold" not in out
         allowed = _arena("replay", str(config), "--allow-agent-failures", db=tmp_path / "b.db")
     assert allowed[0] == 0 and "warning: agent deaf failed" in allowed[1]
+
+
+@pytest.mark.parametrize(
+    ("model", "name"),
+    [
+        ("openai/gpt-4o-mini", "gpt-4o-mini"),
+        ("llama3.1:8b", "llama3.1-8b"),
+        ("Qwen/Qwen2.5 7B", "Qwen2.5-7B"),
+        ("///", "llm"),
+    ],
+)
+def test_a_demo_llm_is_named_after_its_model(model: str, name: str) -> None:
+    assert agent_name_for(model) == name
