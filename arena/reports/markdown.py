@@ -8,6 +8,8 @@ from arena.reports.summary import Row, Summary
 def render(summary: Summary, files: list[str]) -> str:
     parts = [f"# {summary.title}", "", *(f"- **{k}:** {_cell(v)}" for k, v in summary.facts), ""]
     parts += ["## Leaderboard", "", _table(summary.leaderboard), ""]
+    parts += [*(f"- Note: {_cell(note)}" for note in summary.footnotes), ""] if summary.footnotes else []
+    parts += ["## Scores", "", _table(summary.scores), ""]
     parts += [
         "## Calibration",
         "",

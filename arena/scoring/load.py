@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -34,7 +35,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from agents.baselines import BASELINE_KINDS
-from arena.cohorts.config import RulesConfig
+from arena.cohorts.config import RulesConfig, ScoringConfig
 from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,
@@ -59,6 +60,7 @@ from arena.scoring.frames import (
     FrameSpec,
     ScoringFrames,
 )
+from arena.scoring.scores import Reading
 
 BINARY = ["YES", "NO"]
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
@@ -67,6 +69,40 @@ ROUND_SOURCE = "round"
 
 class LoadError(ValueError):
     """Stored rows cannot be read as scoring frames; the message names the table, row and field."""
+
+
+@dataclass(frozen=True)
+class CohortScoring:
+    """The scoring choices a leaderboard takes from its cohorts: bootstrap seed and implied reading.
+
+    One cohort: its ``seed`` and ``scoring.implied``. Several pooled: those of the first cohort by
+    id, so every view of the same cohorts (CLI, JSON, dashboard, report) uses the same numbers.
+    """
+
+    seed: int = 0
+    implied: Reading = "fa"
+
+
+def cohort_scoring(
+    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
+) -> CohortScoring:
+    """The ``CohortScoring`` of ``cohort_ids`` (all cohorts when None); defaults when there are none."""
+    session = bind if isinstance(bind, Session) else Session(bind)
+    try:
+        query = select(CohortRow.id, CohortRow.seed, CohortRow.config_json).order_by(CohortRow.id)
+        if cohort_ids is not None:
+            query = query.where(CohortRow.id.in_(list(cohort_ids)))
+        first = session.execute(query.limit(1)).first()
+    finally:
+        if session is not bind:
+            session.close()
+    if first is None:
+        return CohortScoring()
+    try:
+        implied = ScoringConfig.model_validate(first.config_json.get("scoring", {})).implied
+    except ValueError as exc:
+        raise LoadError(f"cohort {first.id!r}: config_json.scoring is not valid ({exc})") from None
+    return CohortScoring(seed=first.seed, implied=implied)
 
 
 def load_frames(
@@ -153,11 +189,13 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
             FillRow.price,
             FillRow.shares,
             FillRow.max_bet,
+            DecisionRow.cash_at_start,
             FillRow.realized_pnl,
             FillRow.filled_at,
         )
         .join(AgentRow, AgentRow.id == FillRow.agent_id)
         .join(MarketRow, MarketRow.id == FillRow.market_id)
+        .outerjoin(DecisionRow, DecisionRow.id == FillRow.decision_id)
         .where(AgentRow.cohort_id.in_(cohort_ids))
         .order_by(FillRow.id)
     )
@@ -165,6 +203,8 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
     return frame.with_columns(
         pl.col("price").cast(pl.Float64),
         pl.col("realized_pnl").fill_null(Decimal(0)),
+        # Only a bet reads its decision's cash (the Kelly reading's φ); sells share decisions.
+        pl.when(pl.col("kind") == "buy").then(pl.col("cash_at_start")),
     )
 
 

@@ -2,66 +2,27 @@
 
 ``leaderboard(frames)`` ranks the agents of whatever cohorts ``frames`` holds (narrow them first
 with ``frames.cohorts([...])`` or ``frames.as_of(t)``). Its columns are ``COLUMNS``, in that
-order, and are the stable keys of ``arena leaderboard --json`` (documented in the README).
+order, built from the metric registry (``arena.scoring.registry``), and are the stable keys of
+``arena leaderboard --json`` (documented in the README).
 """
 
 from __future__ import annotations
 
 import polars as pl
 
-from arena.scoring.bets import scored_bets
 from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.frames import ScoringFrames
-from arena.scoring.intervals import COMPARED, COMPARISON_FIELDS, bootstrap_columns
-from arena.scoring.labels import brier_label, return_label
+from arena.scoring.inputs import Inputs
+from arena.scoring.intervals import bootstrap_columns, ratio_sources
 from arena.scoring.pnl import market_pnl
-from arena.scoring.stated import event_scores, standing_forecasts
-from arena.scoring.summary import (
-    bet_metrics,
-    calibration_metrics,
-    money,
-    portfolio_metrics,
-    roster,
-    stated_metrics,
-)
+from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, PerAgent
+from arena.scoring.summary import roster
 
-# metric -> True when higher is better (the sort direction of ``by``).
-SORTABLE: dict[str, bool] = {
-    "return_pct": True,
-    "pnl": True,
-    "value": True,
-    "brier": False,
-    "bss_market": True,
-    "stated_brier": False,
-    "log_score": True,
-    "rel_log_score": True,
-    "tournament_share": True,
-    "win_rate": True,
-    "sharpe": True,
-    "max_drawdown": False,
-}
+__all__ = ["COLUMNS", "MIN_MARKETS", "PRIZE_POOL", "SORTABLE", "leaderboard"]
+
 MIN_MARKETS = 30  # fewer resolved markets than this: intervals and comparisons are flagged
 PRIZE_POOL = 1_000.0
-
-COLUMNS: tuple[str, ...] = (
-    *("rank", "agent", "agent_kind", "baseline", "cohorts"),
-    *("bankroll", "value", "cash", "pnl", "realized_pnl", "unrealized_pnl", "marked_at"),
-    *("return_pct", "return_pct_lo", "return_pct_hi", "return_label"),
-    *("bets", "staked", "resolved_bets", "resolved_markets", "few_markets", "win_rate"),
-    *("brier", "brier_lo", "brier_hi", "brier_label", "bss_random", "bss_random_lo", "bss_random_hi"),
-    *("brier_market", "bss_market", "bss_market_lo", "bss_market_hi"),
-    *("stated_events", "stated_brier", "stated_brier_lo", "stated_brier_hi"),
-    *("log_score", "log_score_lo", "log_score_hi", "rel_log_score", "rel_log_score_lo", "rel_log_score_hi"),
-    *("coverage", "tournament_take", "tournament_share", "tournament_prize"),
-    *(
-        f"{source}_{part}"
-        for source in ("implied", "stated")
-        for part in ("ece", "reliability", "resolution", "uncertainty")
-    ),
-    *("return_days", "volatility", "sharpe", "max_drawdown", "turnover", "deployed_share"),
-    *("decisions", "valid_rate", "cost", "cost_per_decision", "tokens", "mean_latency_s"),
-    *(f"vs_leader_{m}_{f}" for m in COMPARED for f in (*COMPARISON_FIELDS, "few_markets")),
-)
+COUNTS = ("bets", "staked", "resolved_bets", "resolved_markets")
 
 
 def leaderboard(
@@ -79,50 +40,53 @@ def leaderboard(
         raise ValueError(f"cannot sort by {by!r}; choose one of {', '.join(SORTABLE)}")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    bets = scored_bets(frames)
-    standing = standing_forecasts(frames)
-    events = event_scores(standing)
-    table = _ranked(_point_estimates(frames, bets, standing, events, prize_pool), by)
-    pnl_by_market = market_pnl(frames)
+    inputs = Inputs.of(frames, prize_pool=prize_pool, min_markets=min_markets)
+    table = _ranked(point_estimates(inputs), by)
     intervals = bootstrap_columns(
         table,
-        bets,
-        events,
-        pnl_by_market,
+        ratio_sources(inputs),
+        market_pnl(frames),
         seed=seed,
         replicates=replicates,
         level=level,
         min_markets=min_markets,
     )
-    table = table.join(intervals, on="agent", how="left", maintain_order="left")
+    return table.join(intervals, on="agent", how="left", maintain_order="left").select(COLUMNS)
+
+
+def point_estimates(inputs: Inputs) -> pl.DataFrame:
+    """Every registered metric's value per agent (no intervals), one row per agent by name."""
+    table = roster(inputs.frames)
+    parts: dict[PerAgent, list[str]] = {}
+    for metric in METRICS:
+        if metric.per_agent is not None:
+            parts.setdefault(metric.per_agent, []).append(metric.key)
+    for compute, keys in parts.items():
+        table = table.join(
+            compute(inputs).select("agent", *keys), on="agent", how="left", maintain_order="left"
+        )
+    table = table.join(_ratios(inputs), on="agent", how="left", maintain_order="left")
+    table = table.with_columns(pl.col(c).fill_null(0) for c in COUNTS)
     return table.with_columns(
-        bss_random_lo=1.0 - pl.col("brier_hi") / 0.25,
-        bss_random_hi=1.0 - pl.col("brier_lo") / 0.25,
-        few_markets=pl.col("resolved_markets") < min_markets,
-        brier_label=brier_label(pl.col("brier")),
-        return_label=return_label(pl.col("return_pct")),
-    ).select(COLUMNS)
-
-
-def _point_estimates(
-    frames: ScoringFrames,
-    bets: pl.DataFrame,
-    standing: pl.DataFrame,
-    events: pl.DataFrame,
-    prize_pool: float,
-) -> pl.DataFrame:
-    table = roster(frames)
-    parts = (
-        money(frames),
-        bet_metrics(bets),
-        stated_metrics(frames, events, prize_pool),
-        calibration_metrics(bets, standing),
-        portfolio_metrics(frames),
+        metric.derive(inputs).alias(metric.key) for metric in METRICS if metric.derive is not None
     )
-    for part in parts:
-        table = table.join(part, on="agent", how="left", maintain_order="left")
-    counts = ("bets", "staked", "resolved_bets", "resolved_markets")
-    return table.with_columns(pl.col(c).fill_null(0) for c in counts)
+
+
+def _ratios(inputs: Inputs) -> pl.DataFrame:
+    """The ratio metrics per agent: ``Σ num / Σ den`` over their source's rows (null on nothing)."""
+    table = roster(inputs.frames).select("agent")
+    for source, rows in ratio_sources(inputs).items():
+        ratios = [m for m in METRICS if m.ratio is not None and m.ratio.source == source]
+        sums = rows.group_by("agent").agg(
+            *(pl.col(f"{m.key}__num").sum() for m in ratios), *(pl.col(f"{m.key}__den").sum() for m in ratios)
+        )
+        values = []
+        for m in ratios:
+            num, den = pl.col(f"{m.key}__num"), pl.col(f"{m.key}__den")
+            value = pl.when(den > 0).then(num / den)
+            values.append((1.0 - value if m.ratio is not None and m.ratio.skill else value).alias(m.key))
+        table = table.join(sums.select("agent", *values), on="agent", how="left", maintain_order="left")
+    return table
 
 
 def _ranked(table: pl.DataFrame, by: str) -> pl.DataFrame:

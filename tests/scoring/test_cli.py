@@ -36,10 +36,28 @@ def test_table_for_one_cohort(url: str) -> None:
     assert result.exit_code == 0, result.output
     assert "Leaderboard — c1" in result.output
     lines = [line.split() for line in result.output.splitlines()]
-    # llm-1 made +750 on 5,000 (+15%); one bet at 40% on YES, YES won: Brier (0.4 − 1)² = 0.36.
-    assert ["1", "llm-1", "‡", "5,750", "+750", "+15.0", "0.360", "1", "100%", "—", "good"] in lines
-    assert ["2", "hold", "†‡", "5,000", "0", "+0.0", "—", "0", "—", "—", "flat"] in lines  # † baseline
+    # llm-1 made +750 on 5,000 (+15%); one $500 bet on YES at 0.40, max bet 1,250, cash 5,000, YES
+    # won. fa: c = 500 / 1,250 = 0.4, Brier (0.4 − 1)² = 0.36. kelly: φ = 500 / 5,000 = 0.1,
+    # P = 0.4 + 0.1 · 0.6 = 0.46, Brier (0.46 − 1)² = 0.2916.
+    KELLY = "0.292"
+    # Brier 0.36 reads Poor while +15% reads Good: the labels disagree (§) and a footnote says so.
+    assert ["1", "llm-1", "‡§", "5,750", "+750", "+15.0", "0.360", KELLY, "1", "100%", "—", "Good"] in lines
+    assert [
+        "2",
+        "hold",
+        "†‡",
+        "5,000",
+        "0",
+        "+0.0",
+        "—",
+        "—",
+        "0",
+        "—",
+        "—",
+        "Neutral",
+    ] in lines  # † baseline
     assert "50 replicates, seed 0" in result.output
+    assert "§ llm-1: Brier (bets) 0.360 reads Poor but its return +15.0% reads Good." in result.output
 
 
 def test_json_pools_all_cohorts_by_default(url: str) -> None:

@@ -14,7 +14,19 @@ from arena.scoring.labels import brier_label, return_label
 from arena.scoring.pnl import market_pnl, seat_values
 from arena.scoring.risk import daily_returns, risk_metrics
 from arena.scoring.summary import money, portfolio_metrics
-from tests.scoring.builders import build, buy, day, decision, mark, price, resolution, seat, sell, settle
+from tests.scoring.builders import (
+    build,
+    buy,
+    day,
+    decision,
+    inputs,
+    mark,
+    price,
+    resolution,
+    seat,
+    sell,
+    settle,
+)
 
 M, NO_SIDE, UNPRICED, SETTLED = "polymarket:m", "polymarket:no", "polymarket:unpriced", "polymarket:settled"
 
@@ -104,7 +116,7 @@ def test_turnover_and_deployed_share() -> None:
         fills=[buy("a", M, "YES", "100", 0.4), sell("a", M, "YES", "75", 0.6, shares="125", realized="25")],
         snapshots=[mark("a", day(1), "1000", cash="600"), mark("a", day(2), "1000", cash="1000")],
     )
-    row = portfolio_metrics(frames).row(0, named=True)
+    row = portfolio_metrics(inputs(frames)).row(0, named=True)
     assert row["turnover"] == pytest.approx((100 + 75) / 1000)
     assert row["deployed_share"] == pytest.approx((0.4 + 0.0) / 2)
 
@@ -115,7 +127,7 @@ def test_cross_cohort_return_is_on_capital_allocated() -> None:
         agents=[seat("a"), seat("a", cohort="c2", bankroll="5000")],
         snapshots=[mark("a", day(1), "11000"), mark("a", day(1), "4750", cohort="c2")],
     )
-    row = money(frames).row(0, named=True)
+    row = money(inputs(frames)).row(0, named=True)
     assert (row["pnl"], row["value"]) == (Decimal(750), Decimal(15750))
     assert row["return_pct"] == pytest.approx(5.0)
 
@@ -143,13 +155,16 @@ def test_cost_metrics() -> None:
 @pytest.mark.parametrize(
     ("brier", "label"),
     [
-        (0.0, "excellent"),
-        (0.10, "excellent"),
-        (0.1001, "good"),
-        (0.20, "good"),
-        (0.25, "fair"),
-        (0.40, "poor"),
-        (0.41, "very poor"),
+        # seed 002: 0.00 Perfect, < 0.10 Excellent, < 0.20 Good, < 0.25 Fair, < 0.40 Poor.
+        (0.0, "Perfect"),
+        (0.0999, "Excellent"),
+        (0.10, "Good"),
+        (0.1999, "Good"),
+        (0.20, "Fair"),
+        (0.2499, "Fair"),
+        (0.25, "Poor"),
+        (0.3999, "Poor"),
+        (0.40, "Very Poor"),
         (None, None),
     ],
 )
@@ -161,16 +176,18 @@ def test_brier_labels(brier: float | None, label: str | None) -> None:
 @pytest.mark.parametrize(
     ("pct", "label"),
     [
-        (50.01, "exceptional"),
-        (50.0, "strong"),
-        (20.01, "strong"),
-        (20.0, "good"),
-        (5.0, "flat"),
-        (0.0, "flat"),
-        (-5.0, "flat"),
-        (-5.01, "poor"),
-        (-20.0, "poor"),
-        (-20.01, "very poor"),
+        # seed 002: > +50 Exceptional, < −20 Very Poor; an edge belongs to the band nearer 0.
+        (50.01, "Exceptional"),
+        (50.0, "Excellent"),
+        (20.01, "Excellent"),
+        (20.0, "Good"),
+        (5.01, "Good"),
+        (5.0, "Neutral"),
+        (0.0, "Neutral"),
+        (-5.0, "Neutral"),
+        (-5.01, "Poor"),
+        (-20.0, "Poor"),
+        (-20.01, "Very Poor"),
         (None, None),
     ],
 )
