@@ -53,10 +53,8 @@ def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
     exprs = [value.alias(title)]
     if metric.interval:
         exprs.append(_ci(metric.key, 2 if metric.fmt == "percent" else 3).alias(f"{title} 95% CI"))
-    style = FORMATS.get(metric.fmt)
-    help_text = {"help": metric.description} if style is None else {}
-    config = {title: style} if style is not None else {title: st.column_config.Column(**help_text)}
-    return exprs, config
+    style = FORMATS.get(metric.fmt) or st.column_config.Column(help=metric.description)
+    return exprs, {title: style}
 
 
 def leaderboard(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:

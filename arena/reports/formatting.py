@@ -6,6 +6,7 @@ cent for display only, never for storage. A missing value reads as an em dash.
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
 MISSING = "—"
@@ -87,6 +88,6 @@ def metric_text(fmt: str, value: object, lo: float | None = None, hi: float | No
         return number(value)
     if fmt == "flag":
         return "yes" if value else "no"
-    if fmt == "time" and hasattr(value, "strftime"):
+    if fmt == "time" and isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M UTC")
     return f"{value:,}" if isinstance(value, int) else str(value)

@@ -129,7 +129,7 @@ def _reading_metrics(reading: Reading) -> tuple[Metric, ...]:
         Metric(
             suffixed("brier_label", reading),
             "Brier label",
-            "seed 002's word for that Brier (Perfect … Very Poor)",
+            f"seed 002's word for `{brier}` (Perfect … Very Poor)",
             "text",
             reading=reading,
             derive=lambda _: brier_label(pl.col(brier)),
@@ -137,7 +137,7 @@ def _reading_metrics(reading: Reading) -> tuple[Metric, ...]:
         Metric(
             suffixed("bss_random", reading),
             "Skill vs 50%",
-            "1 − Brier / 0.25 (always saying 50%)",
+            f"1 − {brier} / 0.25 (always saying 50%)",
             "score",
             better="higher",
             interval=True,
@@ -160,7 +160,7 @@ def _reading_metrics(reading: Reading) -> tuple[Metric, ...]:
         Metric(
             suffixed("bss_market", reading),
             "Skill vs market",
-            "1 − Brier / the market's Brier on the same bets",
+            f"1 − {brier} / the market's Brier on the same bets",
             "score",
             better="higher",
             interval=True,
@@ -183,7 +183,12 @@ def _calibration_metrics() -> tuple[Metric, ...]:
         Metric(
             summary.calibration_key(source, part),
             f"{label} ({source.split('_')[0]})",
-            f"{text}, {'stated probabilities' if source == 'stated' else 'bet-implied forecasts'}",
+            f"{text}, "
+            + (
+                "stated probabilities"
+                if source == "stated"
+                else f"bet-implied forecasts ({source.replace('implied_', '') if '_' in source else 'fa'})"
+            ),
             "score",
             reading=summary.IMPLIED_SOURCES.get(source),
             per_agent=summary.calibration_metrics,
