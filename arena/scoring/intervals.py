@@ -23,6 +23,7 @@ import polars as pl
 from arena.scoring.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
 from arena.scoring.inputs import Inputs
 from arena.scoring.registry import COMPARED, METRICS, MarketPnl, Metric
+from arena.scoring.sums import fsum
 
 BOOTSTRAPPED: tuple[Metric, ...] = tuple(m for m in METRICS if m.interval or m.compared)
 FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets")
@@ -103,15 +104,15 @@ def _comparison_columns(
 def _market_sums(sources: dict[str, pl.DataFrame], pnl_by_market: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """Per (agent, market) sums each statistic is a ratio of; sorted, so sums are reproducible."""
     sums = {
-        source: rows.sort("agent", "market_id")
+        source: rows.sort("agent", "market_id", maintain_order=True)
         .group_by("agent", "market_id", maintain_order=True)
-        .agg(pl.exclude("agent", "market_id").sum())
+        .agg(fsum(pl.col(c)).alias(c) for c in rows.columns if c not in ("agent", "market_id"))
         for source, rows in sources.items()
     }
     sums["pnl"] = (
-        pnl_by_market.sort("agent", "market_id", "cohort_id")
+        pnl_by_market.sort("agent", "market_id", "cohort_id", maintain_order=True)
         .group_by("agent", "market_id", maintain_order=True)
-        .agg(pnl=pl.col("pnl").sum() * 100.0, n=pl.len())
+        .agg(pnl=fsum(pl.col("pnl")) * 100.0, n=pl.len())
     )
     return sums
 

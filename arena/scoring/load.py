@@ -16,6 +16,8 @@ frames it returns. What it decides, and why:
   as fills use it); where a source gives only NO, YES is 1 − NO. Two sources at the same
   instant: the round's price (what agents saw) wins, then sources in name order.
 - A market's listing time in a cohort is the first round whose snapshot held it.
+- Every query has an ``ORDER BY``: rows arrive in one order, so float sums add up in one order
+  and the same database always gives the same bits (``arena.scoring.sums``).
 - Resolutions are read with their winner: the outcome paying $1 (``OUTCOME``), the kind
   itself (``YES``/``NO``), none for ``VOID``/``5050``; payouts that disagree are an error.
 """
@@ -161,7 +163,9 @@ def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
 
 def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
     rows = session.execute(
-        select(AgentRow.cohort_id, AgentRow.name, AgentRow.kind).where(AgentRow.cohort_id.in_(list(cohorts)))
+        select(AgentRow.cohort_id, AgentRow.name, AgentRow.kind)
+        .where(AgentRow.cohort_id.in_(list(cohorts)))
+        .order_by(AgentRow.cohort_id, AgentRow.name)
     ).all()
     return pl.DataFrame(
         {
@@ -290,9 +294,16 @@ def _resolutions(session: Session, market_ids: list[str]) -> pl.DataFrame:
     rows = _chunked(
         session,
         market_ids,
-        lambda ids: select(
-            ResolutionRow.market_id, ResolutionRow.kind, ResolutionRow.payouts_json, ResolutionRow.resolved_at
-        ).where(ResolutionRow.market_id.in_(ids)),
+        lambda ids: (
+            select(
+                ResolutionRow.market_id,
+                ResolutionRow.kind,
+                ResolutionRow.payouts_json,
+                ResolutionRow.resolved_at,
+            )
+            .where(ResolutionRow.market_id.in_(ids))
+            .order_by(ResolutionRow.market_id)
+        ),
     )
     table = [(r.market_id, r.kind, _winner(r.market_id, r.kind, r.payouts_json), r.resolved_at) for r in rows]
     return _frame(table, RESOLUTIONS)
@@ -317,19 +328,25 @@ def _prices(session: Session, market_ids: list[str], binary: set[str]) -> pl.Dat
     snapshots = _chunked(
         session,
         market_ids,
-        lambda ids: select(
-            MarketSnapshotRow.market_id,
-            MarketSnapshotRow.source,
-            MarketSnapshotRow.observed_at,
-            MarketSnapshotRow.prices_json,
-        ).where(MarketSnapshotRow.market_id.in_(ids)),
+        lambda ids: (
+            select(
+                MarketSnapshotRow.market_id,
+                MarketSnapshotRow.source,
+                MarketSnapshotRow.observed_at,
+                MarketSnapshotRow.prices_json,
+            )
+            .where(MarketSnapshotRow.market_id.in_(ids))
+            .order_by(MarketSnapshotRow.market_id, MarketSnapshotRow.observed_at, MarketSnapshotRow.id)
+        ),
     )
     shown = _chunked(
         session,
         market_ids,
-        lambda ids: select(
-            RoundMarketRow.market_id, RoundMarketRow.observed_at, RoundMarketRow.prices_json
-        ).where(RoundMarketRow.market_id.in_(ids)),
+        lambda ids: (
+            select(RoundMarketRow.market_id, RoundMarketRow.observed_at, RoundMarketRow.prices_json)
+            .where(RoundMarketRow.market_id.in_(ids))
+            .order_by(RoundMarketRow.market_id, RoundMarketRow.observed_at, RoundMarketRow.round_id)
+        ),
     )
     observations = [(r.market_id, ROUND_SOURCE, r.observed_at, r.prices_json) for r in shown]
     observations += sorted(
@@ -389,6 +406,7 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
             day_closes,
             and_(day_closes.c.agent_id == mark.agent_id, day_closes.c.closed_at == mark.marked_at),
         )
+        .order_by(mark.cohort_id, AgentRow.name, mark.marked_at)
     )
     return read_frame(session.connection(), query).rename({"name": "agent"})
 
@@ -400,6 +418,7 @@ def _listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .join(RoundRow, RoundRow.id == RoundMarketRow.round_id)
         .where(RoundRow.cohort_id.in_(cohort_ids))
         .group_by(RoundRow.cohort_id, RoundMarketRow.market_id)
+        .order_by(RoundRow.cohort_id, RoundMarketRow.market_id)
     )
     return _frame(session.execute(query).all(), LISTINGS)
 

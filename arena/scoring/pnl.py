@@ -19,13 +19,16 @@ import polars as pl
 
 from arena.scoring.frames import BUY, MONEY, SELL, ScoringFrames
 from arena.scoring.scores import NO, YES
+from arena.scoring.sums import fsum
 
 SEAT = ["cohort_id", "agent"]
 
 
 def seat_values(frames: ScoringFrames) -> pl.DataFrame:
     """Per seat: bankroll, value, cash, realized, unrealized, pnl (Decimal) as of the latest mark."""
-    latest = frames.snapshots.sort("marked_at").group_by(SEAT).last()
+    latest = (
+        frames.snapshots.sort("marked_at", maintain_order=True).group_by(SEAT, maintain_order=True).last()
+    )
     traded = frames.fills.select(SEAT).unique().with_columns(traded=pl.lit(True))
     never = pl.col("marked_at").is_null() & pl.col("traded").is_null()
     zero = pl.lit(0, dtype=MONEY)
@@ -61,13 +64,13 @@ def market_pnl(frames: ScoringFrames) -> pl.DataFrame:
     cost_moved = pl.when(buy).then(amount).otherwise(realized - amount)
     open_part = signed_shares * pl.col("price_now") - cost_moved
     contribution = realized + pl.when(pl.col("price_now").is_null()).then(0.0).otherwise(open_part)
-    return priced.group_by([*SEAT, "market_id"]).agg(pnl=contribution.sum())
+    return priced.group_by([*SEAT, "market_id"], maintain_order=True).agg(pnl=fsum(contribution))
 
 
 def latest_side_prices(prices: pl.DataFrame) -> pl.DataFrame:
     """Latest observed price per (market, outcome), adding NO = 1 − YES where NO has no price."""
     newest = pl.col("price").get(pl.col("observed_at").arg_max())
-    latest = prices.group_by(["market_id", "outcome"]).agg(newest)
+    latest = prices.group_by(["market_id", "outcome"], maintain_order=True).agg(newest)
     implied_no = latest.filter(pl.col("outcome") == YES).select(
         "market_id", outcome=pl.lit(NO), price=1.0 - pl.col("price")
     )
@@ -83,13 +86,13 @@ def trading(frames: ScoringFrames) -> pl.DataFrame:
     day), the share of its value held in positions (1 − cash / value); ``marks`` counts them, so
     pooled means stay exact across seats and a cohort marked hourly weighs each day once.
     """
-    traded = frames.fills.group_by(SEAT).agg(
+    traded = frames.fills.group_by(SEAT, maintain_order=True).agg(
         traded=pl.col("amount").filter(pl.col("kind").is_in([BUY, SELL])).sum().cast(pl.Float64),
     )
-    deployed = frames.snapshots.group_by(SEAT).agg(
-        deployed_sum=(1.0 - pl.col("cash").cast(pl.Float64) / pl.col("total_value").cast(pl.Float64))
-        .fill_nan(None)
-        .sum(),
+    deployed = frames.snapshots.group_by(SEAT, maintain_order=True).agg(
+        deployed_sum=fsum(
+            (1.0 - pl.col("cash").cast(pl.Float64) / pl.col("total_value").cast(pl.Float64)).fill_nan(None)
+        ),
         marks=pl.len(),
     )
     seats = frames.agents.select(*SEAT, "bankroll")

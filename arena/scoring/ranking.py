@@ -17,6 +17,7 @@ from arena.scoring.intervals import bootstrap_columns, ratio_sources
 from arena.scoring.pnl import market_pnl
 from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, PerAgent
 from arena.scoring.summary import roster
+from arena.scoring.sums import fsum
 
 __all__ = ["COLUMNS", "MIN_MARKETS", "PRIZE_POOL", "SORTABLE", "leaderboard"]
 
@@ -77,8 +78,12 @@ def _ratios(inputs: Inputs) -> pl.DataFrame:
     table = roster(inputs.frames).select("agent")
     for source, rows in ratio_sources(inputs).items():
         ratios = [m for m in METRICS if m.ratio is not None and m.ratio.source == source]
-        sums = rows.group_by("agent").agg(
-            *(pl.col(f"{m.key}__num").sum() for m in ratios), *(pl.col(f"{m.key}__den").sum() for m in ratios)
+        sums = rows.group_by("agent", maintain_order=True).agg(
+            *(
+                fsum(pl.col(f"{m.key}__{part}")).alias(f"{m.key}__{part}")
+                for m in ratios
+                for part in ("num", "den")
+            )
         )
         values = []
         for m in ratios:

@@ -23,6 +23,7 @@ from arena.scoring.pnl import seat_values, trading
 from arena.scoring.risk import risk_metrics
 from arena.scoring.scores import READINGS, Reading, suffixed
 from arena.scoring.stated import coverage_by_agent, tournament
+from arena.scoring.sums import fmean, fsum
 
 MURPHY_PARTS = ("ece", "reliability", "resolution", "uncertainty")
 Source = str  # "implied" (fa), "implied_kelly", "stated"
@@ -33,8 +34,8 @@ SOURCES: tuple[Source, ...] = (*IMPLIED_SOURCES, "stated")
 def roster(frames: ScoringFrames) -> pl.DataFrame:
     """One row per agent name: kind (of its first seat), baseline, cohorts, total bankroll."""
     return (
-        frames.agents.sort("cohort_id")
-        .group_by("agent")
+        frames.agents.sort("cohort_id", maintain_order=True)
+        .group_by("agent", maintain_order=True)
         .agg(
             agent_kind=pl.col("agent_kind").first(),
             baseline=pl.col("baseline").any(),
@@ -53,7 +54,7 @@ def _all_or_null(column: str) -> pl.Expr:
 def money(inputs: Inputs) -> pl.DataFrame:
     """Per agent: value, cash, P/L (realised, unrealised), last mark and return %, summed over seats."""
     seats = seat_values(inputs.frames)
-    totals = seats.group_by("agent").agg(
+    totals = seats.group_by("agent", maintain_order=True).agg(
         value=_all_or_null("value"),
         cash=_all_or_null("cash"),
         pnl=_all_or_null("pnl"),
@@ -69,7 +70,7 @@ def money(inputs: Inputs) -> pl.DataFrame:
 def bet_activity(inputs: Inputs) -> pl.DataFrame:
     """Per agent: bets, staked, resolved_bets (y known) and resolved_markets they cover."""
     scored = pl.col("scored")
-    return inputs.bets.group_by("agent").agg(
+    return inputs.bets.group_by("agent", maintain_order=True).agg(
         bets=pl.len(),
         staked=pl.col("amount").sum(),
         resolved_bets=scored.sum(),
@@ -79,8 +80,8 @@ def bet_activity(inputs: Inputs) -> pl.DataFrame:
 
 def stated_metrics(inputs: Inputs) -> pl.DataFrame:
     """Per agent: events scored, coverage and the tournament take, share and prize."""
-    means = inputs.events.group_by("agent").agg(
-        stated_events=pl.len(), rel_log_score=pl.col("rel_log_score").mean()
+    means = inputs.events.group_by("agent", maintain_order=True).agg(
+        stated_events=pl.len(), rel_log_score=fmean(pl.col("rel_log_score"))
     )
     table = roster(inputs.frames).select("agent").join(means, on="agent", how="left", maintain_order="left")
     table = table.join(
@@ -146,11 +147,12 @@ def portfolio_metrics(inputs: Inputs) -> pl.DataFrame:
     frames = inputs.frames
     activity = (
         trading(frames)
-        .group_by("agent")
+        .sort("cohort_id", maintain_order=True)
+        .group_by("agent", maintain_order=True)
         .agg(
-            traded=pl.col("traded").sum(),
+            traded=fsum(pl.col("traded")),
             bankroll=pl.col("bankroll").sum().cast(pl.Float64),
-            deployed_sum=pl.col("deployed_sum").sum(),
+            deployed_sum=fsum(pl.col("deployed_sum")),
             marks=pl.col("marks").sum(),
         )
     )
