@@ -24,7 +24,7 @@ class Arithmetic(Protocol):
 
     def __add__(self, other: Self, /) -> Self: ...
     def __sub__(self, other: Self, /) -> Self: ...
-    def __mul__(self, other: Self, /) -> Self: ...
+    def __mul__(self, other: Self | Decimal, /) -> Self: ...
     def __truediv__(self, other: Self, /) -> Self: ...
     def __rsub__(self, other: int, /) -> Self: ...
 
@@ -164,11 +164,11 @@ def portfolio_value(cash: Decimal, position_values: Iterable[Decimal]) -> Decima
     return cash + sum(position_values, ZERO)
 
 
-def pnl(total_value: Decimal, bankroll: Decimal) -> Decimal:
+def pnl(total_value: N, bankroll: N) -> N:
     """Profit or loss since the start: value minus the initial bankroll."""
     return total_value - bankroll
 
 
-def return_pct(total_value: Decimal, bankroll: Decimal) -> Decimal:
+def return_pct(total_value: N, bankroll: N) -> N:
     """Return in percent of the initial bankroll."""
     return pnl(total_value, bankroll) * HUNDRED / bankroll

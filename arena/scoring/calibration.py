@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from arena.scoring.scores import brier
 from arena.scoring.sums import fsum
 
 BINS = 10
@@ -57,7 +58,7 @@ def murphy(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     table = reliability_table(pairs, by)
     w, f, o = pl.col("weight"), pl.col("forecast"), pl.col("outcome")
     overall = pairs.group_by(by, maintain_order=True).agg(
-        brier=fsum(w * (f - o) ** 2) / fsum(w),
+        brier=fsum(w * brier(f, o)) / fsum(w),
         base_rate=fsum(w * o) / fsum(w),
         mean_square=fsum(w * o**2) / fsum(w),
         total=fsum(w),

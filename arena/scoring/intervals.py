@@ -23,25 +23,51 @@ import polars as pl
 from arena.scoring.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
 from arena.scoring.inputs import Inputs
 from arena.scoring.registry import COMPARED, METRICS, MarketPnl, Metric
-from arena.scoring.sums import fsum
+from arena.scoring.sums import grouped_sums
 
 BOOTSTRAPPED: tuple[Metric, ...] = tuple(m for m in METRICS if m.interval or m.compared)
 FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets")
 
 
+def _part(metric: Metric, part: str) -> pl.Expr:
+    if metric.ratio is None:
+        raise ValueError(f"metric {metric.key!r} is not a ratio")
+    return metric.ratio.num if part == "num" else metric.ratio.denominator()
+
+
+def _columns() -> dict[tuple[str, str], str]:
+    """One column per distinct row-wise expression of a source: metrics sharing a numerator or a
+    denominator (a Brier and its skill scores) share its sums and its bootstrap products."""
+    columns: dict[tuple[str, str], str] = {}
+    for m in METRICS:
+        if m.ratio is not None:
+            for part in ("num", "den"):
+                columns.setdefault((m.ratio.source, str(_part(m, part))), f"_s{len(columns)}")
+    return columns
+
+
+COLUMNS_OF = _columns()
+
+
+def sum_column(metric: Metric, part: str) -> str:
+    """The column holding ``part`` ("num" or "den") of a ratio metric in ``ratio_sources``."""
+    source = metric.ratio.source if metric.ratio is not None else ""
+    return COLUMNS_OF[(source, str(_part(metric, part)))]
+
+
 def ratio_sources(inputs: Inputs) -> dict[str, pl.DataFrame]:
-    """Per ratio source, its rows with ``<key>__num`` and ``<key>__den`` for each ratio metric."""
+    """Per ratio source, its rows with one column per distinct numerator or denominator."""
     rows = {"bets": inputs.bets.filter(pl.col("scored")), "events": inputs.events}
+    columns: dict[str, dict[str, pl.Expr]] = {"bets": {}, "events": {}}
+    for m in METRICS:
+        if m.ratio is not None:
+            for part in ("num", "den"):
+                columns[m.ratio.source][sum_column(m, part)] = _part(m, part)
     return {
         source: frame.select(
             "agent",
             "market_id",
-            *(
-                expr.cast(pl.Float64).fill_null(0.0).alias(f"{m.key}__{part}")
-                for m in METRICS
-                if m.ratio is not None and m.ratio.source == source
-                for part, expr in (("num", m.ratio.num), ("den", m.ratio.denominator()))
-            ),
+            *(expr.cast(pl.Float64).fill_null(0.0).alias(name) for name, expr in columns[source].items()),
         )
         for source, frame in rows.items()
     }
@@ -67,8 +93,8 @@ def bootstrap_columns(
     interval_stats = {m.key: stats[m.key] for m in BOOTSTRAPPED if m.interval}
     for name, (point, lo, hi) in intervals(interval_stats, weights, level).items():
         ratio = BY_STAT[name].ratio
-        if ratio is not None and ratio.skill:  # computed as a ratio; the skill is 1 − that
-            lo, hi = 1.0 - hi, 1.0 - lo
+        if ratio is not None and ratio.skill:  # computed as a ratio; the skill is 1 − that / reference
+            lo, hi = 1.0 - hi / ratio.reference, 1.0 - lo / ratio.reference
         if isinstance(BY_STAT[name].bootstrap, MarketPnl):
             unattributed = table[name].cast(pl.Float64).fill_null(np.nan).to_numpy() - point
             # Resampled totals can lose more than the bankroll; a real book cannot.
@@ -104,15 +130,15 @@ def _comparison_columns(
 def _market_sums(sources: dict[str, pl.DataFrame], pnl_by_market: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """Per (agent, market) sums each statistic is a ratio of; sorted, so sums are reproducible."""
     sums = {
-        source: rows.sort("agent", "market_id", maintain_order=True)
-        .group_by("agent", "market_id", maintain_order=True)
-        .agg(fsum(pl.col(c)).alias(c) for c in rows.columns if c not in ("agent", "market_id"))
+        source: grouped_sums(
+            rows, ["agent", "market_id"], [c for c in rows.columns if c not in ("agent", "market_id")]
+        )
         for source, rows in sources.items()
     }
     sums["pnl"] = (
         pnl_by_market.sort("agent", "market_id", "cohort_id", maintain_order=True)
         .group_by("agent", "market_id", maintain_order=True)
-        .agg(pnl=fsum(pl.col("pnl")) * 100.0, n=pl.len())
+        .agg(pnl=pl.col("pnl").sum().cast(pl.Float64) * 100.0, n=pl.len())  # exact sum, then float
     )
     return sums
 
@@ -128,7 +154,7 @@ def _statistics(
     for m in BOOTSTRAPPED:
         if m.ratio is not None:
             source = matrices[m.ratio.source]
-            num, den = source[f"{m.key}__num"], source[f"{m.key}__den"]
+            num, den = source[sum_column(m, "num")], source[sum_column(m, "den")]
             # A skill score 1 − Σa/Σb is better when the ratio is lower.
             better = (m.better == "higher") != m.ratio.skill
             stats[m.key] = Statistic.ratio(num, den, higher_is_better=better)

@@ -13,7 +13,7 @@ import polars as pl
 from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.inputs import Inputs
-from arena.scoring.intervals import bootstrap_columns, ratio_sources
+from arena.scoring.intervals import bootstrap_columns, ratio_sources, sum_column
 from arena.scoring.pnl import market_pnl
 from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, PerAgent
 from arena.scoring.summary import roster
@@ -78,18 +78,15 @@ def _ratios(inputs: Inputs) -> pl.DataFrame:
     table = roster(inputs.frames).select("agent")
     for source, rows in ratio_sources(inputs).items():
         ratios = [m for m in METRICS if m.ratio is not None and m.ratio.source == source]
-        sums = rows.group_by("agent", maintain_order=True).agg(
-            *(
-                fsum(pl.col(f"{m.key}__{part}")).alias(f"{m.key}__{part}")
-                for m in ratios
-                for part in ("num", "den")
-            )
-        )
+        columns = sorted({sum_column(m, part) for m in ratios for part in ("num", "den")})
+        sums = rows.group_by("agent", maintain_order=True).agg(fsum(pl.col(c)).alias(c) for c in columns)
         values = []
         for m in ratios:
-            num, den = pl.col(f"{m.key}__num"), pl.col(f"{m.key}__den")
+            num, den = pl.col(sum_column(m, "num")), pl.col(sum_column(m, "den"))
             value = pl.when(den > 0).then(num / den)
-            values.append((1.0 - value if m.ratio is not None and m.ratio.skill else value).alias(m.key))
+            if m.ratio is not None and m.ratio.skill:
+                value = 1.0 - value / m.ratio.reference
+            values.append(value.alias(m.key))
         table = table.join(sums.select("agent", *values), on="agent", how="left", maintain_order="left")
     return table
 

@@ -36,7 +36,7 @@ RANDOM_BRIER = 0.25  # always 50%: the "random" reference of the Brier skill sco
 
 @dataclass(frozen=True)
 class Ratio:
-    """``Σ num / Σ den`` per agent over the rows of ``source`` (a skill score: ``1 −`` that).
+    """``Σ num / Σ den`` per agent over the rows of ``source`` (a skill score: ``1 − that / reference``).
 
     ``source`` is ``"bets"`` (resolved, non-void bets of ``scored_bets``) or ``"events"``
     (scored stated events). The same sums per (agent, market) give the bootstrap replicates,
@@ -47,6 +47,7 @@ class Ratio:
     num: pl.Expr
     den: pl.Expr | None = None  # None: 1 per row (a plain mean)
     skill: bool = False
+    reference: float = 1.0  # a skill score is 1 − ratio / reference
 
     def denominator(self) -> pl.Expr:
         return pl.lit(1.0) if self.den is None else self.den
@@ -142,7 +143,7 @@ def _reading_metrics(reading: Reading) -> tuple[Metric, ...]:
             better="higher",
             interval=True,
             reading=reading,
-            ratio=Ratio("bets", pl.col(brier), pl.lit(RANDOM_BRIER), skill=True),
+            ratio=Ratio("bets", pl.col(brier), skill=True, reference=RANDOM_BRIER),
         ),
         *(
             ()

@@ -24,6 +24,7 @@ from arena.scoring.risk import risk_metrics
 from arena.scoring.scores import READINGS, Reading, suffixed
 from arena.scoring.stated import coverage_by_agent, tournament
 from arena.scoring.sums import fmean, fsum
+from portfolio import metrics
 
 MURPHY_PARTS = ("ece", "reliability", "resolution", "uncertainty")
 Source = str  # "implied" (fa), "implied_kelly", "stated"
@@ -63,8 +64,8 @@ def money(inputs: Inputs) -> pl.DataFrame:
         marked_at=pl.col("marked_at").max(),
         bankroll=pl.col("bankroll").sum(),
     )
-    return_pct = pl.col("pnl").cast(pl.Float64) / pl.col("bankroll").cast(pl.Float64) * 100.0
-    return totals.with_columns(return_pct=return_pct).drop("bankroll")
+    value, bankroll = pl.col("value").cast(pl.Float64), pl.col("bankroll").cast(pl.Float64)
+    return totals.with_columns(return_pct=metrics.return_pct(value, bankroll)).drop("bankroll")
 
 
 def bet_activity(inputs: Inputs) -> pl.DataFrame:

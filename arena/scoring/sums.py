@@ -11,6 +11,7 @@ reading rows in a fixed order, each figure has one summation order.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 
@@ -27,3 +28,23 @@ def fmean(expr: pl.Expr) -> pl.Expr:
 def fstd(expr: pl.Expr) -> pl.Expr:
     """Sample standard deviation (ddof 1) of the group's values in row order."""
     return expr.implode().list.std(ddof=1)
+
+
+def grouped_sums(frame: pl.DataFrame, keys: list[str], columns: list[str]) -> pl.DataFrame:
+    """Per distinct ``keys``: the sum of each float column, in row order, fast for many groups.
+
+    Rows are sorted on ``keys`` (stably, so each group keeps its rows' order) and each group's
+    run is added up by ``numpy.add.reduceat``, one pass in a single thread: the same rows always
+    give the same bits, and 100,000 groups cost a few milliseconds instead of a list each.
+    """
+    ordered = frame.sort(keys, maintain_order=True)
+    if ordered.is_empty():
+        return ordered.select(*keys, *(pl.col(c).cast(pl.Float64) for c in columns))
+    starts = ordered.select(
+        pl.any_horizontal([pl.col(k) != pl.col(k).shift(1) for k in keys]).fill_null(True)
+    )
+    first = np.flatnonzero(starts.to_series().to_numpy())
+    sums = {c: np.add.reduceat(ordered[c].cast(pl.Float64).fill_null(0.0).to_numpy(), first) for c in columns}
+    return (
+        ordered[first].select(keys).with_columns(pl.Series(c, v, dtype=pl.Float64) for c, v in sums.items())
+    )
