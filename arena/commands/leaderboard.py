@@ -18,11 +18,13 @@ from arena.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.catalog import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
-from arena.scoring.load import cohort_scoring
+from arena.scoring.load import cohort_scoring, model_identities
+from arena.scoring.pooling import by_model
 from arena.scoring.registry import BY_KEY
 from arena.scoring.scores import READINGS, Reading, suffixed
 from arena.settings import Settings as ArenaSettings
 
+POOL_BY = ("name", "model")
 BASELINE_MARK = "†"
 FEW_MARK = "‡"
 CONFLICT_MARK = "§"  # the Brier and return labels disagree: see the footnote
@@ -50,6 +52,13 @@ def leaderboard_command(
     database_url: Annotated[
         str | None, typer.Option(help="Database URL (default: ARENA_DATABASE_URL or the local SQLite file).")
     ] = None,
+    pool_by: Annotated[
+        str,
+        typer.Option(
+            "--pool-by",
+            help="Across cohorts: one row per agent 'name', or per 'model' (kind, endpoint, model, prompt).",
+        ),
+    ] = "name",
     seed: Annotated[
         int | None, typer.Option(help="Seed of the bootstrap (default: the cohort's seed).")
     ] = None,
@@ -62,11 +71,15 @@ def leaderboard_command(
     """Rank the agents of one cohort, or of several pooled (P/L summed, return on capital allocated)."""
     if by not in SORTABLE:
         _fail(f"--by {by!r} is not a metric; choose one of {', '.join(SORTABLE)}")
+    if pool_by not in POOL_BY:
+        _fail(f"--pool-by {pool_by!r}: choose 'name' or 'model'")
     when = _parse_as_of(as_of)
     engine = _open(database_url)
     try:
         frames = load_frames(engine, cohort, marks_until=when)
         chosen = cohort_scoring(engine, cohort)
+        if pool_by == "model":
+            frames = by_model(frames, model_identities(engine, cohort))
     except (LoadError, FrameError) as exc:
         _fail(str(exc))
     finally:
@@ -74,7 +87,11 @@ def leaderboard_command(
     cohorts = sorted(set(frames.agents["cohort_id"]))
     frames = frames if when is None else frames.as_of(when)
     settings = Settings(
-        by=by, seed=chosen.seed if seed is None else seed, replicates=replicates, implied=chosen.implied
+        by=by,
+        seed=chosen.seed if seed is None else seed,
+        replicates=replicates,
+        implied=chosen.implied,
+        pool_by="model" if pool_by == "model" else "name",
     )
     document = leaderboard_document(frames, settings, cohorts=cohorts, as_of=when)
     if as_json:

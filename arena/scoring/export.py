@@ -3,6 +3,7 @@
 Top-level keys: ``schema_version``, ``cohorts``, ``as_of``, ``sort_by``, ``bootstrap``
 (``replicates``, ``seed``, ``confidence``, ``unit``), ``min_markets``, ``prize_pool``,
 ``implied`` (the bet-implied reading the headline "Brier (bets)" uses: ``fa`` or ``kelly``),
+``pool_by`` (``name`` or ``model``: what a row is across cohorts),
 ``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``footnotes``
 (``label_notes``: agents whose Brier and return labels disagree), ``breakdowns`` (rows of
 ``breakdowns.breakdowns``) and ``calibration`` (reliability rows per source: ``implied``,
@@ -25,6 +26,7 @@ from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.breakdowns import breakdowns
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.notes import label_notes
+from arena.scoring.pooling import PoolBy
 from arena.scoring.ranking import MIN_MARKETS, PRIZE_POOL, leaderboard
 from arena.scoring.scores import Reading
 from arena.scoring.tables import SOURCES, calibration_table
@@ -46,6 +48,7 @@ class Settings:
     min_markets: int = MIN_MARKETS
     prize_pool: float = PRIZE_POOL
     implied: Reading = "fa"
+    pool_by: PoolBy = "name"
 
 
 def leaderboard_document(
@@ -75,6 +78,7 @@ def leaderboard_document(
         "min_markets": settings.min_markets,
         "prize_pool": settings.prize_pool,
         "implied": settings.implied,
+        "pool_by": settings.pool_by,
         "agents": rows(table),
         "footnotes": label_notes(table, settings.implied),
         "breakdowns": rows(breakdowns(frames)),

@@ -37,6 +37,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from agents.baselines import BASELINE_KINDS
+from agents.registry import AgentConfigError, model_identity
 from arena.cohorts.config import RulesConfig, ScoringConfig
 from arena.db.columnar import read_frame
 from arena.db.models import (
@@ -139,6 +140,31 @@ def load_frames(
     finally:
         if session is not bind:
             session.close()
+
+
+def model_identities(
+    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Per seat (``cohort_id``, ``agent``): its ``model`` identity (``agents.registry.model_identity``)."""
+    session = bind if isinstance(bind, Session) else Session(bind)
+    try:
+        query = select(AgentRow.cohort_id, AgentRow.name, AgentRow.kind, AgentRow.settings_json)
+        if cohort_ids is not None:
+            query = query.where(AgentRow.cohort_id.in_(list(cohort_ids)))
+        rows = session.execute(query.order_by(AgentRow.cohort_id, AgentRow.name)).all()
+    finally:
+        if session is not bind:
+            session.close()
+    models = []
+    for row in rows:
+        try:
+            models.append(model_identity(row.kind, row.settings_json or {}))
+        except AgentConfigError as exc:
+            raise LoadError(f"agent {row.name!r} of cohort {row.cohort_id!r}: {exc}") from None
+    return pl.DataFrame(
+        {"cohort_id": [r.cohort_id for r in rows], "agent": [r.name for r in rows], "model": models},
+        schema={"cohort_id": pl.String, "agent": pl.String, "model": pl.String},
+    )
 
 
 def _cohorts(session: Session, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:

@@ -1,9 +1,11 @@
 """The leaderboard: every agent's metrics, intervals and comparison with the leader, in one frame.
 
 ``leaderboard(frames)`` ranks the agents of whatever cohorts ``frames`` holds (narrow them first
-with ``frames.cohorts([...])`` or ``frames.as_of(t)``). Its columns are ``COLUMNS``, in that
-order, built from the metric registry (``arena.scoring.registry``), and are the stable keys of
-``arena leaderboard --json`` (documented in the README).
+with ``frames.cohorts([...])`` or ``frames.as_of(t)``; pool by model with
+``arena.scoring.pooling.by_model``). Over several cohorts, a seat whose agent never decided
+there is left out (``pooling.decided_seats``): it would dilute the return. Its columns are
+``COLUMNS``, in that order, built from the metric registry (``arena.scoring.registry``), and
+are the stable keys of ``arena leaderboard --json`` (documented in the README).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from arena.scoring.frames import ScoringFrames
 from arena.scoring.inputs import Inputs
 from arena.scoring.intervals import bootstrap_columns, ratio_sources, sum_column
 from arena.scoring.pnl import market_pnl
+from arena.scoring.pooling import decided_seats
 from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, PerAgent
 from arena.scoring.summary import roster
 from arena.scoring.sums import fsum
@@ -41,12 +44,12 @@ def leaderboard(
         raise ValueError(f"cannot sort by {by!r}; choose one of {', '.join(SORTABLE)}")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    inputs = Inputs.of(frames, prize_pool=prize_pool, min_markets=min_markets)
+    inputs = Inputs.of(decided_seats(frames), prize_pool=prize_pool, min_markets=min_markets)
     table = _ranked(point_estimates(inputs), by)
     intervals = bootstrap_columns(
         table,
         ratio_sources(inputs),
-        market_pnl(frames),
+        market_pnl(inputs.frames),
         seed=seed,
         replicates=replicates,
         level=level,

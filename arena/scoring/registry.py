@@ -115,6 +115,15 @@ def _reading_metrics(reading: Reading) -> tuple[Metric, ...]:
     how = "amount / max bet" if reading == "fa" else "p + φ·(1 − p), φ = amount / cash"
     return (
         Metric(
+            suffixed("brier_cohorts_mean", reading),
+            "Brier (bets), mean of cohorts",
+            "mean over the agent's cohorts of its Brier there, each cohort weighing the same (seed 002)",
+            "score",
+            better="lower",
+            reading=reading,
+            per_agent=summary.cohort_mean_briers,
+        ),
+        Metric(
             brier,
             "Brier (bets)",
             f"mean Brier of resolved bets, P(side) = {how}",

@@ -79,6 +79,27 @@ def bet_activity(inputs: Inputs) -> pl.DataFrame:
     )
 
 
+def cohort_mean_briers(inputs: Inputs) -> pl.DataFrame:
+    """Per agent and reading: the mean over its cohorts of its Brier there (seed 002's comparison).
+
+    Each cohort weighs the same, however many bets it holds; cohorts without a resolved bet of
+    the agent are left out.
+    """
+    briers = [suffixed("brier", r) for r in READINGS]
+    scored = inputs.bets.filter(pl.col("scored"))
+    per_seat = scored.group_by("cohort_id", "agent", maintain_order=True).agg(
+        fmean(pl.col(b)).alias(b) for b in briers
+    )
+    return (
+        per_seat.sort("cohort_id", maintain_order=True)
+        .group_by("agent", maintain_order=True)
+        .agg(
+            fmean(pl.col(b)).alias(suffixed("brier_cohorts_mean", r))
+            for b, r in zip(briers, READINGS, strict=True)
+        )
+    )
+
+
 def stated_metrics(inputs: Inputs) -> pl.DataFrame:
     """Per agent: events scored, coverage and the tournament take, share and prize."""
     means = inputs.events.group_by("agent", maintain_order=True).agg(

@@ -67,9 +67,10 @@ def test_json_pools_all_cohorts_by_default(url: str) -> None:
     assert document["cohorts"] == ["c1", "c2"]
     agents = {a["agent"]: a for a in document["agents"]}
     assert list(agents["llm-1"]) == list(COLUMNS)
-    # llm-1 sat in both cohorts: 750 P/L on 5,000 + 10,000 of capital.
-    assert (agents["llm-1"]["cohorts"], agents["llm-1"]["pnl"]) == (2, 750.0)
-    assert agents["llm-1"]["return_pct"] == pytest.approx(5.0)
+    # llm-1 sat in both cohorts but never decided in c2: that seat is left out rather than adding
+    # 10,000 of idle capital, so the return is 750 P/L on c1's 5,000 = 15% (not 750 / 15,000 = 5%).
+    assert (agents["llm-1"]["cohorts"], agents["llm-1"]["pnl"]) == (1, 750.0)
+    assert agents["llm-1"]["return_pct"] == pytest.approx(15.0)
 
 
 def test_sort_and_point_in_time(url: str) -> None:

@@ -161,6 +161,7 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
         "min_markets",
         "prize_pool",
         "implied",
+        "pool_by",
         "agents",
         "footnotes",
         "breakdowns",
