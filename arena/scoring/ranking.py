@@ -86,7 +86,7 @@ def _ratios(inputs: Inputs) -> pl.DataFrame:
         values = []
         for m in ratios:
             num, den = pl.col(sum_column(m, "num")), pl.col(sum_column(m, "den"))
-            value = pl.when(den > 0).then(num / den)
+            value: pl.Expr = pl.when(den > 0).then(num / den)
             if m.ratio is not None and m.ratio.skill:
                 value = 1.0 - value / m.ratio.reference
             values.append(value.alias(m.key))
