@@ -171,7 +171,8 @@ def _caption(document: dict[str, Any], level: int) -> str:
     boot = document["bootstrap"]
     return (
         f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
-        f"intervals are wide\nIntervals: {level}% market-clustered bootstrap, "
+        f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree (notes below)\n"
+        f"Intervals: {level}% market-clustered bootstrap, "
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) read as {document['implied']} "
         f"(see README, Scoring). Sorted by {document['sort_by']}."
         + (f" As of {document['as_of']}." if document["as_of"] else "")
