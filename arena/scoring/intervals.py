@@ -135,10 +135,9 @@ def _market_sums(sources: dict[str, pl.DataFrame], pnl_by_market: pl.DataFrame) 
         )
         for source, rows in sources.items()
     }
-    sums["pnl"] = (
-        pnl_by_market.sort("agent", "market_id", "cohort_id", maintain_order=True)
-        .group_by("agent", "market_id", maintain_order=True)
-        .agg(pnl=pl.col("pnl").sum().cast(pl.Float64) * 100.0, n=pl.len())  # exact sum, then float
+    # P/L is Decimal: its sum is exact in any order, and only then made a float.
+    sums["pnl"] = pnl_by_market.group_by("agent", "market_id").agg(
+        pnl=pl.col("pnl").sum().cast(pl.Float64) * 100.0, n=pl.len()
     )
     return sums
 

@@ -31,7 +31,7 @@ import polars as pl
 
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.scores import brier, log_score, side_outcome
-from arena.scoring.sums import fsum
+from arena.scoring.sums import fsum, run_totals
 
 EVENT = ["cohort_id", "market_id", "outcome"]
 AGENT_EVENT = ["cohort_id", "agent", "market_id", "outcome"]
@@ -59,20 +59,15 @@ def standing_forecasts(frames: ScoringFrames) -> pl.DataFrame:
         duration_s=(ends - pl.col("stated_at")).dt.total_seconds().cast(pl.Float64),
         event=new_event.cum_sum(),
     )
-    totals = statements.group_by("event", maintain_order=True).agg(event_s=fsum(pl.col("duration_s")))
-    statements = statements.join(totals, on="event", how="left", maintain_order="left").with_columns(
-        weight=pl.col("duration_s") / pl.col("event_s")
+    statements = statements.with_columns(
+        weight=pl.col("duration_s") / run_totals(statements["duration_s"], statements["event"])
     )
-    return (
-        statements.drop("event_s")
-        .join(
-            _opened(statements, frames.listings),
-            on=["cohort_id", "market_id"],
-            how="left",
-            maintain_order="left",
-        )
-        .drop("event")
-    )
+    return statements.join(
+        _opened(statements, frames.listings),
+        on=["cohort_id", "market_id"],
+        how="left",
+        maintain_order="left",
+    ).drop("event")
 
 
 def _opened(statements: pl.DataFrame, listings: pl.DataFrame) -> pl.DataFrame:

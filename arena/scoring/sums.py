@@ -33,18 +33,39 @@ def fstd(expr: pl.Expr) -> pl.Expr:
 def grouped_sums(frame: pl.DataFrame, keys: list[str], columns: list[str]) -> pl.DataFrame:
     """Per distinct ``keys``: the sum of each float column, in row order, fast for many groups.
 
-    Rows are sorted on ``keys`` (stably, so each group keeps its rows' order) and each group's
-    run is added up by ``numpy.add.reduceat``, one pass in a single thread: the same rows always
-    give the same bits, and 100,000 groups cost a few milliseconds instead of a list each.
+    Rows are ordered by their group (a stable sort on integer codes of the keys, so each group
+    keeps its rows' order) and each group's run is added up by ``numpy.add.reduceat`` in one
+    single-threaded pass: the same rows always give the same bits, and 100,000 groups cost
+    milliseconds instead of a list each. Groups come out in no promised order.
     """
-    ordered = frame.sort(keys, maintain_order=True)
-    if ordered.is_empty():
-        return ordered.select(*keys, *(pl.col(c).cast(pl.Float64) for c in columns))
-    starts = ordered.select(
-        pl.any_horizontal([pl.col(k) != pl.col(k).shift(1) for k in keys]).fill_null(True)
-    )
-    first = np.flatnonzero(starts.to_series().to_numpy())
-    sums = {c: np.add.reduceat(ordered[c].cast(pl.Float64).fill_null(0.0).to_numpy(), first) for c in columns}
+    if frame.is_empty():
+        return frame.select(*keys, *(pl.col(c).cast(pl.Float64) for c in columns))
+    group = np.zeros(len(frame), dtype=np.int64)
+    for key in keys:
+        code = frame[key].cast(pl.Categorical).to_physical().cast(pl.Int64).to_numpy()
+        group = group * (int(code.max()) + 1) + code
+    order = np.argsort(group, kind="stable")
+    ordered = group[order]
+    first = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    sums = {
+        c: np.add.reduceat(frame[c].cast(pl.Float64).fill_null(0.0).to_numpy()[order], first) for c in columns
+    }
     return (
-        ordered[first].select(keys).with_columns(pl.Series(c, v, dtype=pl.Float64) for c, v in sums.items())
+        frame[order[first]]
+        .select(keys)
+        .with_columns(pl.Series(c, v, dtype=pl.Float64) for c, v in sums.items())
     )
+
+
+def run_totals(values: pl.Series, runs: pl.Series) -> pl.Series:
+    """Per row, the sum of ``values`` over its run: consecutive rows with the same ``runs`` id.
+
+    For frames already sorted by group (a sum ``.over()`` a group would add in a thread-dependent
+    order); each run is added up in row order.
+    """
+    if values.is_empty():
+        return values.cast(pl.Float64)
+    ids = runs.to_numpy()
+    first = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1])))
+    totals = np.add.reduceat(values.cast(pl.Float64).fill_null(0.0).to_numpy(), first)
+    return pl.Series(values.name, np.repeat(totals, np.diff(np.append(first, len(ids)))), dtype=pl.Float64)
