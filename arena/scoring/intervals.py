@@ -22,7 +22,7 @@ import polars as pl
 
 from arena.scoring.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
 from arena.scoring.inputs import Inputs
-from arena.scoring.registry import COMPARED, METRICS, MarketPnl, Metric
+from arena.scoring.registry import COMPARED, METRICS, ROW_SOURCES, MarketPnl, Metric
 from arena.scoring.sums import grouped_sums
 
 BOOTSTRAPPED: tuple[Metric, ...] = tuple(m for m in METRICS if m.interval or m.compared)
@@ -57,8 +57,8 @@ def sum_column(metric: Metric, part: str) -> str:
 
 def ratio_sources(inputs: Inputs) -> dict[str, pl.DataFrame]:
     """Per ratio source, its rows with one column per distinct numerator or denominator."""
-    rows = {"bets": inputs.bets.filter(pl.col("scored")), "events": inputs.events}
-    columns: dict[str, dict[str, pl.Expr]] = {"bets": {}, "events": {}}
+    rows = {name: source(inputs) for name, source in ROW_SOURCES.items()}
+    columns: dict[str, dict[str, pl.Expr]] = {name: {} for name in ROW_SOURCES}
     for m in METRICS:
         if m.ratio is not None:
             for part in ("num", "den"):

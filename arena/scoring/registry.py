@@ -34,20 +34,37 @@ Derive = Callable[[Inputs], pl.Expr]
 RANDOM_BRIER = 0.25  # always 50%: the "random" reference of the Brier skill score
 
 
+def _resolved_bets(inputs: Inputs) -> pl.DataFrame:
+    return inputs.bets.filter(pl.col("scored"))
+
+
+def _stated_events(inputs: Inputs) -> pl.DataFrame:
+    return inputs.events
+
+
+# The row sources a ``Ratio`` adds up, per agent and market: each gives rows with ``agent``,
+# ``market_id`` and the columns its ratios read. A metric over new rows adds its source here.
+ROW_SOURCES: dict[str, Callable[[Inputs], pl.DataFrame]] = {"bets": _resolved_bets, "events": _stated_events}
+
+
 @dataclass(frozen=True)
 class Ratio:
     """``Σ num / Σ den`` per agent over the rows of ``source`` (a skill score: ``1 − that / reference``).
 
-    ``source`` is ``"bets"`` (resolved, non-void bets of ``scored_bets``) or ``"events"``
-    (scored stated events). The same sums per (agent, market) give the bootstrap replicates,
-    so a mean's point value and its interval cannot disagree.
+    ``source`` names a ``ROW_SOURCES`` entry: ``"bets"`` (resolved, non-void bets of
+    ``scored_bets``) or ``"events"`` (scored stated events). The same sums per (agent, market)
+    give the bootstrap replicates, so a mean's point value and its interval cannot disagree.
     """
 
-    source: Literal["bets", "events"]
+    source: str  # a key of ROW_SOURCES
     num: pl.Expr
     den: pl.Expr | None = None  # None: 1 per row (a plain mean)
     skill: bool = False
     reference: float = 1.0  # a skill score is 1 − ratio / reference
+
+    def __post_init__(self) -> None:
+        if self.source not in ROW_SOURCES:
+            raise ValueError(f"ratio source {self.source!r} is not one of {', '.join(ROW_SOURCES)}")
 
     def denominator(self) -> pl.Expr:
         return pl.lit(1.0) if self.den is None else self.den

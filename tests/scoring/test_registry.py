@@ -33,6 +33,11 @@ def test_the_readme_lists_every_metric_as_the_registry_says() -> None:
         assert f"`{metric.key}`" in text
 
 
+def test_a_ratio_reads_a_known_row_source() -> None:
+    with pytest.raises(ValueError, match="ratio source 'trades' is not one of bets, events"):
+        Ratio("trades", pl.col("x"))
+
+
 def test_a_metric_is_computed_exactly_one_way() -> None:
     with pytest.raises(ValueError, match="exactly one of ratio, per_agent, derive"):
         Metric("x", "X", "nothing", "score")
