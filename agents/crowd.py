@@ -19,10 +19,12 @@ from agents.sizing import KellySizing, kelly_bets
 from agents.types import AgentView, Decision
 from markets.types import NO, YES
 
-AggregationMethod = Literal["median", "mean", "geo_mean_odds"]
+AggregationMethod = Literal["median", "mean", "geo_mean", "geo_mean_odds"]
 
 # Geometric mean of odds is undefined at 0 and 1; peers' extreme statements are clipped to
-# [ODDS_CLIP, 1 − ODDS_CLIP] for that method only, as is usual in forecast aggregation.
+# [ODDS_CLIP, 1 − ODDS_CLIP] for that method, as is usual in forecast aggregation. The geometric
+# mean of probabilities is undefined only at 0 (one zero would make the crowd certain of NO):
+# statements below ODDS_CLIP are read as ODDS_CLIP for it.
 ODDS_CLIP = 0.01
 
 
@@ -42,11 +44,18 @@ def peer_yes_probability(stated: Mapping[str, float]) -> float | None:
 
 
 def aggregate(probabilities: Sequence[float], method: AggregationMethod) -> float:
-    """Combine probabilities of one event by median, arithmetic mean, or geometric mean of odds."""
+    """Combine probabilities of YES by median, arithmetic mean, geometric mean, or geometric mean of odds.
+
+    ``geo_mean`` is the geometric mean of the P(YES) values, ``(Π p_i)^(1/n)``, as ForecastBench
+    compares it (seed 003). It is not renormalised against the geometric mean of the P(NO)
+    values: the two add up to at most 1, so it leans towards NO when peers disagree.
+    """
     if method == "median":
         return statistics.median(probabilities)
     if method == "mean":
         return statistics.fmean(probabilities)
+    if method == "geo_mean":
+        return statistics.geometric_mean(max(p, ODDS_CLIP) for p in probabilities)
     clipped = [min(max(p, ODDS_CLIP), 1.0 - ODDS_CLIP) for p in probabilities]
     mean_log_odds = statistics.fmean(math.log(p / (1.0 - p)) for p in clipped)
     return 1.0 / (1.0 + math.exp(-mean_log_odds))

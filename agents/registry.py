@@ -9,6 +9,7 @@ API keys are read from ``environ`` only when an LLM bettor is built and handed t
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -186,6 +187,21 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> str:
     value = error.get("input")
     shown = f" (got {value!r})" if isinstance(value, int | float | Decimal) or value is None else ""
     return f"{key or 'settings'}: {message}{shown}"
+
+
+def model_identity(kind: str, settings: Mapping[str, Any]) -> str:
+    """What makes two seats the same bettor across cohorts, whatever their display names.
+
+    An LLM is its endpoint, model and prompt: ``llm <model> @ <base_url> prompt <version>`` (the
+    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity).
+    Every other kind is its kind and its complete settings, defaults filled in, as canonical
+    JSON (a ``favorite`` staking 5% and one staking 10% are different bettors).
+    """
+    parsed = _settings(kind, settings)
+    if kind == "llm":
+        return f"llm {parsed.model} @ {parsed.base_url} prompt {parsed.prompt_version}"
+    fields = parsed.model_dump(mode="json")
+    return kind + (" " + json.dumps(fields, sort_keys=True, separators=(",", ":")) if fields else "")
 
 
 def validate_agent(kind: str, settings: Mapping[str, Any], *, environ: Mapping[str, str]) -> None:

@@ -28,6 +28,8 @@ from arena.reports.redact import Redactor
 from arena.reports.series import thin_marks
 from arena.scoring import ScoringFrames, calibration_summary, calibration_table, leaderboard, load_frames
 from arena.scoring.bets import scored_bets
+from arena.scoring.load import CohortScoring, cohort_scoring
+from arena.scoring.tables import SOURCES
 from arena.settings import Settings
 
 TTL = timedelta(minutes=10)  # a string would make Streamlit import pandas to parse it
@@ -81,17 +83,24 @@ def frames(url: str, ids: Cohorts, data: Version) -> ScoringFrames:
         return load_frames(connection, None if ids is None else list(ids))
 
 
+@st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
+def scoring_choice(url: str, ids: Cohorts, data: Version) -> CohortScoring:
+    """The cohorts' bootstrap seed and headline reading (the same as the CLI's and the report's)."""
+    with _read(url) as connection:
+        return cohort_scoring(connection, None if ids is None else list(ids))
+
+
 @st.cache_data(ttl=TTL, max_entries=32, show_spinner="Scoring…")
-def scores(url: str, ids: Cohorts, data: Version, by: str, seed: int) -> pl.DataFrame:
-    return leaderboard(frames(url, ids, data), by=by, seed=seed)
+def scores(url: str, ids: Cohorts, data: Version, by: str) -> pl.DataFrame:
+    return leaderboard(frames(url, ids, data), by=by, seed=scoring_choice(url, ids, data).seed)
 
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
 def calibration(url: str, ids: Cohorts, data: Version) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Reliability bins and Murphy summaries of implied and stated forecasts (column ``source``)."""
     scored = frames(url, ids, data)
-    tables = [calibration_table(scored, s).with_columns(source=pl.lit(s)) for s in ("implied", "stated")]
-    summaries = [calibration_summary(scored, s).with_columns(source=pl.lit(s)) for s in ("implied", "stated")]
+    tables = [calibration_table(scored, s).with_columns(source=pl.lit(s)) for s in SOURCES]
+    summaries = [calibration_summary(scored, s).with_columns(source=pl.lit(s)) for s in SOURCES]
     return pl.concat(tables), pl.concat(summaries)
 
 

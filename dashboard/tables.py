@@ -12,6 +12,8 @@ import polars as pl
 import streamlit as st
 
 from arena.reports.formatting import bounds
+from arena.scoring.registry import METRICS, Metric, headline
+from arena.scoring.scores import Reading, suffixed
 
 Config = dict[str, Any]
 DOLLARS = st.column_config.NumberColumn(format="dollar")
@@ -30,58 +32,62 @@ def _ci(value: str, digits: int) -> pl.Expr:
     )
 
 
-def leaderboard(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
-    view = table.select(
-        pl.col("rank").alias("#"),
-        pl.col("agent").alias("Agent"),
-        pl.col("baseline").alias("Baseline"),
-        pl.col("value").cast(pl.Float64).alias("Value"),
-        pl.col("pnl").cast(pl.Float64).alias("P/L"),
-        pl.col("return_pct").alias("Return"),
-        _ci("return_pct", 2).alias("Return 95% CI (%)"),
-        pl.col("brier").alias("Brier"),
-        _ci("brier", 3).alias("Brier 95% CI"),
-        pl.col("bss_market").alias("Skill vs market"),
-        pl.col("stated_brier").alias("Stated Brier"),
-        pl.col("stated_brier_imputed").alias("Stated Brier (imputed)"),
-        _ci("stated_brier_imputed", 3).alias("Imputed 95% CI"),
-        pl.col("imputed_share").alias("Imputed share"),
-        pl.col("provisional_events").alias("Open stated events"),
-        pl.col("log_score").alias("Log score"),
-        pl.col("win_rate").alias("Win rate"),
-        pl.col("bets").alias("Bets"),
-        pl.col("resolved_markets").alias("Resolved markets"),
-        pl.col("valid_rate").alias("Valid answers"),
-        pl.col("cost").cast(pl.Float64).alias("Model cost"),
-        pl.concat_str(
-            pl.col("return_label"),
-            pl.col("brier_label"),
-            pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
-            separator=" · ",
-            ignore_nulls=True,
-        ).alias("In words"),
-    )
-    config: Config = {
-        "Value": DOLLARS,
-        "P/L": DOLLARS,
-        "Return": st.column_config.NumberColumn(format="%+.2f%%", help="P/L over the bankroll"),
-        "Brier": st.column_config.NumberColumn(
-            format="%.3f", help="From bet sizes; 0 perfect, 0.25 = always 50%"
-        ),
-        "Skill vs market": st.column_config.NumberColumn(
-            format="%+.3f", help="1 − Brier / the market's Brier"
-        ),
-        "Stated Brier": st.column_config.NumberColumn(format="%.3f", help="Only what the agent stated"),
-        "Stated Brier (imputed)": st.column_config.NumberColumn(
-            format="%.3f", help="Every offered round and market; a missing forecast takes the market price"
-        ),
-        "Imputed share": SHARE,
-        "Log score": st.column_config.NumberColumn(format="%.3f"),
-        "Win rate": SHARE,
-        "Valid answers": SHARE,
-        "Model cost": st.column_config.NumberColumn(format="$%.4f"),
-    }
-    return view, config
+FORMATS: dict[str, Any] = {
+    "money": DOLLARS,
+    "pnl": DOLLARS,
+    "cost": st.column_config.NumberColumn(format="$%.4f"),
+    "share": SHARE,
+    "percent": st.column_config.NumberColumn(format="%+.2f%%"),
+    "score": st.column_config.NumberColumn(format="%.3f"),
+    "number": st.column_config.NumberColumn(format="%.3f"),
+    "time": UTC_TIME,
+}
+
+
+def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
+    """A registered metric as dashboard columns: its value and, when it has one, its interval."""
+    title = metric.display_label(implied)
+    value = pl.col(metric.key)
+    if metric.fmt in ("money", "pnl", "cost"):
+        value = value.cast(pl.Float64)
+    exprs = [value.alias(title)]
+    if metric.interval:
+        exprs.append(_ci(metric.key, 2 if metric.fmt == "percent" else 3).alias(f"{title} 95% CI"))
+    style = FORMATS.get(metric.fmt) or st.column_config.Column(help=metric.description)
+    return exprs, {title: style}
+
+
+def leaderboard(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:
+    """The compact table: rank, agent and the registry's headline metrics (chosen Brier first)."""
+    return _metric_table(table, headline(implied), implied, words=True)
+
+
+def every_metric(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:
+    """Every registered metric with its interval, one row per agent."""
+    return _metric_table(table, METRICS, implied, words=False)
+
+
+def _metric_table(
+    table: pl.DataFrame, metrics: tuple[Metric, ...], implied: Reading, *, words: bool
+) -> tuple[pl.DataFrame, Config]:
+    exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), pl.col("baseline").alias("Baseline")]
+    config: Config = {}
+    for metric in metrics:
+        columns, styles = _column(metric, implied)
+        exprs += columns
+        config |= styles
+    if words:
+        brier_label = suffixed("brier_label", implied)
+        exprs.append(
+            pl.concat_str(
+                pl.col("return_label"),
+                pl.col(brier_label),
+                pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
+                separator=" · ",
+                ignore_nulls=True,
+            ).alias("In words")
+        )
+    return table.select(exprs), config
 
 
 def rounds(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:

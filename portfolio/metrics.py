@@ -10,12 +10,55 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from decimal import Decimal
+from typing import Protocol, Self, TypeVar
 
 from portfolio.fills import Fill
 from portfolio.money import HUNDRED, ONE, ZERO, money_down, mul
 
 YES = "YES"
 NO = "NO"
+
+
+class Arithmetic(Protocol):
+    """What the formula kernels need: ``Decimal`` here, a polars expression in scoring."""
+
+    def __add__(self, other: Self, /) -> Self: ...
+    def __sub__(self, other: Self, /) -> Self: ...
+    def __mul__(self, other: Self | Decimal, /) -> Self: ...
+    def __truediv__(self, other: Self, /) -> Self: ...
+    def __rsub__(self, other: int, /) -> Self: ...
+
+
+N = TypeVar("N", bound=Arithmetic)
+
+# The formula kernels: the one definition of each formula. The ledger's checked ``Decimal``
+# functions below call them, and scoring calls them on whole columns (polars expressions), so a
+# change here changes the ledger's figures and every leaderboard alike.
+
+
+def stake_ratio(amount: N, limit: N) -> N:
+    """A stake over a limit: ``amount / max_bet`` is the implied confidence, ``amount / cash`` φ."""
+    return amount / limit
+
+
+def complement(probability: N) -> N:
+    """``1 − p``: the probability of the other side of a binary market."""
+    return 1 - probability
+
+
+def kelly_probability(price: N, stake_share: N) -> N:
+    """``p + φ·(1 − p)``: the belief at which staking ``φ`` of the cash at price ``p`` is full Kelly.
+
+    Kelly's stake on a binary contract bought at ``p`` by someone who believes ``q`` is
+    ``f* = (q − p) / (1 − p)``; solving ``φ = f*`` for ``q`` gives this.
+    """
+    return price + stake_share * complement(price)
+
+
+def squared_error(forecast: N, outcome: N) -> N:
+    """Brier's rule ``(forecast − outcome)²``."""
+    error = forecast - outcome
+    return error * error
 
 
 def implied_confidence(amount: Decimal, max_bet: Decimal) -> Decimal:
@@ -28,7 +71,21 @@ def implied_confidence(amount: Decimal, max_bet: Decimal) -> Decimal:
         raise ValueError(f"max_bet must be positive, got {max_bet}")
     if not ZERO <= amount <= max_bet:
         raise ValueError(f"amount {amount} is outside [0, max_bet {max_bet}]")
-    return amount / max_bet
+    return stake_ratio(amount, max_bet)
+
+
+def kelly_implied(price: Decimal, amount: Decimal, cash: Decimal) -> Decimal:
+    """P(side) a bet implies read as a full-Kelly stake: ``p + φ·(1 − p)``, ``φ = amount / cash``.
+
+    ``price`` is the side's fill price and ``cash`` the cash at the start of the bet's decision.
+    """
+    if not ZERO < price < ONE:
+        raise ValueError(f"price must lie in (0, 1), got {price}")
+    if cash <= 0:
+        raise ValueError(f"cash must be positive, got {cash}")
+    if not ZERO <= amount <= cash:
+        raise ValueError(f"amount {amount} is outside [0, cash {cash}]")
+    return kelly_probability(price, stake_ratio(amount, cash))
 
 
 def f_yes(side: str, confidence: Decimal, *, binary: bool) -> Decimal:
@@ -42,7 +99,7 @@ def f_yes(side: str, confidence: Decimal, *, binary: bool) -> Decimal:
     if side == YES:
         return confidence
     if side == NO:
-        return ONE - confidence
+        return complement(confidence)
     raise ValueError(f"a binary bet's side must be {YES!r} or {NO!r}, got {side!r}")
 
 
@@ -62,7 +119,7 @@ def brier(forecast: Decimal, outcome: Decimal) -> Decimal:
     for name, value in (("forecast", forecast), ("outcome", outcome)):
         if not ZERO <= value <= ONE:
             raise ValueError(f"{name} must lie in [0, 1], got {value}")
-    return (forecast - outcome) ** 2
+    return squared_error(forecast, outcome)
 
 
 def bet_brier(fill: Fill, payouts: Mapping[str, Decimal], *, binary: bool) -> Decimal:
@@ -107,11 +164,11 @@ def portfolio_value(cash: Decimal, position_values: Iterable[Decimal]) -> Decima
     return cash + sum(position_values, ZERO)
 
 
-def pnl(total_value: Decimal, bankroll: Decimal) -> Decimal:
+def pnl(total_value: N, bankroll: N) -> N:
     """Profit or loss since the start: value minus the initial bankroll."""
     return total_value - bankroll
 
 
-def return_pct(total_value: Decimal, bankroll: Decimal) -> Decimal:
+def return_pct(total_value: N, bankroll: N) -> N:
     """Return in percent of the initial bankroll."""
     return pnl(total_value, bankroll) * HUNDRED / bankroll

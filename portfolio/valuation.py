@@ -54,11 +54,11 @@ class Valuation:
 
     @property
     def pnl(self) -> Money:
-        return Money(metrics.pnl(self.total_value, self.bankroll))
+        return Money(metrics.pnl(Decimal(self.total_value), Decimal(self.bankroll)))
 
     @property
     def return_pct(self) -> Decimal:
-        return metrics.return_pct(self.total_value, self.bankroll)
+        return metrics.return_pct(Decimal(self.total_value), Decimal(self.bankroll))
 
 
 def remark(position: Position, prices: Prices, at: datetime) -> Position:

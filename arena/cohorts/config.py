@@ -254,6 +254,17 @@ class MarksConfig(_Strict):
     stale_after_days: int = Field(default=30, ge=1)
 
 
+class ScoringConfig(_Strict):
+    """How leaderboards read a bet as a forecast: ``implied`` picks the headline "Brier (bets)".
+
+    ``fa`` (seed 002): P(side) = amount / max bet. ``kelly``: P(side) = p + φ·(1 − p), the belief
+    at which the bet is the full-Kelly stake. Both are always computed and shown; this only
+    chooses which one heads the tables.
+    """
+
+    implied: Literal["fa", "kelly"] = "fa"
+
+
 class AgentConfig(BaseModel):
     """One ``[[agents]]`` entry: name, kind and the kind's own settings (checked by agents.registry)."""
 
@@ -282,6 +293,7 @@ class CohortConfig(_Strict):
     price_visibility: PriceVisibility = PriceVisibility()
     tournament: TournamentConfig = TournamentConfig()
     marks: MarksConfig = MarksConfig()
+    scoring: ScoringConfig = ScoringConfig()
     # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
     concurrency: int = Field(default=8, ge=1, le=64)
     call_timeout: Duration = timedelta(minutes=2)

@@ -10,6 +10,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine
 
@@ -18,14 +19,20 @@ from arena.db.engine import make_engine
 from arena.reports.catalog import database_state
 from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
+from arena.scoring.load import cohort_scoring, model_identities
+from arena.scoring.pooling import by_model
+from arena.scoring.registry import BY_KEY
+from arena.scoring.scores import READINGS, Reading, suffixed
 from arena.settings import Settings as ArenaSettings
 
+POOL_BY = ("name", "model")
 BASELINE_MARK = "†"
 FEW_MARK = "‡"
+CONFLICT_MARK = "§"  # the Brier and return labels disagree: see the footnote
 # Which comparison with the leader the table shows, by sort metric.
 COMPARISON_OF = {
-    "brier": "brier",
-    "stated_brier": "stated_brier",
+    **{suffixed("brier", r): suffixed("brier", r) for r in READINGS},
+    "stated_brier": "log_score",
     "stated_brier_imputed": "stated_brier_imputed",
     "log_score": "log_score",
     "rel_log_score": "log_score",
@@ -47,7 +54,16 @@ def leaderboard_command(
     database_url: Annotated[
         str | None, typer.Option(help="Database URL (default: ARENA_DATABASE_URL or the local SQLite file).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    pool_by: Annotated[
+        str,
+        typer.Option(
+            "--pool-by",
+            help="Across cohorts: one row per agent 'name', or per 'model' (kind, endpoint, model, prompt).",
+        ),
+    ] = "name",
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the bootstrap (default: the cohort's seed).")
+    ] = None,
     replicates: Annotated[int, typer.Option(min=1, help="Bootstrap replicates.")] = 2_000,
     as_of: Annotated[
         str | None,
@@ -57,19 +73,29 @@ def leaderboard_command(
     """Rank the agents of one cohort, or of several pooled (P/L summed, return on capital allocated)."""
     if by not in SORTABLE:
         _fail(f"--by {by!r} is not a metric; choose one of {', '.join(SORTABLE)}")
+    if pool_by not in POOL_BY:
+        _fail(f"--pool-by {pool_by!r}: choose 'name' or 'model'")
     when = _parse_as_of(as_of)
     engine = _open(database_url)
     try:
         frames = load_frames(engine, cohort, marks_until=when)
+        chosen = cohort_scoring(engine, cohort)
+        if pool_by == "model":
+            frames = by_model(frames, model_identities(engine, cohort))
     except (LoadError, FrameError) as exc:
         _fail(str(exc))
     finally:
         engine.dispose()
     cohorts = sorted(set(frames.agents["cohort_id"]))
     frames = frames if when is None else frames.as_of(when)
-    document = leaderboard_document(
-        frames, Settings(by=by, seed=seed, replicates=replicates), cohorts=cohorts, as_of=when
+    settings = Settings(
+        by=by,
+        seed=chosen.seed if seed is None else seed,
+        replicates=replicates,
+        implied=chosen.implied,
+        pool_by="model" if pool_by == "model" else "name",
     )
+    document = leaderboard_document(frames, settings, cohorts=cohorts, as_of=when)
     if as_json:
         typer.echo(json.dumps(document, indent=2))
     elif not document["agents"]:
@@ -90,38 +116,43 @@ def render(document: dict[str, Any]) -> Table:
     level = round(document["bootstrap"]["confidence"] * 100)
     table = Table(
         title=title,
-        caption=_caption(document, level),
+        caption=escape(_caption(document, level)),
         caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
+    implied, other = _readings(document)
     headers = (
         "#",
         "Agent",
         "Value $",
         "P/L $",
         f"Return %\n{level}% CI",
-        f"Brier\n{level}% CI",
+        escape(f"{BY_KEY[suffixed('brier', implied)].display_label(implied)}\n{level}% CI"),
+        escape(f"Brier\n[{other}]"),
         "Stated\nimputed",
         "Bets\n(res.)",
     )
     for header in (*headers, "Win\nrate", f"p vs #1\n{_SHORT.get(compared, compared)}", "Labels\nP/L, Brier"):
         table.add_column(header, justify="left" if header in ("Agent", "Labels\nP/L, Brier") else "right")
     for agent in document["agents"]:
-        table.add_row(*_cells(agent, compared))
+        table.add_row(*_cells(agent, compared, implied, other))
     return table
 
 
-_SHORT = {
-    "return_pct": "return",
-    "log_score": "log",
-    "stated_brier": "stated",
-    "stated_brier_imputed": "imputed",
-}
+def _readings(document: dict[str, Any]) -> tuple[Reading, Reading]:
+    """The headline reading of the bet-implied Brier and the one shown beside it."""
+    implied: Reading = document["implied"]
+    return implied, next(r for r in READINGS if r != implied)
 
 
-def _cells(agent: dict[str, Any], compared: str) -> list[str]:
+_SHORT = {"return_pct": "return", "log_score": "log", "stated_brier_imputed": "imputed"}
+
+
+def _cells(agent: dict[str, Any], compared: str, implied: Reading, other: Reading) -> list[str]:
     marks = (BASELINE_MARK if agent["baseline"] else "") + (FEW_MARK if agent["few_markets"] else "")
+    marks += CONFLICT_MARK if agent["label_conflict"] else ""
+    brier, brier_other = suffixed("brier", implied), suffixed("brier", other)
     return [
         "—" if agent["rank"] is None else str(agent["rank"]),
         f"{agent['agent']} {marks}".rstrip(),
@@ -130,7 +161,8 @@ def _cells(agent: dict[str, Any], compared: str) -> list[str]:
         _with_interval(
             agent["return_pct"], agent["return_pct_lo"], agent["return_pct_hi"], "{:+.1f}", "{:+.0f}"
         ),
-        _with_interval(agent["brier"], agent["brier_lo"], agent["brier_hi"], "{:.3f}", "{:.2f}"),
+        _with_interval(agent[brier], agent[f"{brier}_lo"], agent[f"{brier}_hi"], "{:.3f}", "{:.2f}"),
+        _with_interval(agent[brier_other], None, None, "{:.3f}", ""),
         _with_interval(
             agent["stated_brier_imputed"],
             agent["stated_brier_imputed_lo"],
@@ -141,7 +173,11 @@ def _cells(agent: dict[str, Any], compared: str) -> list[str]:
         f"{agent['bets']}\n({agent['resolved_bets']})",
         "—" if agent["win_rate"] is None else f"{agent['win_rate']:.0%}",
         _p_value(agent[f"vs_leader_{compared}_p_value"], agent[f"vs_leader_{compared}_few_markets"]),
-        "\n".join(label or "—" for label in (agent["return_label"], agent["brier_label"])),
+        "FAILED\n(not ranked)"
+        if agent["failed"]
+        else "\n".join(
+            label or "—" for label in (agent["return_label"], agent[suffixed("brier_label", implied)])
+        ),
     ]
 
 
@@ -149,10 +185,14 @@ def _caption(document: dict[str, Any], level: int) -> str:
     boot = document["bootstrap"]
     return (
         f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
-        f"intervals are wide\nIntervals: {level}% market-clustered bootstrap, "
-        f"{boot['replicates']} replicates, seed {boot['seed']}. Brier from bet-size-implied confidence. "
-        f"Sorted by {document['sort_by']}." + (f" As of {document['as_of']}." if document["as_of"] else "")
-    ) + "".join(f"\n{note}" for note in stated_notes(document["agents"]))
+        f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree (notes below)\n"
+        f"Intervals: {level}% market-clustered bootstrap, "
+        f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) read as {document['implied']} "
+        f"(see README, Scoring). Sorted by {document['sort_by']}."
+        + (f" As of {document['as_of']}." if document["as_of"] else "")
+        + "".join(f"\n{CONFLICT_MARK} {note}" for note in document["footnotes"])
+        + "".join(f"\n{note}" for note in stated_notes(document["agents"]))
+    )
 
 
 def _money(value: float | None, *, signed: bool = False) -> str:

@@ -223,9 +223,12 @@ def _print_leaderboard(engine: Engine, cohort_id: str) -> list[FailedAgent]:
     from arena.commands.leaderboard import render
     from arena.scoring import Settings as ScoreSettings
     from arena.scoring import leaderboard_document, load_frames
+    from arena.scoring.load import cohort_scoring
 
     frames = load_frames(engine, [cohort_id])
-    console.print(render(leaderboard_document(frames, ScoreSettings(), cohorts=[cohort_id], as_of=None)))
+    chosen = cohort_scoring(engine, [cohort_id])  # the cohort's seed and reading, as everywhere
+    settings = ScoreSettings(seed=chosen.seed, implied=chosen.implied)
+    console.print(render(leaderboard_document(frames, settings, cohorts=[cohort_id], as_of=None)))
     return failed_agents(frames.decisions)
 
 

@@ -84,6 +84,7 @@ def first_offered(
         .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
         .where(col(RoundRow.cohort_id).in_(sorted(cohort_ids)))
         .group_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))
+        .order_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))  # one order: same bits
     )
     if market_ids is not None:
         query = query.where(col(RoundMarketRow.market_id).in_(sorted(market_ids)))

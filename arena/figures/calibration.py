@@ -15,7 +15,8 @@ BIN_HOVER = "forecast %{x:.0%} → happened %{y:.0%}<br>%{customdata} forecasts<
 
 
 SOURCES = {
-    "implied": ("circle", "solid", "implied by bet size"),
+    "implied": ("circle", "solid", "implied by bet size (fa)"),
+    "implied_kelly": ("square", "dashdot", "implied by bet size (kelly)"),
     "stated": ("diamond", "dash", "stated probability"),
 }
 
@@ -45,7 +46,10 @@ def reliability_diagrams(
             part = table.filter((pl.col("agent") == agent) & (pl.col("source") == source)).sort("bin")
             if not part.is_empty():
                 fig.add_trace(_bins(part, agent, source, style_of(styles, agent).colour), **cell)
-    for source, (symbol, dash, label) in SOURCES.items():  # one neutral legend entry per source
+    shown = set(table["source"].unique().to_list()) if "source" in table.columns else set()
+    for source, (symbol, dash, label) in SOURCES.items():  # one neutral legend entry per source shown
+        if source not in shown:
+            continue
         line, marker = {"color": "#374151", "dash": dash}, {"symbol": symbol, "color": "#374151"}
         legend = {"name": label, "legendgroup": source, "line": line, "marker": marker}
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", **legend))

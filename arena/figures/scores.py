@@ -9,23 +9,20 @@ import polars as pl
 
 from arena.figures.style import AgentStyle, house_figure, plain, style_of
 
-METRIC_AXES: dict[str, tuple[str, float | None]] = {
-    "return_pct": ("Return (%)", 0.0),
-    "brier": ("Brier score from bet sizes (lower is better)", 0.25),
-    "bss_market": ("Brier skill vs the market (higher is better)", 0.0),
-    "stated_brier": ("Brier score of stated probabilities (lower is better)", 0.25),
-    "stated_brier_imputed": (
-        "Brier score of stated probabilities, missing ones imputed (lower is better)",
-        0.25,
-    ),
-    "log_score": ("Log score of stated probabilities (higher is better)", None),
-    "rel_log_score": ("Log score relative to the market (higher is better)", 0.0),
-}
 
+def leaderboard_intervals(
+    table: pl.DataFrame,
+    metric: str,
+    styles: Mapping[str, AgentStyle],
+    *,
+    axis: str,
+    reference: float | None = None,
+) -> go.Figure:
+    """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines in grey.
 
-def leaderboard_intervals(table: pl.DataFrame, metric: str, styles: Mapping[str, AgentStyle]) -> go.Figure:
-    """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines in grey."""
-    axis, reference = METRIC_AXES[metric]
+    ``axis`` titles the axis (the caller's label of the metric, e.g. from the scoring registry,
+    which this package does not import); ``reference`` draws a dotted line (0.25, 0, ...).
+    """
     rows = table.filter(pl.col(metric).is_not_null() & pl.col(metric).is_not_nan()).sort(metric)
     fig = house_figure(
         f"{axis.split(' (')[0]} by agent, with 95% intervals", axis, "", height=max(260, 60 + 38 * len(rows))

@@ -30,6 +30,7 @@ from arena.scoring import (
     load_frames,
 )
 from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
+from arena.scoring.load import cohort_scoring
 from arena.scoring.tables import SOURCES, Source
 
 SORT_BY = "return_pct"
@@ -66,8 +67,8 @@ def gather(engine: Engine, cohort_id: str, *, prompts: bool, redactor: Redactor)
             "resolutions": log_tables.resolutions(connection, cohort_id),
         }
         frames = load_frames(connection, [cohort_id])
-    seed = int(cohort["seed"])
-    scores = leaderboard(frames, by=SORT_BY, seed=seed)
+        chosen = cohort_scoring(connection, [cohort_id])
+    scores = leaderboard(frames, by=SORT_BY, seed=chosen.seed)
     summary = _by_source(calibration_summary, frames)
     tables |= {
         "scores": scores,
@@ -84,9 +85,10 @@ def gather(engine: Engine, cohort_id: str, *, prompts: bool, redactor: Redactor)
         calibration_summary=summary,
         scoring={
             "sort_by": SORT_BY,
+            "implied": chosen.implied,
             "bootstrap": {
                 "replicates": DEFAULT_REPLICATES,
-                "seed": seed,
+                "seed": chosen.seed,
                 "confidence": DEFAULT_LEVEL,
                 "unit": "market",
             },

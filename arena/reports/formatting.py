@@ -6,6 +6,7 @@ cent for display only, never for storage. A missing value reads as an em dash.
 
 from __future__ import annotations
 
+from datetime import datetime
 from decimal import ROUND_HALF_EVEN, Decimal
 
 MISSING = "—"
@@ -68,3 +69,25 @@ def bounds(lo: float | None, hi: float | None, *, digits: int = 3) -> str:
     if lo is None or hi is None or lo != lo or hi != hi:
         return MISSING
     return f"[{number(lo, digits)}, {number(hi, digits)}]"
+
+
+def metric_text(fmt: str, value: object, lo: float | None = None, hi: float | None = None) -> str:
+    """A registered metric's value as text, by its ``Metric.fmt`` (interval in brackets when given)."""
+    if value is None:
+        return MISSING
+    if fmt in ("score", "percent") and isinstance(value, float):
+        digits = 2 if fmt == "percent" else 3
+        return interval(value, lo, hi, digits=digits, unit="%" if fmt == "percent" else "")
+    if fmt in ("money", "pnl") and isinstance(value, Decimal | float):
+        return signed_money(value) if fmt == "pnl" else money(value)
+    if fmt == "cost" and isinstance(value, Decimal | float):
+        return f"${float(value):,.4f}"
+    if fmt == "share" and isinstance(value, float):
+        return share(value, digits=1)
+    if fmt == "number" and isinstance(value, float):
+        return number(value)
+    if fmt == "flag":
+        return "yes" if value else "no"
+    if fmt == "time" and isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{value:,}" if isinstance(value, int) else str(value)

@@ -14,10 +14,12 @@ from typing import cast
 import plotly.graph_objects as go
 import polars as pl
 
-from arena.figures import agent_styles, equity_curves, leaderboard_intervals, reliability_diagrams
+from arena.figures import AgentStyle, agent_styles, equity_curves, leaderboard_intervals, reliability_diagrams
 from arena.reports.content import ReportContent
 from arena.reports.series import thin_marks
 from arena.reports.summary import Row, Summary
+from arena.scoring.registry import BY_KEY, Metric
+from arena.scoring.scores import Reading, suffixed
 
 STYLE = """
 body{font-family:Inter,Segoe UI,Helvetica,Arial,sans-serif;margin:0;color:#111827;background:#f9fafb}
@@ -34,6 +36,7 @@ nav a{margin-right:14px;font-size:14px}.scroll{overflow-x:auto}
 """
 SECTIONS = (
     "Leaderboard",
+    "Scores",
     "Equity curves",
     "Calibration",
     "Agents",
@@ -51,7 +54,10 @@ def render(summary: Summary, content: ReportContent, files: list[str]) -> str:
         f"<h1>{escape(summary.title)}</h1>",
         "<nav>" + "".join(f'<a href="#{_anchor(s)}">{s}</a>' for s in SECTIONS) + "</nav>",
         _facts(summary.facts),
-        _section("Leaderboard", _table(summary.leaderboard) + charts[0] + charts[1]),
+        _section(
+            "Leaderboard", _table(summary.leaderboard) + _notes(summary.footnotes) + charts[0] + charts[1]
+        ),
+        _section("Scores", _table(summary.scores)),
         _section("Equity curves", charts[2]),
         _section("Calibration", charts[3] + _table(summary.calibration)),
         _section(
@@ -87,9 +93,11 @@ def _charts(content: ReportContent) -> list[str]:
     marks = thin_marks(content.tables["portfolio_snapshots"])
     rounds = content.tables["rounds"]["scheduled_at"].to_list()
     bins = content.tables["calibration"]
+    implied: Reading = content.scoring["implied"]
+    brier = BY_KEY[suffixed("brier", implied)]
     figures: list[go.Figure | None] = [
-        leaderboard_intervals(board, "return_pct", styles) if len(board) else None,
-        leaderboard_intervals(board, "brier", styles) if board["brier"].is_not_null().any() else None,
+        _intervals(board, BY_KEY["return_pct"], styles, implied) if len(board) else None,
+        _intervals(board, brier, styles, implied) if board[brier.key].is_not_null().any() else None,
         equity_curves(marks, styles, bankroll=bankroll, decision_times=rounds) if len(marks) else None,
         reliability_diagrams(bins, styles) if len(bins) else None,
     ]
@@ -108,6 +116,17 @@ def _charts(content: ReportContent) -> list[str]:
         )
         embedded = True
     return html
+
+
+def _intervals(
+    board: pl.DataFrame, metric: Metric, styles: dict[str, AgentStyle], implied: Reading
+) -> go.Figure:
+    axis = metric.axis_title(implied)
+    return leaderboard_intervals(board, metric.key, styles, axis=axis, reference=metric.reference)
+
+
+def _notes(notes: list[str]) -> str:
+    return "".join(f'<p class="note">Note: {escape(note)}</p>' for note in notes)
 
 
 def _section(title: str, inner: str) -> str:

@@ -16,6 +16,12 @@ from arena.reports.summary import Row, Summary
 def render(summary: Summary, files: list[str]) -> str:
     parts = [f"# {markdown_literal(summary.title)}", "", *_facts(summary.facts), ""]
     parts += ["## Leaderboard", "", _table(summary.leaderboard), ""]
+    parts += (
+        [*(f"- Note: {markdown_literal(note)}" for note in summary.footnotes), ""]
+        if summary.footnotes
+        else []
+    )
+    parts += ["## Scores", "", _table(summary.scores), ""]
     parts += [
         "## Calibration",
         "",

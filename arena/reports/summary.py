@@ -13,8 +13,11 @@ from typing import Any
 import polars as pl
 
 from arena.reports.content import ReportContent
-from arena.reports.formatting import MISSING, interval, money, number, percent, share, signed_money
+from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, stated_notes
+from arena.scoring.notes import label_notes
+from arena.scoring.registry import METRICS, Metric, headline
+from arena.scoring.scores import Reading
 
 Row = dict[str, str]
 
@@ -23,11 +26,15 @@ METHODOLOGY = (
     "round: only prices observed at or before the round time. Bets filled at the snapshot's price; "
     "positions were marked to the latest real price (a missing price is carried forward and flagged "
     "stale, never invented) and settled at $1 per winning share, refunded if the market was voided.",
-    "Return is P/L over the bankroll. Implied confidence of a bet is its amount over the largest bet "
-    "allowed at the start of its decision (25% of the cash by default), so a max bet is 100% confident; "
-    "the Brier score of a bet is (implied probability − outcome)², 0 perfect and 0.25 for always saying "
-    "50%. Skill vs market compares it with the Brier of the market price the bet filled at, on the same "
-    "bets. Voided markets are left out of every score.",
+    "Return is P/L over the bankroll. A bet is read as a forecast in two ways, both always shown. fa "
+    "(seed 002): its amount over the largest bet allowed at the start of its decision (25% of the cash "
+    "by default) is the probability of its side, so a max bet is 100% confident and a small bet reads as "
+    "a forecast against its side. kelly: the probability at which the bet is the full-Kelly stake, "
+    "p + φ·(1 − p) with p the fill price and φ the bet over the cash. The Brier score of a bet is "
+    "(implied probability − outcome)², 0 perfect and 0.25 for always saying 50%. Skill vs market "
+    "compares it with the Brier of the market price the bet filled at, on the same bets. Labels follow "
+    "seed 002; a note flags an agent whose Brier label and return label point opposite ways. Voided "
+    "markets are left out of every score.",
     "Stated probabilities are scored with the Brier and log scores, each statement weighted by how long "
     "it stood before the next one or the resolution; the relative log score compares it with the market "
     "price the agent could see. Selection matters: an agent stating only easy markets would look good, so "
@@ -46,6 +53,8 @@ class Summary:
     title: str
     facts: list[tuple[str, str]]
     leaderboard: list[Row]
+    scores: list[Row]  # every registered metric (rows) by agent (columns)
+    footnotes: list[str]
     calibration: list[Row]
     agents: list[tuple[str, list[tuple[str, str]]]]
     errors: list[Row]
@@ -54,6 +63,8 @@ class Summary:
 
 def summarize(content: ReportContent, created_at: datetime) -> Summary:
     cohort, tables = content.cohort, content.tables
+    implied: Reading = content.scoring["implied"]
+    board = list(content.leaderboard.iter_rows(named=True))
     fills, rounds = tables["fills"], tables["rounds"]
     facts = [
         ("Cohort", f"{cohort['name']} ({cohort['id']})"),
@@ -71,7 +82,9 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
     return Summary(
         title=f"Cohort report: {cohort['name']}",
         facts=facts,
-        leaderboard=[_leaderboard_row(r) for r in content.leaderboard.iter_rows(named=True)],
+        leaderboard=[_leaderboard_row(r, implied) for r in board],
+        scores=[_score_row(m, board, implied) for m in METRICS],
+        footnotes=label_notes(board, implied),
         calibration=[
             _calibration_row(r)
             for r in content.calibration_summary.sort("agent", "source").iter_rows(named=True)
@@ -81,29 +94,28 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
     )
 
 
-def _leaderboard_row(r: dict[str, Any]) -> Row:
-    return {
+def _leaderboard_row(r: dict[str, Any], implied: Reading) -> Row:
+    """The compact leaderboard: the registry's headline metrics (the chosen Brier reading first)."""
+    row = {
         "#": MISSING if r["rank"] is None else str(r["rank"]),
         "Agent": r["agent"]
         + (" (baseline)" if r["baseline"] else "")
         + (" (leakage guard: off)" if r["leakage_guard"] == "off" else ""),
-        "Value": money(r["value"]),
-        "P/L": signed_money(r["pnl"]),
-        "Return % [95% CI]": interval(r["return_pct"], r["return_pct_lo"], r["return_pct_hi"], digits=2),
-        "Brier [95% CI]": interval(r["brier"], r["brier_lo"], r["brier_hi"]),
-        "Skill vs market": number(r["bss_market"]),
-        "Stated Brier": number(r["stated_brier"]),
-        "Stated Brier, imputed [95% CI]": interval(
-            r["stated_brier_imputed"], r["stated_brier_imputed_lo"], r["stated_brier_imputed_hi"]
-        ),
-        "Imputed share": share(r["imputed_share"]),
-        "Log score": number(r["log_score"]),
-        "Win rate": share(r["win_rate"]),
-        "Bets": str(r["bets"]),
-        "Resolved markets": str(r["resolved_markets"]),
-        "Valid answers": share(r["valid_rate"]),
-        "Model cost": MISSING if r["cost"] is None else f"${float(r['cost']):,.4f}",
     }
+    for m in headline(implied):
+        title = m.display_label(implied) + (" [95% CI]" if m.interval else "")
+        row[title] = _value(m, r)
+    return row
+
+
+def _score_row(m: Metric, board: list[dict[str, Any]], implied: Reading) -> Row:
+    """One registered metric across the agents: the report's complete scores table."""
+    return {"Metric": m.display_label(implied), "Key": m.key} | {r["agent"]: _value(m, r) for r in board}
+
+
+def _value(m: Metric, r: dict[str, Any]) -> str:
+    lo, hi = (r[f"{m.key}_lo"], r[f"{m.key}_hi"]) if m.interval else (None, None)
+    return metric_text(m.fmt, r[m.key], lo, hi)
 
 
 def _calibration_row(r: dict[str, Any]) -> Row:
@@ -140,7 +152,10 @@ def _agent_facts(r: dict[str, Any], tables: dict[str, pl.DataFrame]) -> list[tup
             f"{r['bets']} ({r['resolved_bets']}), staked {money(r['staked'])}, "
             f"win rate {share(r['win_rate'])}",
         ),
-        ("Brier (bets) / stated", f"{number(r['brier'])} / {number(r['stated_brier'])}"),
+        (
+            "Brier (bets: fa, kelly) / stated",
+            f"{number(r['brier'])}, {number(r['brier_kelly'])} / {number(r['stated_brier'])}",
+        ),
         (
             "Stated Brier imputed (share imputed) / Autocast",
             f"{number(r['stated_brier_imputed'])} ({share(r['imputed_share'])}) / "

@@ -19,6 +19,7 @@ from arena.scoring.export import Settings, leaderboard_document
 from arena.scoring.frames import SPECS, FrameError, FrameSpec, ScoringFrames
 from arena.scoring.load import LoadError, load_frames
 from arena.scoring.ranking import COLUMNS, SORTABLE, leaderboard
+from arena.scoring.registry import METRICS, Metric, Ratio
 from arena.scoring.risk import daily_returns, risk_metrics
 from arena.scoring.stated import event_scores, standing_forecasts
 from arena.scoring.tables import calibration_summary, calibration_table, forecast_pairs
@@ -26,11 +27,14 @@ from arena.scoring.tournament import tournament_standings
 
 __all__ = [
     "COLUMNS",
+    "METRICS",
     "SORTABLE",
     "SPECS",
     "FrameError",
     "FrameSpec",
     "LoadError",
+    "Metric",
+    "Ratio",
     "ScoringFrames",
     "Settings",
     "breakdowns",

@@ -1,6 +1,7 @@
 """Bets (buy fills) with their implied forecast and, once the market resolved, their scores.
 
-A bet is scored at the moment it was placed: its implied confidence against what happened,
+A bet is scored at the moment it was placed: its implied forecast (in both readings, ``fa`` and
+``kelly``, see ``arena.scoring.scores``) against what happened,
 and the market's own forecast (the price the bet filled at) on the same bet, so "beats the
 market" is measured on exactly the same questions. Bets later sold still count: the forecast
 was made. Voided markets are left out of scores; 50-50 markets score against y = 0.5 and
@@ -13,7 +14,7 @@ import polars as pl
 from polars.expr.whenthen import ChainedThen, Then
 
 from arena.scoring.frames import BUY, ScoringFrames
-from arena.scoring.scores import brier, implied_confidence, side_outcome, toward_yes
+from arena.scoring.scores import READINGS, brier, implied_probability, side_outcome, suffixed, toward_yes
 
 DECISIVE = ("YES", "NO", "OUTCOME")
 # Days from bet to resolution; the last bucket takes everything longer.
@@ -23,14 +24,15 @@ SECONDS_PER_DAY = 86_400.0
 
 
 def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
-    """One row per bet: confidence, market forecast, and (resolved bets) y, Brier, win, horizon.
+    """One row per bet: implied forecasts, market forecast, and (resolved bets) y, Brier, win, horizon.
 
-    Columns added to the fill columns: ``confidence``, ``resolution``, ``resolved_at``, ``y``
-    (null: unresolved or void), ``scored`` (y known), ``decisive`` (YES/NO/OUTCOME),
-    ``won`` (null unless decisive), ``brier``, ``brier_market``, ``forecast_yes`` and
-    ``outcome_yes`` (the pair calibration uses: YES-oriented for binary bets, the side for
-    multi-outcome ones), ``horizon_days``, ``horizon`` and ``hold_pnl`` (float dollars the bet
-    made or would have made held to resolution, sells ignored; 0 on a void).
+    Columns added to the fill columns, per reading (``fa`` unsuffixed, ``kelly`` with
+    ``_kelly``): ``confidence`` (the implied P(side)), ``brier`` and ``forecast_yes``; and
+    ``resolution``, ``resolved_at``, ``y`` (null: unresolved or void), ``scored`` (y known),
+    ``decisive`` (YES/NO/OUTCOME), ``won`` (null unless decisive), ``brier_market``,
+    ``outcome_yes`` (with ``forecast_yes`` the pair calibration uses: YES-oriented for binary
+    bets, the side for multi-outcome ones), ``horizon_days``, ``horizon`` and ``hold_pnl``
+    (float dollars the bet made or would have made held to resolution, sells ignored; 0 on a void).
     """
     resolutions = frames.resolutions.rename({"kind": "resolution"})
     bets = frames.fills.filter(pl.col("kind") == BUY).join(
@@ -38,14 +40,19 @@ def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
     )
     y = pl.col("y")
     return (
-        bets.with_columns(confidence=implied_confidence(), y=side_outcome())
+        bets.with_columns(
+            *(implied_probability(r).alias(suffixed("confidence", r)) for r in READINGS), y=side_outcome()
+        )
         .with_columns(
+            *(brier(pl.col(suffixed("confidence", r)), y).alias(suffixed("brier", r)) for r in READINGS),
+            *(
+                toward_yes(pl.col(suffixed("confidence", r))).alias(suffixed("forecast_yes", r))
+                for r in READINGS
+            ),
             scored=y.is_not_null(),
             decisive=pl.col("resolution").is_in(DECISIVE),
             won=pl.when(pl.col("resolution").is_in(DECISIVE)).then(y == 1.0),
-            brier=brier(pl.col("confidence"), y),
             brier_market=brier(pl.col("price"), y),
-            forecast_yes=toward_yes(pl.col("confidence")),
             outcome_yes=toward_yes(y),
             horizon_days=(pl.col("resolved_at") - pl.col("filled_at")).dt.total_seconds() / SECONDS_PER_DAY,
             hold_pnl=_hold_pnl(),

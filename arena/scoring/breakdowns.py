@@ -17,8 +17,11 @@ import polars as pl
 
 from arena.scoring.bets import scored_bets
 from arena.scoring.frames import ScoringFrames
+from arena.scoring.scores import READINGS, suffixed
+from arena.scoring.sums import fmean, fsum
 
 DIMENSIONS = ("venue", "category", "horizon")
+BRIERS = (*(suffixed("brier", r) for r in READINGS), "brier_market")
 UNKNOWN = "unknown"
 
 
@@ -29,11 +32,11 @@ def breakdowns(frames: ScoringFrames) -> pl.DataFrame:
     for dimension in DIMENSIONS:
         subset = bets.filter(pl.col("scored")) if dimension == "horizon" else bets
         parts.append(
-            subset.group_by("agent", pl.col(dimension).alias("bucket"))
+            subset.group_by("agent", pl.col(dimension).alias("bucket"), maintain_order=True)
             .agg(_bucket_stats())
             .with_columns(dimension=pl.lit(dimension))
         )
-    columns = ["agent", "dimension", "bucket", "bets", "staked", "scored_bets", "brier", "brier_market"]
+    columns = ["agent", "dimension", "bucket", "bets", "staked", "scored_bets", *BRIERS]
     return (
         pl.concat(parts)
         .select(*columns, "win_rate", "hold_pnl", "hold_roi")
@@ -44,14 +47,13 @@ def breakdowns(frames: ScoringFrames) -> pl.DataFrame:
 def _bucket_stats() -> list[pl.Expr]:
     scored = pl.col("scored")
     staked_scored = pl.col("amount").filter(scored).sum().cast(pl.Float64)
-    hold = pl.col("hold_pnl").filter(scored).sum()
+    hold = fsum(pl.col("hold_pnl").filter(scored))
     return [
         pl.len().alias("bets"),
         pl.col("amount").sum().cast(pl.Float64).alias("staked"),
         scored.sum().alias("scored_bets"),
-        pl.col("brier").filter(scored).mean().alias("brier"),
-        pl.col("brier_market").filter(scored).mean().alias("brier_market"),
-        pl.col("won").filter(pl.col("decisive")).mean().alias("win_rate"),
+        *(fmean(pl.col(c).filter(scored)).alias(c) for c in BRIERS),
+        fmean(pl.col("won").filter(pl.col("decisive")).cast(pl.Float64)).alias("win_rate"),
         hold.alias("hold_pnl"),
         pl.when(staked_scored > 0).then(hold / staked_scored).alias("hold_roi"),
     ]

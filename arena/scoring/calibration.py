@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import polars as pl
 
+from arena.scoring.scores import brier
+from arena.scoring.sums import fsum
+
 BINS = 10
 
 
@@ -34,12 +37,12 @@ def reliability_table(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     w, f, o = pl.col("weight"), pl.col("forecast"), pl.col("outcome")
     return (
         binned(pairs)
-        .group_by([*by, "bin"])
+        .group_by([*by, "bin"], maintain_order=True)
         .agg(
             count=pl.len(),
-            weight=w.sum(),
-            mean_forecast=(w * f).sum() / w.sum(),
-            observed=(w * o).sum() / w.sum(),
+            weight=fsum(w),
+            mean_forecast=fsum(w * f) / fsum(w),
+            observed=fsum(w * o) / fsum(w),
         )
         .with_columns(
             lower=pl.col("bin") / BINS,
@@ -54,20 +57,20 @@ def murphy(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     """Per group: brier, reliability, resolution, uncertainty, within_bin and ece."""
     table = reliability_table(pairs, by)
     w, f, o = pl.col("weight"), pl.col("forecast"), pl.col("outcome")
-    overall = pairs.group_by(by).agg(
-        brier=(w * (f - o) ** 2).sum() / w.sum(),
-        base_rate=(w * o).sum() / w.sum(),
-        mean_square=(w * o**2).sum() / w.sum(),
-        total=w.sum(),
+    overall = pairs.group_by(by, maintain_order=True).agg(
+        brier=fsum(w * brier(f, o)) / fsum(w),
+        base_rate=fsum(w * o) / fsum(w),
+        mean_square=fsum(w * o**2) / fsum(w),
+        total=fsum(w),
     )
     share = pl.col("weight") / pl.col("total")
     parts = (
         table.join(overall, on=by, how="inner", maintain_order="left")
-        .group_by(by)
+        .group_by(by, maintain_order=True)
         .agg(
-            reliability=(share * pl.col("gap") ** 2).sum(),
-            resolution=(share * (pl.col("observed") - pl.col("base_rate")) ** 2).sum(),
-            ece=(share * pl.col("gap").abs()).sum(),
+            reliability=fsum(share * pl.col("gap") ** 2),
+            resolution=fsum(share * (pl.col("observed") - pl.col("base_rate")) ** 2),
+            ece=fsum(share * pl.col("gap").abs()),
         )
     )
     return (

@@ -5,17 +5,18 @@ from __future__ import annotations
 import polars as pl
 
 from arena.scoring.frames import ScoringFrames
+from arena.scoring.sums import fmean
 
 
 def cost_metrics(frames: ScoringFrames) -> pl.DataFrame:
     """Per agent: decisions, valid_rate (share without error), cost (Decimal) and cost per decision,
     tokens and mean latency in seconds. Agents that never decided have 0 decisions and nulls."""
-    decisions = frames.decisions.group_by("agent").agg(
+    decisions = frames.decisions.group_by("agent", maintain_order=True).agg(
         decisions=pl.len(),
         valid=pl.col("error_kind").is_null().sum(),
         cost=pl.col("cost").sum(),
         tokens=pl.col("tokens").sum(),
-        mean_latency_s=pl.col("latency_s").mean(),
+        mean_latency_s=fmean(pl.col("latency_s")),
     )
     return (
         frames.agents.select("agent")

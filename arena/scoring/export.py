@@ -3,11 +3,14 @@
 Top-level keys: ``schema_version``, ``cohorts``, ``as_of``, ``sort_by``, ``bootstrap``
 (``replicates``, ``seed``, ``confidence``, ``unit``), ``min_markets``, ``prize_pool`` (the
 cohorts' ``[tournament]`` pools, summed),
-``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``breakdowns``
-(rows of ``breakdowns.breakdowns``) and ``calibration`` (``implied`` and ``stated`` reliability
-rows). Dollar amounts are numbers rounded to the cent (model cost: to 1e-6 dollars); times
-are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever added; a removal or
-a change of meaning bumps ``schema_version``.
+``implied`` (the bet-implied reading the headline "Brier (bets)" uses: ``fa`` or ``kelly``),
+``pool_by`` (``name`` or ``model``: what a row is across cohorts),
+``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``footnotes``
+(``label_notes``: agents whose Brier and return labels disagree), ``breakdowns`` (rows of
+``breakdowns.breakdowns``) and ``calibration`` (reliability rows per source: ``implied``,
+``implied_kelly``, ``stated``). Dollar amounts are numbers rounded to the cent (model cost: to
+1e-6 dollars); times are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever
+added; a removal or a change of meaning bumps ``schema_version``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,10 @@ import polars as pl
 from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.breakdowns import breakdowns
 from arena.scoring.frames import ScoringFrames
+from arena.scoring.notes import label_notes
+from arena.scoring.pooling import PoolBy
 from arena.scoring.ranking import MIN_MARKETS, leaderboard
+from arena.scoring.scores import Reading
 from arena.scoring.tables import SOURCES, calibration_table
 from arena.scoring.tournament import prize_pool
 
@@ -42,6 +48,8 @@ class Settings:
     replicates: int = DEFAULT_REPLICATES
     level: float = DEFAULT_LEVEL
     min_markets: int = MIN_MARKETS
+    implied: Reading = "fa"
+    pool_by: PoolBy = "name"
 
 
 def leaderboard_document(
@@ -69,7 +77,10 @@ def leaderboard_document(
         },
         "min_markets": settings.min_markets,
         "prize_pool": json_value("prize_pool", prize_pool(frames)),
+        "implied": settings.implied,
+        "pool_by": settings.pool_by,
         "agents": rows(table),
+        "footnotes": label_notes(table, settings.implied),
         "breakdowns": rows(breakdowns(frames)),
         "calibration": {source: rows(calibration_table(frames, source)) for source in SOURCES},
     }

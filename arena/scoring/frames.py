@@ -155,6 +155,7 @@ FILLS = FrameSpec(
         ),
         Column("shares", MONEY, "shares bought, sold or settled"),
         Column("max_bet", MONEY, "buy only: max bet at the start of its decision", nullable=True),
+        Column("cash_at_start", MONEY, "buy only: cash at the start of its decision", nullable=True),
         Column("realized_pnl", MONEY, "P/L realised by a sell or settlement, fees included (0 for buys)"),
         Column("filled_at", TIME, "when the fill executed"),
     ),
@@ -168,6 +169,11 @@ FILLS = FrameSpec(
             "set on a buy/sell",
         ),
         Check("max_bet", (pl.col("kind") != BUY) | (pl.col("max_bet") > 0), "positive on a buy"),
+        Check(
+            "cash_at_start",
+            (pl.col("kind") != BUY) | (pl.col("cash_at_start") >= pl.col("amount")).fill_null(False),
+            "set and at least the amount on a buy (a decision's bets never exceed its cash)",
+        ),
         Check(
             "amount",
             (pl.col("kind") != BUY) | ((pl.col("amount") > 0) & (pl.col("amount") <= pl.col("max_bet"))),

@@ -48,3 +48,14 @@ def failed_agents(decisions: pl.DataFrame) -> list[FailedAgent]:
     return [
         FailedAgent(agent, decisions, valid, *top[agent]) for agent, decisions, valid in failed.iter_rows()
     ]
+
+
+def health_metrics(decisions: pl.DataFrame, agents: pl.Series) -> pl.DataFrame:
+    """Per agent of ``agents``: ``failed`` (bool), for the leaderboards (an agent that never
+    decided has not failed: it has no answers at all, and other columns say so)."""
+    failed = {f.agent for f in failed_agents(decisions)}
+    names = agents.unique(maintain_order=True)
+    return pl.DataFrame(
+        {"agent": names, "failed": [name in failed for name in names]},
+        schema={"agent": pl.String, "failed": pl.Boolean},
+    )

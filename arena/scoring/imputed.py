@@ -26,6 +26,7 @@ import polars as pl
 
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.scores import YES, brier, log_score, side_outcome
+from arena.scoring.sums import fmean, fsum
 
 EVENT = ["cohort_id", "market_id", "outcome"]
 EVENT_OF_AGENT = ["cohort_id", "agent", "market_id", "outcome"]
@@ -84,16 +85,22 @@ def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
     silent = by_market.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner").join(
         stated, on=EVENT_OF_AGENT, how="anti"
     )
-    return pl.concat([stated, silent.select(stated.columns)])
+    return pl.concat([stated, silent.select(stated.columns)]).sort(EVENT_OF_AGENT)
 
 
 def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Means over an event's rounds, added up in round order (``arena.scoring.sums``: one order,
+    the same bits every run)."""
     f, y = pl.col("f"), pl.col("y")
-    return rows.group_by(keys).agg(
-        brier=brier(f, y).mean(),
-        log_score=log_score(f, y).mean(),
-        rounds=pl.len(),
-        imputed=pl.col("imputed").sum(),
+    return (
+        rows.sort([*keys, "offered_at"])
+        .group_by(keys, maintain_order=True)
+        .agg(
+            brier=fmean(brier(f, y)),
+            log_score=fmean(log_score(f, y)),
+            rounds=pl.len(),
+            imputed=pl.col("imputed").sum(),
+        )
     )
 
 
@@ -105,17 +112,21 @@ def autocast_market_scores(events: pl.DataFrame) -> pl.DataFrame:
     market's events of their mean Brier (``imputed_event_scores``), halved.
     """
     halves = pl.when(pl.col("outcome") == YES).then(2.0).otherwise(1.0) * pl.col("brier")
-    return events.group_by("cohort_id", "agent", "market_id").agg(brier=halves.sum() / AUTOCAST_DIVISOR)
+    return events.group_by("cohort_id", "agent", "market_id", maintain_order=True).agg(
+        brier=fsum(halves) / AUTOCAST_DIVISOR
+    )
 
 
 def imputed_metrics(events: pl.DataFrame, markets: pl.DataFrame) -> pl.DataFrame:
     """Per agent: ``stated_brier_imputed``, ``log_score_imputed``, ``imputed_share``,
     ``imputed_events`` and ``stated_brier_autocast`` (from ``autocast_market_scores``)."""
-    per_agent = events.group_by("agent").agg(
+    per_agent = events.group_by("agent", maintain_order=True).agg(
         imputed_events=pl.len(),
-        stated_brier_imputed=pl.col("brier").mean(),
-        log_score_imputed=pl.col("log_score").mean(),
+        stated_brier_imputed=fmean(pl.col("brier")),
+        log_score_imputed=fmean(pl.col("log_score")),
         imputed_share=pl.col("imputed").sum() / pl.col("rounds").sum(),
     )
-    autocast = markets.group_by("agent").agg(stated_brier_autocast=pl.col("brier").mean())
+    autocast = markets.group_by("agent", maintain_order=True).agg(
+        stated_brier_autocast=fmean(pl.col("brier"))
+    )
     return per_agent.join(autocast, on="agent", how="left")

@@ -1,21 +1,28 @@
-"""Plain-word labels for Brier scores and returns, so a table reads at a glance.
+"""Seed 002's plain-word labels for Brier scores and returns, and when the two disagree.
 
-A Brier band includes its upper edge; a return edge belongs to the band nearer 0 (exactly +5%
-is "flat", exactly −20% is "poor"):
+Bands exactly as seed 002 names them. The seed gives ranges; where it leaves an edge open, a
+Brier edge belongs to the worse band (the brief's "< 0.10 Excellent") and a return edge to the
+band nearer 0 (the seed's own strict "> +50%" and "< −20%" edges extend to the others):
 
-=============  ===================  ===================
+=============  ===================  ==========================
 label          Brier                return %
-=============  ===================  ===================
-excellent      0 – 0.10             —
-exceptional    —                    above +50
-strong         —                    +20 – +50
-good           0.10 – 0.20          +5 – +20
-fair / flat    0.20 – 0.25 (fair)   −5 – +5 (flat)
-poor           0.25 – 0.40          −20 – −5
-very poor      above 0.40           below −20
-=============  ===================  ===================
+=============  ===================  ==========================
+Perfect        exactly 0            —
+Exceptional    —                    above +50
+Excellent      below 0.10           +20 (excl.) to +50 (incl.)
+Good           0.10 to below 0.20   +5 (excl.) to +20 (incl.)
+Fair           0.20 to below 0.25   —
+Neutral        —                    −5 to +5 (both incl.)
+Poor           0.25 to below 0.40   −20 (incl.) to −5 (excl.)
+Very Poor      0.40 and above       below −20
+=============  ===================  ==========================
 
-0.25 is what always saying 50% scores, so "fair" ends where guessing begins.
+0.25 is what always saying 50% scores, so "Fair" ends where guessing begins.
+
+**Disagreement** (``label_conflict``): an agent's bet-implied Brier and its return point
+opposite ways when one reads good and the other bad: Brier Perfect/Excellent/Good (below 0.20)
+with return Poor/Very Poor (below −5%), or Brier Poor/Very Poor (0.25 and above) with return
+Good/Excellent/Exceptional (above +5%). Fair and Neutral never disagree with anything.
 """
 
 from __future__ import annotations
@@ -23,35 +30,53 @@ from __future__ import annotations
 import polars as pl
 from polars.expr.whenthen import ChainedThen, Then
 
+PERFECT = "Perfect"
 BRIER_BANDS: tuple[tuple[float, str], ...] = (
-    (0.10, "excellent"),
-    (0.20, "good"),
-    (0.25, "fair"),
-    (0.40, "poor"),
+    (0.10, "Excellent"),
+    (0.20, "Good"),
+    (0.25, "Fair"),
+    (0.40, "Poor"),
 )
-BRIER_WORST = "very poor"
+BRIER_WORST = "Very Poor"
 
 # (lower edge in %, label): the first band whose edge the return passes.
 RETURN_BANDS: tuple[tuple[float, str], ...] = (
-    (50.0, "exceptional"),
-    (20.0, "strong"),
-    (5.0, "good"),
-    (-5.0, "flat"),
-    (-20.0, "poor"),
+    (50.0, "Exceptional"),
+    (20.0, "Excellent"),
+    (5.0, "Good"),
+    (-5.0, "Neutral"),
+    (-20.0, "Poor"),
 )
-RETURN_WORST = "very poor"
+RETURN_WORST = "Very Poor"
+
+GOOD_BRIER = 0.20  # below: Perfect, Excellent or Good
+BAD_BRIER = 0.25  # at or above: Poor or Very Poor
+GOOD_RETURN = 5.0  # above: Good or better
+BAD_RETURN = -5.0  # below: Poor or Very Poor
+
+
+def _missing(value: pl.Expr) -> pl.Expr:
+    return value.is_null() | value.is_nan()
 
 
 def brier_label(brier: pl.Expr) -> pl.Expr:
-    expr: Then | ChainedThen = pl.when(brier.is_null() | brier.is_nan()).then(None)
+    expr: Then | ChainedThen = pl.when(_missing(brier)).then(None).when(brier == 0.0).then(pl.lit(PERFECT))
     for upper, label in BRIER_BANDS:
-        expr = expr.when(brier <= upper).then(pl.lit(label))
+        expr = expr.when(brier < upper).then(pl.lit(label))
     return expr.otherwise(pl.lit(BRIER_WORST))
 
 
 def return_label(return_pct: pl.Expr) -> pl.Expr:
-    expr: Then | ChainedThen = pl.when(return_pct.is_null() | return_pct.is_nan()).then(None)
+    expr: Then | ChainedThen = pl.when(_missing(return_pct)).then(None)
     for lower, label in RETURN_BANDS:
         reached = return_pct > lower if lower > 0 else return_pct >= lower
         expr = expr.when(reached).then(pl.lit(label))
     return expr.otherwise(pl.lit(RETURN_WORST))
+
+
+def disagree(brier: pl.Expr, return_pct: pl.Expr) -> pl.Expr:
+    """True when the Brier label and the return label point opposite ways (module docstring)."""
+    good_brier_bad_money = (brier < GOOD_BRIER) & (return_pct < BAD_RETURN)
+    bad_brier_good_money = (brier >= BAD_BRIER) & (return_pct > GOOD_RETURN)
+    unknown = _missing(brier).fill_null(True) | _missing(return_pct).fill_null(True)
+    return pl.when(unknown).then(False).otherwise(good_brier_bad_money | bad_brier_good_money)

@@ -20,6 +20,8 @@ frames it returns. What it decides, and why:
   markets: YES), which imputation scores; their markets' resolutions are read too.
 - Guards: each ``llm`` seat of a replay cohort, with the end of its ``knowledge_cutoff`` day and
   whether the leakage guard covered it (``off`` without a cutoff).
+- Every query has an ``ORDER BY``: rows arrive in one order, so float sums add up in one order
+  and the same database always gives the same bits (``arena.scoring.sums``).
 - Resolutions are read with their winner: the outcome paying $1 (``OUTCOME``), the kind
   itself (``YES``/``NO``), none for ``VOID``/``5050``; payouts that disagree are an error.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -40,10 +43,12 @@ from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
+from agents.registry import AgentConfigError, model_identity
 from arena.clock import ensure_utc
 from arena.cohorts.config import (
     RulesConfig,
     ScheduleConfig,
+    ScoringConfig,
     TournamentConfig,
     UtcDateTime,
     decisions_end,
@@ -78,6 +83,7 @@ from arena.scoring.frames import (
     FrameSpec,
     ScoringFrames,
 )
+from arena.scoring.scores import Reading
 
 BINARY = ["YES", "NO"]
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
@@ -86,6 +92,42 @@ ROUND_SOURCE = "round"
 
 class LoadError(ValueError):
     """Stored rows cannot be read as scoring frames; the message names the table, row and field."""
+
+
+@dataclass(frozen=True)
+class CohortScoring:
+    """The scoring choices a leaderboard takes from its cohorts: bootstrap seed and implied reading.
+
+    One cohort: its ``seed`` and ``scoring.implied``. Several pooled: those of the first cohort by
+    id, so every view of the same cohorts (CLI, JSON, dashboard, report) uses the same numbers.
+    """
+
+    seed: int = 0
+    implied: Reading = "fa"
+
+
+def cohort_scoring(
+    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
+) -> CohortScoring:
+    """The ``CohortScoring`` of ``cohort_ids`` (all cohorts when None); defaults when there are none."""
+    session = bind if isinstance(bind, Session) else Session(bind)
+    try:
+        query = select(col(CohortRow.id), col(CohortRow.seed), col(CohortRow.config_json)).order_by(
+            col(CohortRow.id)
+        )
+        if cohort_ids is not None:
+            query = query.where(col(CohortRow.id).in_(list(cohort_ids)))
+        first = session.execute(query.limit(1)).first()
+    finally:
+        if session is not bind:
+            session.close()
+    if first is None:
+        return CohortScoring()
+    try:
+        implied = ScoringConfig.model_validate(first.config_json.get("scoring", {})).implied
+    except ValueError as exc:
+        raise LoadError(f"cohort {first.id!r}: config_json.scoring is not valid ({exc})") from None
+    return CohortScoring(seed=first.seed, implied=implied)
 
 
 def load_frames(
@@ -131,6 +173,33 @@ def load_frames(
             session.close()
 
 
+def model_identities(
+    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
+) -> pl.DataFrame:
+    """Per seat (``cohort_id``, ``agent``): its ``model`` identity (``agents.registry.model_identity``)."""
+    session = bind if isinstance(bind, Session) else Session(bind)
+    try:
+        query = select(
+            col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.kind), col(AgentRow.settings_json)
+        )
+        if cohort_ids is not None:
+            query = query.where(col(AgentRow.cohort_id).in_(list(cohort_ids)))
+        rows = session.execute(query.order_by(col(AgentRow.cohort_id), col(AgentRow.name))).all()
+    finally:
+        if session is not bind:
+            session.close()
+    models = []
+    for row in rows:
+        try:
+            models.append(model_identity(row.kind, row.settings_json or {}))
+        except AgentConfigError as exc:
+            raise LoadError(f"agent {row.name!r} of cohort {row.cohort_id!r}: {exc}") from None
+    return pl.DataFrame(
+        {"cohort_id": [r.cohort_id for r in rows], "agent": [r.name for r in rows], "model": models},
+        schema={"cohort_id": pl.String, "agent": pl.String, "model": pl.String},
+    )
+
+
 def _cohorts(session: Session, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
     """Bankroll per cohort id; unknown ids are an error."""
     query = select(col(CohortRow.id), col(CohortRow.config_json))
@@ -153,9 +222,9 @@ def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
 
 def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
     rows = session.execute(
-        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.kind)).where(
-            col(AgentRow.cohort_id).in_(list(cohorts))
-        )
+        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.kind))
+        .where(col(AgentRow.cohort_id).in_(list(cohorts)))
+        .order_by(col(AgentRow.cohort_id), col(AgentRow.name))
     ).all()
     return pl.DataFrame(
         {
@@ -183,11 +252,13 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
             col(FillRow.price),
             col(FillRow.shares),
             col(FillRow.max_bet),
+            col(DecisionRow.cash_at_start),
             col(FillRow.realized_pnl),
             col(FillRow.filled_at),
         )
         .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
         .join(MarketRow, col(MarketRow.id) == col(FillRow.market_id))
+        .outerjoin(DecisionRow, col(DecisionRow.id) == col(FillRow.decision_id))
         .where(col(AgentRow.cohort_id).in_(cohort_ids))
         .order_by(col(FillRow.id))
     )
@@ -195,6 +266,8 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
     return frame.with_columns(
         pl.col("price").cast(pl.Float64),
         pl.col("realized_pnl").fill_null(Decimal(0)),
+        # Only a bet reads its decision's cash (the Kelly reading's φ); sells share decisions.
+        pl.when(pl.col("kind") == "buy").then(pl.col("cash_at_start")),
     )
 
 
@@ -280,12 +353,16 @@ def _resolutions(session: Session, market_ids: list[str]) -> pl.DataFrame:
     rows = _chunked(
         session,
         market_ids,
-        lambda ids: select(
-            col(ResolutionRow.market_id),
-            col(ResolutionRow.kind),
-            col(ResolutionRow.payouts_json),
-            col(ResolutionRow.resolved_at),
-        ).where(col(ResolutionRow.market_id).in_(ids)),
+        lambda ids: (
+            select(
+                col(ResolutionRow.market_id),
+                col(ResolutionRow.kind),
+                col(ResolutionRow.payouts_json),
+                col(ResolutionRow.resolved_at),
+            )
+            .where(col(ResolutionRow.market_id).in_(ids))
+            .order_by(col(ResolutionRow.market_id))
+        ),
     )
     table = [(r.market_id, r.kind, _winner(r.market_id, r.kind, r.payouts_json), r.resolved_at) for r in rows]
     return _frame(table, RESOLUTIONS)
@@ -310,19 +387,35 @@ def _prices(session: Session, market_ids: list[str], binary: set[str]) -> pl.Dat
     snapshots = _chunked(
         session,
         market_ids,
-        lambda ids: select(
-            col(MarketSnapshotRow.market_id),
-            col(MarketSnapshotRow.source),
-            col(MarketSnapshotRow.observed_at),
-            col(MarketSnapshotRow.prices_json),
-        ).where(col(MarketSnapshotRow.market_id).in_(ids)),
+        lambda ids: (
+            select(
+                col(MarketSnapshotRow.market_id),
+                col(MarketSnapshotRow.source),
+                col(MarketSnapshotRow.observed_at),
+                col(MarketSnapshotRow.prices_json),
+            )
+            .where(col(MarketSnapshotRow.market_id).in_(ids))
+            .order_by(
+                col(MarketSnapshotRow.market_id),
+                col(MarketSnapshotRow.observed_at),
+                col(MarketSnapshotRow.id),
+            )
+        ),
     )
     shown = _chunked(
         session,
         market_ids,
-        lambda ids: select(
-            col(RoundMarketRow.market_id), col(RoundMarketRow.observed_at), col(RoundMarketRow.prices_json)
-        ).where(col(RoundMarketRow.market_id).in_(ids)),
+        lambda ids: (
+            select(
+                col(RoundMarketRow.market_id),
+                col(RoundMarketRow.observed_at),
+                col(RoundMarketRow.prices_json),
+            )
+            .where(col(RoundMarketRow.market_id).in_(ids))
+            .order_by(
+                col(RoundMarketRow.market_id), col(RoundMarketRow.observed_at), col(RoundMarketRow.round_id)
+            )
+        ),
     )
     observations = [(r.market_id, ROUND_SOURCE, r.observed_at, r.prices_json) for r in shown]
     observations += sorted(
@@ -388,6 +481,7 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
             day_closes,
             and_(day_closes.c.agent_id == col(mark.agent_id), day_closes.c.closed_at == col(mark.marked_at)),
         )
+        .order_by(col(mark.cohort_id), col(AgentRow.name), col(mark.marked_at))
     )
     return read_frame(session.connection(), query).rename({"name": "agent"})
 

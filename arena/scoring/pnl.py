@@ -5,27 +5,33 @@ the portfolio engine's own valuation, never recomputed here. A seat with no snap
 worth its bankroll if it has no fills (an agent that never bet made exactly 0) and unknown
 (null) otherwise.
 
-For statistics the P/L is also split by market (``market_pnl``): what the fill log realised on
-the market (sells and settlements, fees included) plus the open shares valued at the latest
-observed price of their side (a NO side without its own price is 1 − YES) minus their
-remaining cost; with no price yet an open position is worth its cost (DESIGN: never invent a
-price). Summed over markets this matches the headline up to the time between the last price
-and the last mark.
+For statistics the P/L is also split by market (``market_pnl``), exactly: what the fill log
+realised on the market (sells and settlements, fees included) plus the open shares valued at the
+latest observed price of their side (a NO side without its own price is 1 − YES), as the ledger
+values them, minus their remaining cost; with no price yet an open position is worth its cost
+(DESIGN: never invent a price). Summed over markets this is the headline P/L to the micro-dollar
+when the last mark used the latest prices, and otherwise differs only by the moves in between.
 """
 
 from __future__ import annotations
+
+from decimal import Decimal
 
 import polars as pl
 
 from arena.scoring.frames import BUY, MONEY, SELL, ScoringFrames
 from arena.scoring.scores import NO, YES
+from arena.scoring.sums import fsum
+from portfolio import metrics
 
 SEAT = ["cohort_id", "agent"]
 
 
 def seat_values(frames: ScoringFrames) -> pl.DataFrame:
     """Per seat: bankroll, value, cash, realized, unrealized, pnl (Decimal) as of the latest mark."""
-    latest = frames.snapshots.sort("marked_at").group_by(SEAT).last()
+    latest = (
+        frames.snapshots.sort("marked_at", maintain_order=True).group_by(SEAT, maintain_order=True).last()
+    )
     traded = frames.fills.select(SEAT).unique().with_columns(traded=pl.lit(True))
     never = pl.col("marked_at").is_null() & pl.col("traded").is_null()
     zero = pl.lit(0, dtype=MONEY)
@@ -41,33 +47,52 @@ def seat_values(frames: ScoringFrames) -> pl.DataFrame:
             realized=pl.when(never).then(zero).otherwise(pl.col("realized_pnl")),
             unrealized=pl.when(never).then(zero).otherwise(pl.col("unrealized_pnl")),
         )
-        .with_columns(pnl=pl.col("value") - pl.col("bankroll"))
+        .with_columns(pnl=metrics.pnl(pl.col("value"), pl.col("bankroll")))
     )
 
 
 def market_pnl(frames: ScoringFrames) -> pl.DataFrame:
-    """P/L per (cohort, agent, market) in float dollars: realised plus open value minus open cost.
+    """P/L per (cohort, agent, market), exact (``Decimal``): realised plus open value minus open cost.
 
-    Summed fill by fill: each fill adds the P/L it realised and, when its side has a price,
-    the value of the shares it moved (+ bought, − sold or settled) minus the cost basis it
-    moved, so what is left is exactly (open shares × price − open cost) per priced side.
+    Per side held: the P/L its fills realised, plus the open shares valued as the ledger values
+    them (``portfolio.metrics.position_value``: shares × the side's latest price, truncated to the
+    micro-dollar) minus the cost basis still open. A side without a price is worth its cost. With
+    the mark's prices this is exactly the ledger's P/L of the market, to the micro-dollar.
     """
-    now = latest_side_prices(frames.prices).rename({"price": "price_now"})
-    priced = frames.fills.join(now, on=["market_id", "outcome"], how="left", maintain_order="left")
     buy = pl.col("kind") == BUY
-    shares = pl.col("shares").cast(pl.Float64)
-    amount, realized = pl.col("amount").cast(pl.Float64), pl.col("realized_pnl").cast(pl.Float64)
-    signed_shares = pl.when(buy).then(shares).otherwise(-shares)
-    cost_moved = pl.when(buy).then(amount).otherwise(realized - amount)
-    open_part = signed_shares * pl.col("price_now") - cost_moved
-    contribution = realized + pl.when(pl.col("price_now").is_null()).then(0.0).otherwise(open_part)
-    return priced.group_by([*SEAT, "market_id"]).agg(pnl=contribution.sum())
+    sides = frames.fills.group_by([*SEAT, "market_id", "outcome"], maintain_order=True).agg(
+        realized=pl.col("realized_pnl").sum(),
+        shares=pl.when(buy).then(pl.col("shares")).otherwise(-pl.col("shares")).sum(),
+        # A buy adds its amount to the cost basis; a sell or settlement removes amount − realised.
+        cost=pl.when(buy).then(pl.col("amount")).otherwise(pl.col("realized_pnl") - pl.col("amount")).sum(),
+    )
+    now = latest_side_prices(frames.prices).rename({"price": "price_now"})
+    sides = sides.join(now, on=["market_id", "outcome"], how="left", maintain_order="left")
+    # Only open, priced sides need valuing (closed ones are worth 0, unpriced ones their cost).
+    priced = (pl.col("shares") != 0) & pl.col("price_now").is_not_null()
+    sides = sides.with_row_index("_row")
+    open_sides = sides.filter(priced).select("_row", "shares", "price_now")
+    values = [metrics.position_value(shares, _exact(price)) for _, shares, price in open_sides.iter_rows()]
+    valued = open_sides.select("_row", value=pl.Series(values, dtype=MONEY))
+    sides = sides.join(valued, on="_row", how="left", maintain_order="left").with_columns(
+        value=pl.when(pl.col("price_now").is_null())
+        .then(pl.col("cost"))
+        .otherwise(pl.col("value").fill_null(0))
+    )
+    return sides.group_by([*SEAT, "market_id"], maintain_order=True).agg(
+        pnl=(pl.col("realized") + pl.col("value") - pl.col("cost")).sum().cast(MONEY)
+    )
+
+
+def _exact(price: float) -> Decimal:
+    """The stored decimal price back from its float (prices are read as floats for statistics)."""
+    return Decimal(repr(price))
 
 
 def latest_side_prices(prices: pl.DataFrame) -> pl.DataFrame:
     """Latest observed price per (market, outcome), adding NO = 1 − YES where NO has no price."""
     newest = pl.col("price").get(pl.col("observed_at").arg_max())
-    latest = prices.group_by(["market_id", "outcome"]).agg(newest)
+    latest = prices.group_by(["market_id", "outcome"], maintain_order=True).agg(newest)
     implied_no = latest.filter(pl.col("outcome") == YES).select(
         "market_id", outcome=pl.lit(NO), price=1.0 - pl.col("price")
     )
@@ -83,13 +108,13 @@ def trading(frames: ScoringFrames) -> pl.DataFrame:
     day), the share of its value held in positions (1 − cash / value); ``marks`` counts them, so
     pooled means stay exact across seats and a cohort marked hourly weighs each day once.
     """
-    traded = frames.fills.group_by(SEAT).agg(
+    traded = frames.fills.group_by(SEAT, maintain_order=True).agg(
         traded=pl.col("amount").filter(pl.col("kind").is_in([BUY, SELL])).sum().cast(pl.Float64),
     )
-    deployed = frames.snapshots.group_by(SEAT).agg(
-        deployed_sum=(1.0 - pl.col("cash").cast(pl.Float64) / pl.col("total_value").cast(pl.Float64))
-        .fill_nan(None)
-        .sum(),
+    deployed = frames.snapshots.group_by(SEAT, maintain_order=True).agg(
+        deployed_sum=fsum(
+            (1.0 - pl.col("cash").cast(pl.Float64) / pl.col("total_value").cast(pl.Float64)).fill_nan(None)
+        ),
         marks=pl.len(),
     )
     seats = frames.agents.select(*SEAT, "bankroll")

@@ -16,14 +16,15 @@ import polars as pl
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.imputed import EVENT_OF_AGENT
 from arena.scoring.scores import brier
+from arena.scoring.sums import fmean
 
 
 def provisional_events(frames: ScoringFrames) -> pl.DataFrame:
     """Per stated event whose market has no resolution: latest statement ``p``, latest price ``m``, Brier."""
     latest = (
         frames.forecasts.join(frames.resolutions.select("market_id"), on="market_id", how="anti")
-        .sort("stated_at")
-        .group_by(EVENT_OF_AGENT)
+        .sort([*EVENT_OF_AGENT, "stated_at"])
+        .group_by(EVENT_OF_AGENT, maintain_order=True)
         .agg(pl.col("p").last())
     )
     prices = frames.prices.sort("observed_at").group_by("market_id", "outcome").agg(m=pl.col("price").last())
@@ -34,6 +35,6 @@ def provisional_events(frames: ScoringFrames) -> pl.DataFrame:
 
 def provisional_metrics(events: pl.DataFrame) -> pl.DataFrame:
     """Per agent: ``provisional_events`` (open stated events) and ``stated_brier_provisional``."""
-    return events.group_by("agent").agg(
-        provisional_events=pl.len(), stated_brier_provisional=pl.col("brier").mean()
+    return events.group_by("agent", maintain_order=True).agg(
+        provisional_events=pl.len(), stated_brier_provisional=fmean(pl.col("brier"))
     )

@@ -18,6 +18,7 @@ from __future__ import annotations
 import polars as pl
 
 from arena.scoring.frames import ScoringFrames
+from arena.scoring.sums import fmean, fstd, fsum
 
 SEAT = ["cohort_id", "agent"]
 
@@ -28,18 +29,18 @@ def daily_returns(frames: ScoringFrames) -> pl.DataFrame:
         frames.snapshots.with_columns(
             day=pl.col("marked_at").dt.date(), value=pl.col("total_value").cast(pl.Float64)
         )
-        .sort("marked_at")
-        .group_by([*SEAT, "day"])
+        .sort("marked_at", maintain_order=True)
+        .group_by([*SEAT, "day"], maintain_order=True)
         .agg(pl.col("value").last())
         .join(frames.agents.select(*SEAT, "bankroll"), on=SEAT, how="inner")
-        .sort([*SEAT, "day"])
+        .sort([*SEAT, "day"], maintain_order=True)
         .with_columns(
             previous=pl.col("value").shift(1).over(SEAT).fill_null(pl.col("bankroll").cast(pl.Float64))
         )
     )
     return (
-        closes.group_by(["agent", "day"])
-        .agg(change=(pl.col("value") - pl.col("previous")).sum(), base=pl.col("previous").sum())
+        closes.group_by(["agent", "day"], maintain_order=True)
+        .agg(change=fsum(pl.col("value") - pl.col("previous")), base=fsum(pl.col("previous")))
         .filter(pl.col("base") > 0)
         .with_columns(daily_return=pl.col("change") / pl.col("base"))
         .select("agent", "day", "daily_return")
@@ -53,10 +54,10 @@ def risk_metrics(frames: ScoringFrames) -> pl.DataFrame:
         index=(1.0 + pl.col("daily_return")).cum_prod().over("agent"),
     )
     drawdown = 1.0 - pl.col("index") / pl.col("index").cum_max().clip(lower_bound=1.0)
-    std = pl.col("daily_return").std(ddof=1)
-    return returns.group_by("agent").agg(
+    std = fstd(pl.col("daily_return"))
+    return returns.group_by("agent", maintain_order=True).agg(
         return_days=pl.len(),
         volatility=std,
-        sharpe=pl.when(std > 0).then(pl.col("daily_return").mean() / std),
+        sharpe=pl.when(std > 0).then(fmean(pl.col("daily_return")) / std),
         max_drawdown=drawdown.max().clip(lower_bound=0.0),
     )

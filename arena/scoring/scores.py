@@ -9,22 +9,48 @@ left out of every score. With ``y`` in {0, 0.5, 1} the rules below are the usual
   of the probability given to what happened. ``f`` is clipped into [LOG_CLIP, 1 − LOG_CLIP]
   first, so one stated 0% does not make a whole average −∞ (a 0.1% floor, as Metaculus uses).
 
-The bet-implied forecast follows DESIGN.md: implied confidence ``c = amount / max_bet`` of the
-decision; the probability of YES implied by a binary bet is ``c`` for a YES bet and ``1 − c``
-for a NO bet; Brier ``(f_YES − y_YES)²``, which equals ``(c − y_side)²``, the multi-outcome rule.
+A bet implies a probability of its side in two readings (``READINGS``), both kept per bet:
+
+- ``fa`` (seed 002): implied confidence ``c = amount / max_bet`` of the decision, P(side) = c.
+- ``kelly``: P(side) = p + φ·(1 − p), with p the side's fill price and φ = amount / cash at the
+  decision's start: the belief at which the stake is the full-Kelly one.
+
+The probability of YES implied by a binary bet is P(side) for a YES bet and ``1 − P(side)`` for
+a NO bet; Brier ``(f_YES − y_YES)²`` equals ``(P(side) − y_side)²``, the multi-outcome rule.
+The formulas themselves are ``portfolio.metrics``' kernels, applied here to whole columns.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import polars as pl
+
+from portfolio import metrics
 
 LOG_CLIP = 1e-3
 YES, NO = "YES", "NO"
 
+Reading = Literal["fa", "kelly"]
+READINGS: tuple[Reading, ...] = ("fa", "kelly")
 
-def implied_confidence(amount: str = "amount", max_bet: str = "max_bet") -> pl.Expr:
-    """Bet size as a share of the decision's max bet: a max bet is 100% confidence."""
-    return pl.col(amount).cast(pl.Float64) / pl.col(max_bet).cast(pl.Float64)
+
+def suffixed(key: str, reading: Reading) -> str:
+    """The column of ``key`` in a reading: unchanged for ``fa`` (the stable keys), ``_kelly`` added."""
+    return key if reading == "fa" else f"{key}_{reading}"
+
+
+def _money(column: str) -> pl.Expr:
+    return pl.col(column).cast(pl.Float64)
+
+
+def implied_probability(reading: Reading) -> pl.Expr:
+    """P(side) a bet implies in ``reading``, from the fill columns (see the module docstring)."""
+    if reading == "fa":
+        return metrics.stake_ratio(_money("amount"), _money("max_bet"))
+    return metrics.kelly_probability(
+        pl.col("price"), metrics.stake_ratio(_money("amount"), _money("cash_at_start"))
+    )
 
 
 def side_outcome(outcome: str = "outcome", resolution: str = "resolution") -> pl.Expr:
@@ -46,11 +72,11 @@ def toward_yes(value: pl.Expr, outcome: str = "outcome") -> pl.Expr:
 
     Multi-outcome sides are returned unchanged: their forecast is about that outcome.
     """
-    return pl.when(pl.col(outcome) == NO).then(1.0 - value).otherwise(value)
+    return pl.when(pl.col(outcome) == NO).then(metrics.complement(value)).otherwise(value)
 
 
 def brier(forecast: pl.Expr, outcome: pl.Expr) -> pl.Expr:
-    return (forecast - outcome) ** 2
+    return metrics.squared_error(forecast, outcome)
 
 
 def log_score(forecast: pl.Expr, outcome: pl.Expr) -> pl.Expr:

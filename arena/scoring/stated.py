@@ -29,6 +29,7 @@ import polars as pl
 
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.scores import brier, log_score, side_outcome
+from arena.scoring.sums import fsum, run_totals
 
 EVENT = ["cohort_id", "market_id", "outcome"]
 AGENT_EVENT = ["cohort_id", "agent", "market_id", "outcome"]
@@ -55,15 +56,23 @@ def standing_forecasts(frames: ScoringFrames) -> pl.DataFrame:
     statements = statements.with_columns(
         duration_s=(ends - pl.col("stated_at")).dt.total_seconds().cast(pl.Float64),
         event=new_event.cum_sum(),
-    ).with_columns(weight=pl.col("duration_s") / pl.col("duration_s").sum().over("event"))
+    )
+    statements = statements.with_columns(
+        weight=pl.col("duration_s") / run_totals(statements["duration_s"], statements["event"])
+    )
     return statements.join(
-        _opened(statements, frames.listings), on=["cohort_id", "market_id"], how="left", maintain_order="left"
+        _opened(statements, frames.listings),
+        on=["cohort_id", "market_id"],
+        how="left",
+        maintain_order="left",
     ).drop("event")
 
 
 def _opened(statements: pl.DataFrame, listings: pl.DataFrame) -> pl.DataFrame:
     """``opened_at`` per (cohort, market): the earlier of its listing and its first statement."""
-    first = statements.group_by("cohort_id", "market_id").agg(stated=pl.col("stated_at").min())
+    first = statements.group_by("cohort_id", "market_id", maintain_order=True).agg(
+        stated=pl.col("stated_at").min()
+    )
     return first.join(listings, on=["cohort_id", "market_id"], how="left").select(
         "cohort_id", "market_id", opened_at=pl.min_horizontal("stated", "listed_at")
     )
@@ -87,10 +96,10 @@ def event_scores(standing: pl.DataFrame) -> pl.DataFrame:
     priced = pl.when(m.is_not_null()).then(d).otherwise(0.0)
     window = (pl.col("resolved_at").first() - pl.col("opened_at").first()).dt.total_seconds().cast(pl.Float64)
     return standing.group_by(AGENT_EVENT, maintain_order=True).agg(
-        brier=(d * brier(p, y)).sum() / d.sum(),
-        log_score=(d * log_score(p, y)).sum() / d.sum(),
-        rel_log_score=pl.when(priced.sum() > 0).then(
-            (priced * (log_score(p, y) - log_score(m, y))).fill_null(0.0).sum() / priced.sum()
+        brier=fsum(d * brier(p, y)) / fsum(d),
+        log_score=fsum(d * log_score(p, y)) / fsum(d),
+        rel_log_score=pl.when(fsum(priced) > 0).then(
+            fsum((priced * (log_score(p, y) - log_score(m, y))).fill_null(0.0)) / fsum(priced)
         ),
-        coverage=d.sum() / window,
+        coverage=fsum(d) / window,
     )

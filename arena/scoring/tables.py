@@ -2,27 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 import polars as pl
 
 from arena.scoring.bets import scored_bets
 from arena.scoring.calibration import murphy, reliability_table
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.stated import standing_forecasts
-from arena.scoring.summary import implied_pairs, stated_pairs
+from arena.scoring.summary import SOURCES, Source, source_pairs
 
-Source = Literal["implied", "stated"]
-SOURCES: tuple[Source, ...] = ("implied", "stated")
+__all__ = ["SOURCES", "Source", "calibration_summary", "calibration_table", "forecast_pairs"]
 
 
 def forecast_pairs(frames: ScoringFrames, source: Source) -> pl.DataFrame:
-    """Forecast/outcome/weight pairs of resolved forecasts: from bet sizes or from statements."""
-    if source == "implied":
-        return implied_pairs(scored_bets(frames))
+    """Forecast/outcome/weight pairs of resolved forecasts: from bets (in a reading) or statements."""
     if source == "stated":
-        return stated_pairs(standing_forecasts(frames))
-    raise ValueError(f"source must be 'implied' or 'stated', got {source!r}")
+        return source_pairs(pl.DataFrame(), standing_forecasts(frames), source)
+    return source_pairs(scored_bets(frames), pl.DataFrame(), source)
 
 
 def calibration_table(frames: ScoringFrames, source: Source = "implied") -> pl.DataFrame:

@@ -35,6 +35,7 @@ import polars as pl
 from arena.cohorts.config import TournamentConfig
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.scores import log_score, side_outcome
+from arena.scoring.sums import fsum
 
 QUESTION = ["cohort_id", "market_id"]
 AGENT_QUESTION = ["cohort_id", "agent", "market_id"]
@@ -48,15 +49,16 @@ def tournament_standings(frames: ScoringFrames) -> pl.DataFrame:
     questions = tournament_questions(frames)
     per_seat = (
         question_scores(frames, questions)
-        .group_by("cohort_id", "agent")
-        .agg(s=pl.sum("s_q"), c=pl.sum("c_q"))
+        .group_by("cohort_id", "agent", maintain_order=True)
+        .agg(s=fsum(pl.col("s_q")), c=fsum(pl.col("c_q")))
     )
     per_agent = (
         frames.agents.select("cohort_id", "agent")
         .join(questions.group_by("cohort_id").agg(questions=pl.len()), on="cohort_id", how="left")
-        .join(per_seat, on=["cohort_id", "agent"], how="left")
-        .group_by("agent")
-        .agg(pl.sum("questions", "s", "c"))
+        .join(per_seat, on=["cohort_id", "agent"], how="left", maintain_order="left")
+        .sort("agent", "cohort_id")
+        .group_by("agent", maintain_order=True)
+        .agg(pl.sum("questions"), fsum(pl.col("s")).alias("s"), fsum(pl.col("c")).alias("c"))
     )
     scored = pl.col("questions") > 0
     return split_prizes(
@@ -103,8 +105,10 @@ def question_scores(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFr
     score = log_score(pl.col("p"), pl.col("y")) * (pl.col("priced_b") - pl.col("priced_a")) - (
         pl.col("reference_b") - pl.col("reference_a")
     )
-    per_question = spans.group_by("qid", "seat").agg(
-        s_q=score.sum(), c_q=(pl.col("covered_b") - pl.col("covered_a")).sum()
+    per_question = (
+        spans.sort("qid", "seat", "a")
+        .group_by("qid", "seat", maintain_order=True)
+        .agg(s_q=fsum(score), c_q=fsum(pl.col("covered_b") - pl.col("covered_a")))
     )
     return (
         per_question.sort("qid", "seat")  # integers: a stable order, cheaper than sorting by names
@@ -246,6 +250,7 @@ def tournament_questions(frames: ScoringFrames) -> pl.DataFrame:
         )
         .with_columns(_on_periods_that_exist(w) for w in ("s_weight", "c_weight"))
         .drop("resolution", "winner", "resolved_at")
+        .sort("cohort_id", "market_id")  # ids in one order, so every sum below has one order
         .with_row_index("qid")
     )
 

@@ -22,7 +22,7 @@ st.title("Agent")
 roster = queries.agents(ctx.url, cohort_id, ctx.data)
 if roster.is_empty():
     widgets.stop_with("This cohort has no agents.")
-scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct", int(ctx.cohort["seed"]))
+scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct")
 agent = st.selectbox(
     "Agent", scores["agent"].to_list(), key="agent_name", help="Ordered by return, best first."
 )
@@ -38,7 +38,11 @@ pnl = row.get("pnl")
 cols = st.columns(5)
 cols[0].metric("Value", money(row.get("value")), signed_money(pnl) if pnl else None)
 cols[1].metric("Return", percent(row.get("return_pct"), signed=True))
-cols[2].metric("Brier (bets)", number(row.get("brier")), help="0 perfect · 0.25 = always 50%")
+cols[2].metric(
+    "Brier (bets): fa / kelly",
+    f"{number(row.get('brier'))} / {number(row.get('brier_kelly'))}",
+    help="Bet sizes read as forecasts two ways (leaderboard legend) · 0 perfect · 0.25 = always 50%",
+)
 cols[3].metric(
     "Valid answers",
     share(row.get("valid_rate")),

@@ -8,7 +8,12 @@ import streamlit as st
 from arena import figures
 from dashboard import queries, widgets
 
-SOURCES = {"both": "Both", "implied": "Implied by bet size", "stated": "Stated probabilities"}
+SOURCES = {
+    "both": "All",
+    "implied": "Implied by bet size (fa)",
+    "implied_kelly": "Implied by bet size (kelly)",
+    "stated": "Stated probabilities",
+}
 EXPLAIN = (
     "Forecasts are grouped in ten bins by what they said (0–10%, 10–20%, …). A calibrated agent's "
     "points sit on the diagonal: of the things it called 70% likely, about 70% happened. Above the "

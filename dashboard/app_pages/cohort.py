@@ -50,7 +50,7 @@ else:
             decision_times=rounds["scheduled_at"].to_list(),
         )
     )
-    scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct", int(cohort["seed"]))
+    scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct")
     st.plotly_chart(figures.pnl_bars(scores.drop_nulls("realized_pnl"), styles))
 
 st.subheader("Rounds")

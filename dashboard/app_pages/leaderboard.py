@@ -11,32 +11,29 @@ from arena import figures
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE
+from arena.scoring.notes import label_notes
+from arena.scoring.registry import BY_KEY
 from dashboard import queries, tables, widgets
 
-RANK_BY = {
-    "return_pct": "Return",
-    "brier": "Brier (bet sizes)",
-    "bss_market": "Skill vs market",
-    "stated_brier_imputed": "Brier (stated, imputed)",
-    "stated_brier": "Brier (stated, as stated)",
-    "log_score": "Log score",
-    "win_rate": "Win rate",
-    "sharpe": "Sharpe ratio",
-}
-CHART_METRICS = {
-    "return_pct": "Return",
-    "brier": "Brier (bets)",
-    "bss_market": "Skill vs market",
-    "stated_brier_imputed": "Brier (stated, imputed)",
-    "stated_brier": "Brier (stated, as stated)",
-    "log_score": "Log score",
-    "rel_log_score": "Log score vs market",
-}
+CHARTED = (
+    "return_pct",
+    "brier",
+    "brier_kelly",
+    "bss_market",
+    "stated_brier_imputed",
+    "stated_brier",
+    "log_score",
+    "rel_log_score",
+)
 LEGEND = """
 - **Return** — profit or loss over the bankroll, with positions valued at the latest market price.
-- **Brier (bet sizes)** — how good the agent's bets were as forecasts. A bet's size against the
-  largest allowed bet is read as its confidence (a max bet = 100%). 0 is perfect, 0.25 is what
-  always saying 50% scores, 1 is always wrong. Only bets on resolved markets count.
+- **Brier (bets)** — how good the agent's bets were as forecasts, read two ways. *fa*: a bet's
+  size against the largest allowed bet is the probability of its side (a max bet = 100%), so a
+  small bet reads as a forecast *against* its side. *kelly*: the probability at which the bet is
+  the full-Kelly stake, p + φ·(1 − p) (p the price paid, φ the bet over the cash). The cohort's
+  `scoring.implied` picks the headline one; the other is shown beside it. 0 is perfect, 0.25 is
+  what always saying 50% scores, 1 is always wrong. Only bets on resolved markets count.
+  A note under the table flags agents whose Brier label and return label point opposite ways.
 - **Skill vs market** — 1 − the agent's Brier / the market price's Brier on the same bets: above 0
   beats the market, below 0 does worse than just trusting the price.
 - **Brier / log score (stated)** — the same idea for the probabilities the agent wrote down,
@@ -57,9 +54,15 @@ ctx = widgets.context()
 st.title("Leaderboard")
 widgets.cohort_caption(ctx)
 left, right = st.columns([1, 2])
-by = left.selectbox("Rank by", list(RANK_BY), format_func=RANK_BY.__getitem__, key="leaderboard_by")
-seed = 0 if ctx.choice == widgets.ALL else int(ctx.cohort["seed"])
-table = queries.scores(ctx.url, ctx.ids, ctx.data, by, seed)
+implied = queries.scoring_choice(ctx.url, ctx.ids, ctx.data).implied
+
+
+def _label(key: str) -> str:
+    return BY_KEY[key].display_label(implied)
+
+
+by = left.selectbox("Rank by", list(SORTABLE), format_func=_label, key="leaderboard_by")
+table = queries.scores(ctx.url, ctx.ids, ctx.data, by)
 if table.is_empty():
     widgets.stop_with("This cohort has no agents yet.")
 
@@ -68,7 +71,7 @@ cols = st.columns(4)
 cols[0].metric(
     "Leader",
     leader["agent"],
-    help=f"Best {RANK_BY[by].lower()} (sorted {'up' if not SORTABLE[by] else 'down'})",
+    help=f"Best {_label(by).lower()} (sorted {'up' if not SORTABLE[by] else 'down'})",
 )
 cols[1].metric("Leader's P/L", signed_money(leader["pnl"]), percent(leader["return_pct"], signed=True))
 cols[2].metric(
@@ -89,21 +92,27 @@ elif bool(table["few_markets"].any()):
     )
 
 metric = right.segmented_control(
-    "Chart",
-    list(CHART_METRICS),
-    format_func=CHART_METRICS.__getitem__,
-    default="return_pct",
-    required=True,
-    key="leaderboard_chart",
+    "Chart", list(CHARTED), format_func=_label, default="return_pct", required=True, key="leaderboard_chart"
 )
-if table.filter(pl.col(metric).is_not_null()).is_empty():
-    st.caption(f"No agent has a {CHART_METRICS[metric].lower()} score yet.")
+chosen = BY_KEY[str(metric)]
+if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
+    st.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
 else:
-    st.plotly_chart(figures.leaderboard_intervals(table, metric, widgets.styles(ctx)))
+    axis = chosen.axis_title(implied)
+    st.plotly_chart(
+        figures.leaderboard_intervals(
+            table, chosen.key, widgets.styles(ctx), axis=axis, reference=chosen.reference
+        )
+    )
 
-view, config = tables.leaderboard(table)
+view, config = tables.leaderboard(table, implied)
 widgets.table(view, column_config=config)
 for note in stated_notes(list(table.iter_rows(named=True))):
     st.caption(note)
+for note in label_notes(table, implied):
+    st.caption(f"Note: {note}")
+with st.expander("Every metric", expanded=False):
+    everything, everything_config = tables.every_metric(table, implied)
+    widgets.table(everything, column_config=everything_config)
 with st.expander("What these numbers mean", expanded=False):
     st.markdown(LEGEND)

@@ -101,7 +101,7 @@ def bettors(draw: st.DrawFn) -> list[Bettor]:
         "edge_threshold": draw(st.decimals(min_value=D(0), max_value=D("0.5"), places=2)),
         "max_markets": draw(st.integers(1, 10)),
     }
-    method = draw(st.sampled_from(["median", "mean", "geo_mean_odds"]))
+    method = draw(st.sampled_from(["median", "mean", "geo_mean", "geo_mean_odds"]))
     return [
         HoldBettor("hold"),
         MarketBettor("market"),

@@ -29,6 +29,16 @@ def test_median_mean_and_geometric_mean_of_odds_by_hand() -> None:
     assert aggregate(probabilities, "geo_mean_odds") == pytest.approx(0.80204, abs=1e-5)
 
 
+def test_geometric_mean_of_probabilities_by_hand_and_not_renormalised() -> None:
+    # 0.6 × 0.7 × 0.95 = 0.399; cube root 0.73619…
+    assert aggregate([0.6, 0.7, 0.95], "geo_mean") == pytest.approx(0.399 ** (1 / 3))
+    assert aggregate([0.6, 0.7, 0.95], "geo_mean") == pytest.approx(0.73619, abs=1e-5)
+    # Of P(NO): 0.4 × 0.3 × 0.05 = 0.006, cube root 0.18171…: the two readings add to 0.918, not 1.
+    assert aggregate([0.4, 0.3, 0.05], "geo_mean") == pytest.approx(0.18171, abs=1e-5)
+    # A stated 0 is read as 0.01, so one peer cannot make the crowd certain: √(0.01 × 0.64) = 0.08.
+    assert aggregate([0.0, 0.64], "geo_mean") == pytest.approx(0.08)
+
+
 def test_geometric_mean_of_odds_clips_certainties() -> None:
     # 1.0 is read as 0.99 (odds 99) and 0.0 as 0.01 (odds 1/99): they cancel to even odds.
     assert aggregate([1.0, 0.0], "geo_mean_odds") == pytest.approx(0.5)

@@ -41,7 +41,7 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     assert table.set_index("Agent")["Baseline"].to_dict() == {
         "gpt-4o": False, "broken-bot": False, "market": True, "random": True, "claude": False,
     }  # fmt: skip
-    assert table.set_index("Agent").loc["gpt-4o", "Return 95% CI (%)"] == "[0.26, 10.96]"
+    assert table.set_index("Agent").loc["gpt-4o", "Return % 95% CI"] == "[0.26, 10.96]"
     assert round(table.set_index("Agent").loc["gpt-4o", "Value"], 2) == 10525.42
     assert [m.value for m in app.metric][:2] == ["gpt-4o", "+$525.42"]
     assert any("fewer than 30 resolved markets" in w.value for w in app.warning)
@@ -160,7 +160,7 @@ def test_calibration_page_draws_reliability_diagrams_per_agent(page: Runner) -> 
     for agent in ("claude", "gpt-4o", "market", "random"):
         assert f'"text":"{agent}"' in spec.replace(" ", "")
     summary = app.dataframe[0].value
-    assert sorted(set(summary["Forecasts"])) == ["implied", "stated"]
+    assert sorted(set(summary["Forecasts"])) == ["implied", "implied_kelly", "stated"]
 
 
 def test_calibration_without_resolved_forecasts_explains_why(page: Runner) -> None:

@@ -197,3 +197,25 @@ def test_an_agent_that_never_answered_validly_fails_the_run_loudly(tmp_path: Pat
 )
 def test_a_demo_llm_is_named_after_its_model(model: str, name: str) -> None:
     assert agent_name_for(model) == name
+
+
+def test_a_failed_agent_is_not_ranked_on_the_leaderboard(tmp_path: Path) -> None:
+    dataset = tiny_dataset(tmp_path / "data")
+    agents = '[[agents]]\nname = "hold"\nkind = "hold"\n'
+    with FakeOpenAIServer() as server:
+        server.responder = lambda request: Reply.ok("not JSON")
+        agents += (
+            f'[[agents]]\nname = "deaf"\nkind = "llm"\nmodel = "local"\nbase_url = "{server.base_url}"\n'
+        )
+        config = _toml(tmp_path / "c.toml", dataset, agents)
+        assert _arena("replay", str(config), "--allow-agent-failures", db=tmp_path / "a.db")[0] == 0
+    result = runner.invoke(app, ["leaderboard", "--json", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"])
+    rows = {a["agent"]: a for a in json.loads(result.output)["agents"]}
+    # deaf ties hold on every money figure, but it failed: no rank, listed after the working agents.
+    assert (rows["deaf"]["failed"], rows["deaf"]["rank"]) == (True, None)
+    assert (rows["hold"]["failed"], rows["hold"]["rank"]) == (False, 1)
+    assert [a["agent"] for a in json.loads(result.output)["agents"]] == ["hold", "deaf"]
+    table = runner.invoke(
+        app, ["leaderboard", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"], env={"COLUMNS": "200"}
+    )
+    assert "FAILED" in table.output

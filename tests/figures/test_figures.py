@@ -38,7 +38,7 @@ def test_leaderboard_intervals_draw_asymmetric_error_bars_and_skip_missing_score
             "brier_hi": [0.21, None, 0.45],
         }
     )
-    fig = figures.leaderboard_intervals(table, "brier", agent_styles(ROSTER))
+    fig = figures.leaderboard_intervals(table, "brier", agent_styles(ROSTER), axis="Brier", reference=0.25)
     assert [t.y[0] for t in fig.data] == ["alpha", "zeta"]  # sorted, the agent without a score left out
     alpha = fig.data[0]
     assert alpha.x == (0.18,)
@@ -125,7 +125,7 @@ def test_reliability_diagrams_have_one_panel_per_agent_and_both_sources() -> Non
     fig = figures.reliability_diagrams(pl.DataFrame(rows), agent_styles(ROSTER))
     assert [a.text for a in fig.layout.annotations] == ["alpha", "zeta"]
     named = [t for t in fig.data if t.showlegend is not False]
-    assert [t.name for t in named] == ["implied by bet size", "stated probability"]
+    assert [t.name for t in named] == ["implied by bet size (fa)", "stated probability"]
     data = [t for t in fig.data if t.name == "stated probability" and t.x != (None,)]
     assert len(data) == 2 and data[0].x == (0.25, 0.75)
 

@@ -79,3 +79,17 @@ def test_realized_pnl_sums_the_log() -> None:
     log = ledger.apply_decision([Bet(BINARY, "YES", D(500))], quotes("0.40"), T0)
     log += ledger.settle(BINARY, YES_WON, T0)
     assert metrics.realized_pnl(log) == D(750) == ledger.realized_pnl
+
+
+def test_kelly_implied_probability_inverts_the_kelly_stake() -> None:
+    # $500 on YES at 0.40 with $10,000 cash: φ = 0.05, P = 0.40 + 0.05 · 0.60 = 0.43.
+    assert metrics.kelly_implied(D("0.40"), D(500), D(10000)) == D("0.43")
+    # Check against f* = (q − p) / (1 − p): at q = 0.43, f* = 0.03 / 0.60 = 0.05 = φ.
+    assert (D("0.43") - D("0.40")) / (1 - D("0.40")) == D("0.05")
+    # All the cash on one side reads as certainty; no stake reads as the price itself.
+    assert metrics.kelly_implied(D("0.25"), D(400), D(400)) == 1
+    assert metrics.kelly_implied(D("0.25"), D(0), D(400)) == D("0.25")
+    with pytest.raises(ValueError, match=r"amount 500 is outside \[0, cash 400\]"):
+        metrics.kelly_implied(D("0.25"), D(500), D(400))
+    with pytest.raises(ValueError, match=r"price must lie in \(0, 1\), got 1"):
+        metrics.kelly_implied(D(1), D(5), D(400))

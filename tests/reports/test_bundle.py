@@ -18,6 +18,8 @@ from agents.llm.settings import TEMPLATES_DIR
 from arena.clock import SimulatedClock
 from arena.db.models import AgentRow, DecisionRow, FillRow, PortfolioSnapshotRow
 from arena.reports import REPORT_FORMAT_VERSION, build_report
+from arena.reports.escaping import markdown_literal
+from arena.scoring.registry import METRICS
 from tests.dashboard.world import REPLAY
 
 TABLES = (
@@ -158,3 +160,15 @@ def test_no_zip_writes_only_the_folder(world: Engine, clock: SimulatedClock, tmp
         world, REPLAY, tmp_path / "out" / "demo", clock=clock, environ=os.environ, make_zip=False
     )
     assert report.zip is None and not (tmp_path / "out" / "demo.zip").exists()
+
+
+def test_every_metric_is_in_the_reports_scores_table(
+    world: Engine, clock: SimulatedClock, tmp_path: Path
+) -> None:
+    folder = build_report(world, REPLAY, tmp_path / "report", clock=clock, environ=os.environ).folder
+    markdown = (folder / "report.md").read_text()
+    scores = markdown.split("## Scores", 1)[1].split("\n## ", 1)[0]
+    for metric in METRICS:
+        assert f"| {markdown_literal(metric.key)} |" in scores, metric.key  # `_` escaped
+    html = (folder / "report.html").read_text()
+    assert all(f"<td>{metric.key}</td>" in html for metric in METRICS)

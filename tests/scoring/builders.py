@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from arena.scoring.frames import SPECS, ScoringFrames
+from arena.scoring.inputs import Inputs
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 Row = dict[str, Any]
@@ -36,13 +37,18 @@ def buy(
     price: float,
     *,
     max_bet: str = "2500",
+    cash: str | None = None,
     at: datetime = T0,
     cohort: str = "c1",
     category: str | None = None,
 ) -> Row:
-    """A buy of ``amount`` dollars at ``price`` (the side's price): shares = amount / price."""
+    """A buy of ``amount`` dollars at ``price`` (the side's price): shares = amount / price.
+
+    ``cash`` at the decision's start defaults to 4 × ``max_bet`` (the default 25% max bet).
+    """
     shares = (Decimal(amount) / Decimal(str(price))).quantize(Decimal("0.000001"), rounding=ROUND_DOWN)
-    return _fill(agent, market, outcome, "buy", amount, price, shares, max_bet, "0", at, cohort, category)
+    row = _fill(agent, market, outcome, "buy", amount, price, shares, max_bet, "0", at, cohort, category)
+    return {**row, "cash_at_start": Decimal(cash) if cash is not None else 4 * Decimal(max_bet)}
 
 
 def sell(
@@ -107,6 +113,7 @@ def _fill(
         "price": price,
         "shares": shares,
         "max_bet": None if max_bet is None else Decimal(max_bet),
+        "cash_at_start": None,
         "realized_pnl": Decimal(realized),
         "filled_at": at,
     }
@@ -188,3 +195,8 @@ def build(**rows: list[Row]) -> ScoringFrames:
     return ScoringFrames.of(
         **{name: pl.DataFrame(rows_, schema=schemas[name]) for name, rows_ in rows.items()}
     )
+
+
+def inputs(frames: ScoringFrames) -> Inputs:
+    """What per-agent metric functions take, with the leaderboard's default settings."""
+    return Inputs.of(frames, min_markets=30)

@@ -129,6 +129,8 @@ def populate(engine: Engine) -> None:
             cost_usd=Decimal("0.0012345678"),
             latency_s=2.5,
             probabilities_json={BIN: {"NO": 0.7}, MULTI: {"A": 0.1, "B": 0.8}},
+            cash_at_start=Decimal(5000),
+            max_bet=Decimal(1250),
         )
         d1 = _decision(
             r1.id,

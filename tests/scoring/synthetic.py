@@ -143,11 +143,18 @@ def _bets(
             "price": side_price,
             "shares": np.floor(amount / side_price * 1e6) / 1e6,
             "max_bet": max_bet,
+            "cash_at_start": 4 * max_bet,
             "realized_pnl": 0.0,
             "filled_at": row["observed_at"] + pl.Series(agent * 1_000_000).cast(pl.Duration("us")),
             "belief": belief,
         },
-        schema_overrides={"amount": MONEY, "shares": MONEY, "max_bet": MONEY, "realized_pnl": MONEY},
+        schema_overrides={
+            "amount": MONEY,
+            "shares": MONEY,
+            "max_bet": MONEY,
+            "cash_at_start": MONEY,
+            "realized_pnl": MONEY,
+        },
     ).unique(["agent", "market_id", "filled_at"], maintain_order=True)
 
 
@@ -175,6 +182,7 @@ def _settlements(bets: pl.DataFrame, resolutions: pl.DataFrame) -> pl.DataFrame:
         price=pl.when(pl.col("kind") != "VOID").then(per_share.cast(pl.Float64)),
         shares="shares",
         max_bet=pl.lit(None, dtype=MONEY),
+        cash_at_start=pl.lit(None, dtype=MONEY),
         realized_pnl=(pl.col("amount") - pl.col("cost")).cast(MONEY),
         filled_at="resolved_at",
     )

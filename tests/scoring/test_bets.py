@@ -39,6 +39,32 @@ def test_design_worked_example() -> None:
     assert (bet["horizon_days"], bet["horizon"]) == (pytest.approx(3.0), "<=7d")
 
 
+def test_both_readings_of_a_yes_and_a_no_bet() -> None:
+    # $500 YES at 0.40, cash $10,000, max bet $2,500. fa: c = 500 / 2,500 = 0.2, P(YES) = 0.2.
+    # kelly: φ = 500 / 10,000 = 0.05, P(YES) = 0.40 + 0.05 · 0.60 = 0.43. YES wins:
+    # fa (0.2 − 1)² = 0.64, kelly (0.43 − 1)² = 0.3249.
+    # $1,000 NO at 0.70 (the NO side's price), same cash: fa c = 0.4, P(NO) = 0.4, P(YES) = 0.6;
+    # kelly φ = 0.1, P(NO) = 0.70 + 0.1 · 0.30 = 0.73, P(YES) = 0.27. YES wins:
+    # fa (0.6 − 1)² = 0.16, kelly (0.27 − 1)² = 0.5329.
+    rows = _by_market(
+        {
+            "agents": [seat("a")],
+            "fills": [
+                buy("a", "polymarket:y", "YES", "500", 0.40, cash="10000"),
+                buy("a", "polymarket:n", "NO", "1000", 0.70, cash="10000"),
+            ],
+            "resolutions": [resolution("polymarket:y", "YES"), resolution("polymarket:n", "YES")],
+        }
+    )
+    yes, no = rows["polymarket:y"], rows["polymarket:n"]
+    assert (yes["confidence"], yes["confidence_kelly"]) == (pytest.approx(0.2), pytest.approx(0.43))
+    assert (yes["forecast_yes"], yes["forecast_yes_kelly"]) == (pytest.approx(0.2), pytest.approx(0.43))
+    assert (yes["brier"], yes["brier_kelly"]) == (pytest.approx(0.64), pytest.approx(0.3249))
+    assert (no["confidence"], no["confidence_kelly"]) == (pytest.approx(0.4), pytest.approx(0.73))
+    assert (no["forecast_yes"], no["forecast_yes_kelly"]) == (pytest.approx(0.6), pytest.approx(0.27))
+    assert (no["brier"], no["brier_kelly"]) == (pytest.approx(0.16), pytest.approx(0.5329))
+
+
 def test_no_bet_is_scored_as_one_minus_confidence_on_yes() -> None:
     # $1,000 on NO at 0.70 (YES at 0.30): c = 0.4, f_YES = 0.6. NO wins, y_YES = 0:
     # (0.6 − 0)² = 0.36 = (c − 1)². Market: NO at 0.7 → (0.7 − 1)² = 0.09.
@@ -103,7 +129,7 @@ def test_horizon_buckets(days: float, bucket: str) -> None:
 def test_vectorised_rules_agree_with_portfolio_metrics_on_random_bets() -> None:
     """No silent divergence: the polars expressions give what portfolio.metrics gives, bet by bet."""
     rng = np.random.default_rng(11)
-    fills, resolutions, expected = [], [], []
+    fills, resolutions, expected, expected_kelly = [], [], [], []
     kinds = ["YES", "NO", "5050", "OUTCOME"]
     for i in range(400):
         market = f"polymarket:{i}"
@@ -135,6 +161,10 @@ def test_vectorised_rules_agree_with_portfolio_metrics_on_random_bets() -> None:
             T0,
         )
         binary = kind != "OUTCOME"
+        kelly = metrics.f_yes(
+            side, metrics.kelly_implied(Decimal(str(price)), amount, 4 * max_bet), binary=binary
+        )
+        expected_kelly.append(metrics.brier(kelly, metrics.outcome_indicator(side, payouts, binary=binary)))
         expected.append(
             (
                 metrics.implied_confidence(amount, max_bet),
@@ -146,10 +176,11 @@ def test_vectorised_rules_agree_with_portfolio_metrics_on_random_bets() -> None:
         "market_id", descending=False
     )
     got = {r["market_id"]: r for r in rows.iter_rows(named=True)}
-    for i, (confidence, brier, won) in enumerate(expected):
+    for i, ((confidence, brier, won), kelly) in enumerate(zip(expected, expected_kelly, strict=True)):
         row = got[f"polymarket:{i}"]
         assert row["confidence"] == pytest.approx(float(confidence), abs=1e-12)
         assert row["brier"] == pytest.approx(float(brier), abs=1e-12)
+        assert row["brier_kelly"] == pytest.approx(float(kelly), abs=1e-12)
         assert row["won"] == won
 
 

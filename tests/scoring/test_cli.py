@@ -36,11 +36,16 @@ def test_table_for_one_cohort(url: str) -> None:
     assert result.exit_code == 0, result.output
     assert "Leaderboard — c1" in result.output
     lines = [line.split() for line in result.output.splitlines()]
-    # llm-1 made +750 on 5,000 (+15%); one bet at 40% on YES, YES won: Brier (0.4 − 1)² = 0.36.
+    # llm-1 made +750 on 5,000 (+15%); one $500 bet on YES at 0.40, max bet 1,250, cash 5,000, YES
+    # won. fa: c = 500 / 1,250 = 0.4, Brier (0.4 − 1)² = 0.36. kelly: φ = 500 / 5,000 = 0.1,
+    # P = 0.4 + 0.1 · 0.6 = 0.46, Brier (0.46 − 1)² = 0.2916.
+    KELLY = "0.292"
+    # Brier 0.36 reads Poor while +15% reads Good: the labels disagree (§) and a footnote says so.
     # Stated, imputed: bin offered in round 0, llm-1 said YES 0.3 → (0.3 − 1)² = .49; multi offered
     # in round 1, its round-0 statements stand (A .1 → .01, B .8 → .04), C missing → price .3 → .09:
     # (.49 + .01 + .04 + .09) / 4 = .1575 (the float lies just below: 0.157).
-    assert ["1", "llm-1", "‡", "5,750", "+750", "+15.0", "0.360", "0.157", "1", "100%", "—", "good"] in lines
+    row = ["1", "llm-1", "‡§", "5,750", "+750", "+15.0", "0.360", KELLY, "0.157", "1", "100%", "—", "Good"]
+    assert row in lines
     # hold states nothing: all prices. bin (0.4 − 1)² = .36; A .04, B .25, C .09 → .74 / 4 = .185.
     assert [
         "2",
@@ -50,14 +55,16 @@ def test_table_for_one_cohort(url: str) -> None:
         "0",
         "+0.0",
         "—",
+        "—",
         "0.185",
         "0",
         "—",
         "—",
-        "flat",
+        "Neutral",
     ] in lines  # † baseline
     assert "leakage guard: off for llm-1 (replay LLM without knowledge_cutoff)" in result.output
     assert "50 replicates, seed 0" in result.output
+    assert "§ llm-1: Brier (bets) 0.360 reads Poor but its return +15.0% reads Good." in result.output
 
 
 def test_json_pools_all_cohorts_by_default(url: str) -> None:
@@ -67,9 +74,10 @@ def test_json_pools_all_cohorts_by_default(url: str) -> None:
     assert document["cohorts"] == ["c1", "c2"]
     agents = {a["agent"]: a for a in document["agents"]}
     assert list(agents["llm-1"]) == list(COLUMNS)
-    # llm-1 sat in both cohorts: 750 P/L on 5,000 + 10,000 of capital.
-    assert (agents["llm-1"]["cohorts"], agents["llm-1"]["pnl"]) == (2, 750.0)
-    assert agents["llm-1"]["return_pct"] == pytest.approx(5.0)
+    # llm-1 sat in both cohorts but never decided in c2: that seat is left out rather than adding
+    # 10,000 of idle capital, so the return is 750 P/L on c1's 5,000 = 15% (not 750 / 15,000 = 5%).
+    assert (agents["llm-1"]["cohorts"], agents["llm-1"]["pnl"]) == (1, 750.0)
+    assert agents["llm-1"]["return_pct"] == pytest.approx(15.0)
 
 
 def test_sort_and_point_in_time(url: str) -> None:

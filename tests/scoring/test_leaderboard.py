@@ -66,7 +66,7 @@ def test_columns_are_the_documented_ones(table: pl.DataFrame) -> None:
 def test_perfect_forecaster(table: pl.DataFrame) -> None:
     oracle = _row(table, "oracle")
     assert (oracle["brier"], oracle["brier_lo"], oracle["brier_hi"]) == (0.0, 0.0, 0.0)
-    assert (oracle["win_rate"], oracle["brier_label"], oracle["bss_random"]) == (1.0, "excellent", 1.0)
+    assert (oracle["win_rate"], oracle["brier_label"], oracle["bss_random"]) == (1.0, "Perfect", 1.0)
     assert oracle["stated_brier"] == 0.0
     assert oracle["log_score"] == pytest.approx(math.log(1 - LOG_CLIP))  # 1 is clipped to 0.999 for the log
 
@@ -102,7 +102,7 @@ def test_agent_that_never_bets(table: pl.DataFrame) -> None:
         Decimal(10000),
         Decimal(0),
         0.0,
-        "flat",
+        "Neutral",
     )
     assert (idle["bets"], idle["resolved_bets"], idle["brier"], idle["win_rate"]) == (0, 0, None, None)
     assert (idle["coverage"], idle["tournament_take"], idle["turnover"]) == (0.0, 0.0, 0.0)
@@ -177,7 +177,10 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
         "bootstrap",
         "min_markets",
         "prize_pool",
+        "implied",
+        "pool_by",
         "agents",
+        "footnotes",
         "breakdowns",
         "calibration",
     ]

@@ -14,8 +14,22 @@ from arena.scoring.labels import brier_label, return_label
 from arena.scoring.pnl import market_pnl, seat_values
 from arena.scoring.risk import daily_returns, risk_metrics
 from arena.scoring.summary import money, portfolio_metrics
-from tests.scoring.builders import build, buy, day, decision, mark, price, resolution, seat, sell, settle
+from portfolio import Bet, Fill, FillKind, Ledger, MidQuotes, Rules, Sell
+from tests.scoring.builders import (
+    build,
+    buy,
+    day,
+    decision,
+    inputs,
+    mark,
+    price,
+    resolution,
+    seat,
+    sell,
+    settle,
+)
 
+D = Decimal
 M, NO_SIDE, UNPRICED, SETTLED = "polymarket:m", "polymarket:no", "polymarket:unpriced", "polymarket:settled"
 
 
@@ -59,11 +73,75 @@ def test_market_pnl_by_hand() -> None:
     )
     got = dict(market_pnl(frames).select("market_id", "pnl").iter_rows())
     # M: +25 realised, and 125 shares costing $50 now worth 125 × 0.5 = $62.50.
-    assert got == {
-        M: pytest.approx(37.5),
-        NO_SIDE: pytest.approx(-10.0),
-        UNPRICED: 0.0,
-        SETTLED: pytest.approx(300.0),
+    assert got == {M: Decimal("37.5"), NO_SIDE: Decimal(-10), UNPRICED: Decimal(0), SETTLED: Decimal(300)}
+
+
+def test_market_pnl_reconciles_with_the_ledger_to_the_micro_dollar() -> None:
+    """A ledger trades three markets; P/L per market from its fill log sums to its own P/L exactly."""
+    ledger = Ledger(Rules(), "a")
+    rain, other, multi = "polymarket:rain", "manifold:other", "polymarket:who"
+    marks = {rain: "0.37", other: "0.6180339", multi: {"Alice": "0.333", "Bob": "0.5", "Carol": "0.167"}}
+
+    def quotes(rain_yes: str) -> MidQuotes:
+        return MidQuotes(
+            {
+                rain: {"YES": D(rain_yes), "NO": 1 - D(rain_yes)},
+                other: {"YES": D("0.41"), "NO": D("0.59")},
+                multi: {"Alice": D("0.3"), "Bob": D("0.45"), "Carol": D("0.25")},
+            }
+        )
+
+    decisions = [
+        (
+            day(0),
+            [Bet(rain, "YES", D(333)), Bet(other, "NO", D("777.77")), Bet(multi, "Bob", D(250))],
+            "0.30",
+        ),
+        (day(1), [Bet(rain, "YES", D(101))], "0.33"),
+    ]
+    rows = []
+    for at, bets, rain_yes in decisions:
+        cash = ledger.cash
+        for fill in ledger.apply_decision(bets, quotes(rain_yes), at, decision_id=str(at)):
+            rows.append(_row(fill, cash))
+    (position,) = [p for p in ledger.open_positions() if p.market_id == rain]
+    sold = ledger.apply_decision([Sell(position.position_id, D(37))], quotes("0.36"), day(2), decision_id="s")
+    rows += [_row(fill, None) for fill in sold]
+    prices = {
+        rain: {"YES": D(marks[rain]), "NO": 1 - D(marks[rain])},
+        other: {"YES": D(marks[other]), "NO": 1 - D(marks[other])},
+    }
+    prices[multi] = {k: D(v) for k, v in marks[multi].items()}
+    valuation = ledger.mark(prices, day(3))
+    frames = build(
+        agents=[seat("a")],
+        fills=rows,
+        prices=[
+            price(m, day(3), float(p), outcome=o) for m, sides in prices.items() for o, p in sides.items()
+        ],
+    )
+    per_market = market_pnl(frames)
+    assert per_market["pnl"].dtype == pl.Decimal(38, 6)
+    assert sum(per_market["pnl"].to_list()) == valuation.pnl  # exact, not approximately
+    assert valuation.pnl != valuation.pnl.quantize(Decimal("0.01"))  # the micro-dollars matter here
+
+
+def _row(fill: Fill, cash: Decimal | None) -> dict[str, object]:
+    return {
+        "cohort_id": "c1",
+        "agent": "a",
+        "market_id": fill.market_id,
+        "venue": fill.market_id.split(":")[0],
+        "category": None,
+        "outcome": fill.outcome,
+        "kind": fill.kind.value,
+        "amount": fill.amount,
+        "price": None if fill.price is None else float(fill.price),
+        "shares": fill.shares,
+        "max_bet": fill.max_bet,
+        "cash_at_start": cash if fill.kind == FillKind.BUY else None,
+        "realized_pnl": fill.realized_pnl,
+        "filled_at": fill.at,
     }
 
 
@@ -104,7 +182,7 @@ def test_turnover_and_deployed_share() -> None:
         fills=[buy("a", M, "YES", "100", 0.4), sell("a", M, "YES", "75", 0.6, shares="125", realized="25")],
         snapshots=[mark("a", day(1), "1000", cash="600"), mark("a", day(2), "1000", cash="1000")],
     )
-    row = portfolio_metrics(frames).row(0, named=True)
+    row = portfolio_metrics(inputs(frames)).row(0, named=True)
     assert row["turnover"] == pytest.approx((100 + 75) / 1000)
     assert row["deployed_share"] == pytest.approx((0.4 + 0.0) / 2)
 
@@ -115,7 +193,7 @@ def test_cross_cohort_return_is_on_capital_allocated() -> None:
         agents=[seat("a"), seat("a", cohort="c2", bankroll="5000")],
         snapshots=[mark("a", day(1), "11000"), mark("a", day(1), "4750", cohort="c2")],
     )
-    row = money(frames).row(0, named=True)
+    row = money(inputs(frames)).row(0, named=True)
     assert (row["pnl"], row["value"]) == (Decimal(750), Decimal(15750))
     assert row["return_pct"] == pytest.approx(5.0)
 
@@ -143,13 +221,16 @@ def test_cost_metrics() -> None:
 @pytest.mark.parametrize(
     ("brier", "label"),
     [
-        (0.0, "excellent"),
-        (0.10, "excellent"),
-        (0.1001, "good"),
-        (0.20, "good"),
-        (0.25, "fair"),
-        (0.40, "poor"),
-        (0.41, "very poor"),
+        # seed 002: 0.00 Perfect, < 0.10 Excellent, < 0.20 Good, < 0.25 Fair, < 0.40 Poor.
+        (0.0, "Perfect"),
+        (0.0999, "Excellent"),
+        (0.10, "Good"),
+        (0.1999, "Good"),
+        (0.20, "Fair"),
+        (0.2499, "Fair"),
+        (0.25, "Poor"),
+        (0.3999, "Poor"),
+        (0.40, "Very Poor"),
         (None, None),
     ],
 )
@@ -161,16 +242,18 @@ def test_brier_labels(brier: float | None, label: str | None) -> None:
 @pytest.mark.parametrize(
     ("pct", "label"),
     [
-        (50.01, "exceptional"),
-        (50.0, "strong"),
-        (20.01, "strong"),
-        (20.0, "good"),
-        (5.0, "flat"),
-        (0.0, "flat"),
-        (-5.0, "flat"),
-        (-5.01, "poor"),
-        (-20.0, "poor"),
-        (-20.01, "very poor"),
+        # seed 002: > +50 Exceptional, < −20 Very Poor; an edge belongs to the band nearer 0.
+        (50.01, "Exceptional"),
+        (50.0, "Excellent"),
+        (20.01, "Excellent"),
+        (20.0, "Good"),
+        (5.01, "Good"),
+        (5.0, "Neutral"),
+        (0.0, "Neutral"),
+        (-5.0, "Neutral"),
+        (-5.01, "Poor"),
+        (-20.0, "Poor"),
+        (-20.01, "Very Poor"),
         (None, None),
     ],
 )

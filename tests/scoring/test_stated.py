@@ -6,10 +6,10 @@ import math
 
 import pytest
 
+from arena.scoring.ranking import point_estimates
 from arena.scoring.stated import event_scores, standing_forecasts
-from arena.scoring.summary import stated_metrics
 from arena.scoring.tables import calibration_summary
-from tests.scoring.builders import build, day, price, resolution, seat, statement
+from tests.scoring.builders import build, day, inputs, price, resolution, seat, statement
 
 X, Y, VOID = "polymarket:x", "polymarket:y", "polymarket:void"
 
@@ -77,7 +77,7 @@ def test_event_scores_by_hand() -> None:
 
 def test_agent_means() -> None:
     frames = _world()
-    table = stated_metrics(frames, event_scores(standing_forecasts(frames)))
+    table = point_estimates(inputs(frames))
     got = {r["agent"]: r for r in table.iter_rows(named=True)}
     rel_a = ((math.log(1.2) + math.log(0.8 / 0.7)) / 2 + math.log(0.7 / 0.6)) / 2
     assert got["a"]["stated_events"] == 2
