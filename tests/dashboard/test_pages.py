@@ -37,7 +37,9 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
 
     assert app.title[0].value == "Leaderboard"
     table = app.dataframe[0].value
-    assert table["Agent"].tolist() == ["gpt-4o", "broken-bot", "market", "random", "claude"]
+    # broken-bot never answered validly: failed, not ranked, listed after the working agents.
+    assert table["Agent"].tolist() == ["gpt-4o", "market", "random", "claude", "broken-bot"]
+    assert table.set_index("Agent")["#"].isna().tolist() == [False, False, False, False, True]
     assert table.set_index("Agent")["Baseline"].to_dict() == {
         "gpt-4o": False, "broken-bot": False, "market": True, "random": True, "claude": False,
     }  # fmt: skip
@@ -52,7 +54,8 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     assert "leakage guard: off" in words["gpt-4o"] and "leakage guard" not in words["market"]
     captions = [c.value for c in app.caption]
     assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
-    assert table.set_index("Agent").loc["market", "Imputed share"] == 0.0  # it states every market
+    every = app.dataframe[1].value.set_index("Agent")  # the "Every metric" table
+    assert every.loc["market", "Imputed share"] == 0.0  # it states every market
 
 
 def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
@@ -68,8 +71,10 @@ def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
 def test_leaderboard_ranks_stated_scores_by_the_imputed_reading(page: Runner) -> None:
     app = page("leaderboard", cohort=REPLAY, leaderboard_by="stated_brier_imputed")
     _clean(app)
-    imputed = app.dataframe[0].value["Stated Brier (imputed)"].tolist()
-    assert imputed == sorted(imputed)  # lowest first; every agent has one: all were offered markets
+    table = app.dataframe[0].value
+    ranked = table[table["#"].notna()]  # the failed agent (broken-bot) is listed last, unranked
+    imputed = ranked["Brier (stated, imputed)"].tolist()
+    assert len(imputed) == 4 and imputed == sorted(imputed)  # lowest first; all were offered markets
 
 
 def test_live_cohort_without_resolved_bets_explains_the_empty_scores(page: Runner) -> None:
