@@ -61,16 +61,11 @@ held = queries.positions(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") ==
 if held.is_empty():
     st.info("No positions: this agent has not placed a valid bet yet.", icon=":material/info:")
 else:
-    open_tab, closed_tab = st.tabs(
-        [
-            f"Open ({(held['status'] == 'open').sum()})",
-            f"Closed and settled ({(held['status'] != 'open').sum()})",
-        ]
-    )
-    for tab, part in (
-        (open_tab, held.filter(pl.col("status") == "open")),
-        (closed_tab, held.filter(pl.col("status") != "open")),
-    ):
+    opened, closed = held.filter(pl.col("status") == "open"), held.filter(pl.col("status") != "open")
+    parts = [(f"Open ({len(opened)})", opened), (f"Closed and settled ({len(closed)})", closed)]
+    if opened.is_empty():  # a finished agent: open on what it held, not on an empty tab
+        parts.reverse()
+    for tab, (_, part) in zip(st.tabs([label for label, _ in parts]), parts, strict=True):
         view, config = tables.positions(part)
         widgets.table(view, tab, column_config=config)
 
@@ -96,6 +91,8 @@ else:
     left.plotly_chart(figures.stated_vs_implied(points, style))
 if decisions.is_empty():
     right.caption("No decisions yet.")
+elif (decisions["prompt_tokens"] + decisions["completion_tokens"]).sum() == 0:
+    right.caption("No model calls (no tokens, no cost): nothing to chart for this agent.")
 else:
     right.plotly_chart(figures.decision_costs(decisions, style))
 

@@ -185,3 +185,11 @@ def test_no_live_cohort_means_no_auto_refresh(dashboard: Dashboard, world_url: s
     _clean(app)
     assert [s.value for s in app.sidebar.success] == []
     assert app.sidebar.selectbox(key="cohort").value == REPLAY  # the newest cohort, none being live
+
+
+def test_a_baseline_that_calls_no_model_gets_no_cost_chart(page: Runner) -> None:
+    app = page("agent", cohort=REPLAY, agent_name="random")
+    text = _clean(app)
+    assert "No model calls (no tokens, no cost)" in text
+    assert len(app.get("plotly_chart")) < 3  # no cost and latency chart for a bot that calls no model
+    assert [t.label for t in app.tabs] == ["Open (1)", "Closed and settled (2)"]  # open first: it holds one
