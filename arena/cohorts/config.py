@@ -278,6 +278,9 @@ class AgentConfig(BaseModel):
         return dict(self.model_extra or {})
 
 
+LATER_SECTIONS = ("tournament", "scoring")  # added after the first release: see ``config_hash``
+
+
 class CohortConfig(_Strict):
     name: str = Field(min_length=1, max_length=120)
     mode: Literal["replay", "live"] = "replay"
@@ -349,7 +352,16 @@ class CohortConfig(_Strict):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
     def config_hash(self) -> str:
-        return hashlib.sha256(self.effective_json().encode()).hexdigest()
+        """sha256 of the canonical form, less the sections added after the first release while
+        they hold their defaults: a cohort launched before ``[tournament]`` and ``[scoring]``
+        existed still verifies (and relaunches under its id), and one that sets them is hashed
+        with them."""
+        frozen = self.model_dump(mode="json")
+        for section in LATER_SECTIONS:
+            if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):
+                del frozen[section]
+        canonical = json.dumps(frozen, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _describe(error: Mapping[str, Any]) -> str:

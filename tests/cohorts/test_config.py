@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -287,3 +289,15 @@ def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Pat
         launch(engine, cfg, source=source, environ={}, clock=SimulatedClock(datetime(2026, 1, 1, tzinfo=UTC)))
     with Session(engine) as session:
         assert session.exec(select(CohortRow)).all() == []
+
+
+def test_sections_added_later_keep_older_cohorts_hashes() -> None:
+    """A cohort frozen before [tournament] and [scoring] existed still verifies: those sections
+    are left out of the hash while at their defaults, and count once set."""
+    cfg = parse_config({"name": "x", "agents": HOLD})
+    frozen = cfg.model_dump(mode="json")
+    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring")}
+    older_hash = hashlib.sha256(json.dumps(older, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert config_from_frozen(older).config_hash() == older_hash == cfg.config_hash()
+    tuned = parse_config({"name": "x", "agents": HOLD, "scoring": {"implied": "kelly"}})
+    assert tuned.config_hash() != cfg.config_hash()
