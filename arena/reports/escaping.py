@@ -9,9 +9,10 @@ every character that can open an inline construct of CommonMark, GFM, GitHub or 
 and ``:colour[..]`` directives), ``< >`` autolinks and HTML, ``&`` entities, ``|`` table cells,
 ``$`` math, and the triggers of GFM's bare links: ``:`` (``http://``), ``@`` (e-mail addresses,
 mentions) and the dot of ``www.``. Other punctuation (``. , - + % ( )``) opens nothing in the
-middle of a line, so numbers stay readable in the raw file. Newlines are flattened (a value never
-starts a line, so no block construct can begin) and bidirectional controls are spelt out, so a
-value can neither break the layout around it nor reverse the text that follows.
+middle of a line, so numbers stay readable in the raw file. Newlines are flattened and, where a value
+starts a block, its first ``- # > + =`` or ``1.`` is escaped, so no block construct can begin;
+bidirectional controls are spelt out, so a value can neither break the layout around it nor
+reverse the text that follows.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from urllib.parse import urlsplit
 from arena.figures.style import BIDI_CONTROLS
 
 _OPENERS = re.compile(r"([\\`*_~\[\]<>&|$:@])|(?<=www)(\.)", re.IGNORECASE)
+# Where a value starts a block (an alert's body, a cell), these would make a list, a heading or a
+# quote of it: ``- x``, ``+ x``, ``# x``, ``> x``, ``1. x``, ``1) x``, ``= x``.
+_BLOCK_START = re.compile(r"^(\d*)([-+#>=]|(?<=\d)[.)])")
 _BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
 _SPELL_BIDI = str.maketrans(BIDI_CONTROLS)
 
@@ -31,21 +35,28 @@ def visible_controls(text: str) -> str:
     return text.translate(_SPELL_BIDI)
 
 
-def markdown_literal(text: str) -> str:
-    """``text`` as one line of Markdown that renders to exactly its characters."""
-    return _OPENERS.sub(lambda m: "\\" + m.group(0), _BREAKS.sub(" ", visible_controls(text)))
+def markdown_literal(text: str, *, starts_block: bool = False) -> str:
+    """``text`` as one line of Markdown that renders to exactly its characters. ``starts_block``:
+    the value begins a block (an alert's body), where leading spaces are dropped (four would make
+    a code block) and a first ``-``, ``#``, ``>``, ``+``, ``=`` or ``1.`` is escaped too; inside a
+    line (after a label, in a table cell) those mean nothing and stay readable."""
+    line = _OPENERS.sub(lambda m: "\\" + m.group(0), _BREAKS.sub(" ", visible_controls(text)))
+    if not starts_block:
+        return line
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.lstrip(" "), count=1)
 
 
 _AUTOLINK_TRIGGERS = re.compile(r"[:@]|(?<=www)\.", re.IGNORECASE)
 WORD_JOINER = "\u2060"
 
 
-def streamlit_literal(text: str) -> str:
+def streamlit_literal(text: str, *, starts_block: bool = False) -> str:
     """``markdown_literal`` for Streamlit, whose renderer finds bare links (``http://``, ``www.``,
     e-mail addresses) by a pattern over the text *after* escapes are resolved, so escaping cannot
     stop it. An invisible word joiner before each ``:`` and ``@`` and after ``www`` breaks those
     patterns; the text reads the same on screen. Only for display: never stored or exported."""
-    return markdown_literal(_AUTOLINK_TRIGGERS.sub(lambda m: WORD_JOINER + m.group(0), text))
+    defused = _AUTOLINK_TRIGGERS.sub(lambda m: WORD_JOINER + m.group(0), text)
+    return markdown_literal(defused, starts_block=starts_block)
 
 
 def web_address(url: str | None) -> str | None:

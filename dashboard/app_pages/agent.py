@@ -112,7 +112,7 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
     title = f"Round {d['round_index']} · {when} · {d['status']} · {len(actions)} action(s)"
     with st.expander(title, icon=icon):
         if d["error"]:
-            st.error(streamlit_literal(f"{d['error_kind'] or 'error'}: {d['error']}"))
+            st.error(streamlit_literal(f"{d['error_kind'] or 'error'}: {d['error']}", starts_block=True))
         st.markdown("**Reasoning**")
         st.text(visible_controls(d["reasoning"] or MISSING))  # the model's words: never Markdown
         if actions:

@@ -58,7 +58,10 @@ def test_dashboard_and_report_show_hostile_text_as_text(
                 assert title.locator("a[href*='127.0.0.1'], img").count() == 0
         page.goto(f"{base}/agent?cohort={cohort_id}")
         page.wait_for_selector("h1:has-text('Agent')", timeout=60_000)
-        # The hostile bot leads on return, so the page opens on it (the bot's own caption says so).
+        # The hostile bot failed (most of its answers invalid), so it is listed last: pick it.
+        page.locator("[data-testid=stSelectbox]").filter(has_text="Agent").click(timeout=60_000)
+        page.keyboard.type("hostile")
+        page.keyboard.press("Enter")
         page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('plugin')", timeout=60_000)
         # Every market resolved, so nothing is open: the positions open on what the bot held.
         assert page.get_by_role("tab").first.inner_text().startswith("Closed and settled")
