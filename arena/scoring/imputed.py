@@ -22,6 +22,7 @@ YES rows count twice and the normalised score equals the binary Brier.
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 
 from arena.scoring.frames import ScoringFrames
@@ -47,7 +48,8 @@ def resolved_offers(frames: ScoringFrames) -> pl.DataFrame:
 def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
     """One row per (agent, round, market outcome) offered on an event the agent stated at some
     point, in no particular order: ``p`` the statement standing at the round (null before its
-    first), ``f`` = ``p``, else the round's ``price``, and ``imputed``."""
+    first), ``f`` = ``p``, else the round's ``price``, and ``imputed``; ``event`` an integer id
+    of the (cohort, agent, market, outcome), in no particular numbering."""
     # Stated events get an integer id, so the as-of join runs on one integer key.
     events = frames.forecasts.select(EVENT_OF_AGENT).unique().with_row_index("event")
     statements = frames.forecasts.join(events, on=EVENT_OF_AGENT).select("event", "p", offered_at="stated_at")
@@ -62,6 +64,7 @@ def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
             check_sortedness=False,  # both sides were just sorted on the key
         )
         .select(
+            "event",
             *EVENT_OF_AGENT,
             "offered_at",
             "price",
@@ -81,7 +84,10 @@ def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
     """
     offers = resolved_offers(frames)
     stated = _scores(stated_offers(frames, offers), EVENT_OF_AGENT)
-    by_market = _scores(offers.with_columns(f="price", imputed=pl.lit(True)), EVENT)
+    market_events = offers.select(EVENT).unique().with_row_index("event")
+    by_market = _scores(
+        offers.join(market_events, on=EVENT).with_columns(f="price", imputed=pl.lit(True)), EVENT
+    )
     silent = by_market.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner").join(
         stated, on=EVENT_OF_AGENT, how="anti"
     )
@@ -89,18 +95,28 @@ def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
 
 
 def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """Means over an event's rounds, added up in round order (``arena.scoring.sums``: one order,
-    the same bits every run)."""
+    """Per event (``keys``; ``event`` an integer id of them): means over its rounds, added up in
+    round order, so the same rows give the same bits every run (a parallel ``group_by`` sum would
+    not: ``arena.scoring.sums``). Rows sorted by (id, time), each event's run reduced by numpy."""
     f, y = pl.col("f"), pl.col("y")
+    ordered = rows.sort("event", "offered_at")
+    ids = ordered["event"].to_numpy()
+    starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
+    values = ordered.select(
+        brier=brier(f, y), log_score=log_score(f, y), imputed=pl.col("imputed").cast(pl.Float64)
+    )
+    rounds = np.diff(np.append(starts, len(ids))).astype(np.float64)
+    sums = {c: np.add.reduceat(values[c].to_numpy(), starts) if len(ids) else ids for c in values.columns}
     return (
-        rows.sort([*keys, "offered_at"])
-        .group_by(keys, maintain_order=True)
-        .agg(
-            brier=fmean(brier(f, y)),
-            log_score=fmean(log_score(f, y)),
-            rounds=pl.len(),
-            imputed=pl.col("imputed").sum(),
+        ordered[starts]
+        .select(keys)
+        .with_columns(
+            brier=pl.Series(sums["brier"] / rounds if len(ids) else [], dtype=pl.Float64),
+            log_score=pl.Series(sums["log_score"] / rounds if len(ids) else [], dtype=pl.Float64),
+            rounds=pl.Series(rounds, dtype=pl.UInt32),
+            imputed=pl.Series(sums["imputed"], dtype=pl.UInt32),
         )
+        .sort(keys)
     )
 
 

@@ -48,14 +48,17 @@ def standing_forecasts(frames: ScoringFrames) -> pl.DataFrame:
         .with_columns(y=side_outcome())
         .filter(pl.col("y").is_not_null() & (pl.col("stated_at") < pl.col("resolved_at")))
     )
-    statements = _with_market_price(statements, frames.prices).sort([*AGENT_EVENT, "stated_at"])
+    # Integer event ids in event order, so the big sort is on integers, not four strings; the
+    # rows come out exactly as sorted by (event columns, time).
+    events = statements.select(AGENT_EVENT).unique().sort(AGENT_EVENT).with_row_index("event")
+    statements = (
+        _with_market_price(statements, frames.prices).join(events, on=AGENT_EVENT).sort("event", "stated_at")
+    )
     # Rows are grouped by event now: a statement stands until the next row of the same event.
-    same_event_next = pl.all_horizontal([pl.col(c) == pl.col(c).shift(-1) for c in AGENT_EVENT])
+    same_event_next = pl.col("event") == pl.col("event").shift(-1)
     ends = pl.when(same_event_next).then(pl.col("stated_at").shift(-1)).otherwise(pl.col("resolved_at"))
-    new_event = pl.any_horizontal([pl.col(c) != pl.col(c).shift(1) for c in AGENT_EVENT]).fill_null(True)
     statements = statements.with_columns(
-        duration_s=(ends - pl.col("stated_at")).dt.total_seconds().cast(pl.Float64),
-        event=new_event.cum_sum(),
+        duration_s=(ends - pl.col("stated_at")).dt.total_seconds().cast(pl.Float64)
     )
     statements = statements.with_columns(
         weight=pl.col("duration_s") / run_totals(statements["duration_s"], statements["event"])
