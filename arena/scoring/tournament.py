@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import numpy as np
 import polars as pl
 
 from arena.cohorts.config import TournamentConfig
@@ -105,16 +106,33 @@ def question_scores(frames: ScoringFrames, questions: pl.DataFrame) -> pl.DataFr
     score = log_score(pl.col("p"), pl.col("y")) * (pl.col("priced_b") - pl.col("priced_a")) - (
         pl.col("reference_b") - pl.col("reference_a")
     )
-    per_question = (
-        spans.sort("qid", "seat", "a")
-        .group_by("qid", "seat", maintain_order=True)
-        .agg(s_q=fsum(score), c_q=fsum(pl.col("covered_b") - pl.col("covered_a")))
+    per_question = _run_sums(
+        spans.sort("qid", "seat", "a"), s_q=score, c_q=pl.col("covered_b") - pl.col("covered_a")
     )
     return (
         per_question.sort("qid", "seat")  # integers: a stable order, cheaper than sorting by names
         .join(questions.select("qid", "market_id"), on="qid", maintain_order="left")
         .join(seats, on="seat", maintain_order="left")
         .select(*AGENT_QUESTION, "s_q", "c_q")
+    )
+
+
+def _run_sums(ordered: pl.DataFrame, **columns: pl.Expr) -> pl.DataFrame:
+    """Per (qid, seat) run of ``ordered`` (sorted by them, then time): the sum of each expression,
+    added in row order by numpy (one order, the same bits every run; a parallel ``group_by`` sum
+    would not guarantee that, and a list per group is slow for tens of thousands of groups)."""
+    if ordered.is_empty():
+        return ordered.select("qid", "seat", *(pl.lit(0.0).alias(name) for name in columns))
+    qid, seat = ordered["qid"].to_numpy(), ordered["seat"].to_numpy()
+    starts = np.flatnonzero(np.concatenate(([True], (qid[1:] != qid[:-1]) | (seat[1:] != seat[:-1]))))
+    values = ordered.select(**columns)
+    return (
+        ordered[starts]
+        .select("qid", "seat")
+        .with_columns(
+            pl.Series(name, np.add.reduceat(values[name].to_numpy(), starts), dtype=pl.Float64)
+            for name in columns
+        )
     )
 
 
