@@ -6,7 +6,7 @@ import html
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -36,12 +36,16 @@ def test_every_hostile_string_renders_as_its_own_characters(text: str) -> None:
     assert _rendered(markdown_literal(text, starts_block=True)) == _expected(text)
 
 
+@settings(max_examples=500)
 @given(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1).filter(lambda t: _expected(t))
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1).filter(
+        lambda t: _expected(t).strip()
+    )
 )
 def test_any_text_renders_as_itself(text: str) -> None:
-    # Leading and trailing spaces are dropped by every Markdown renderer; inner runs are kept.
-    assert _rendered(markdown_literal(text, starts_block=True)) == _expected(text)
+    # Renderers trim whitespace at a paragraph's ends (which whitespace differs between them);
+    # everything between is kept exactly.
+    assert _rendered(markdown_literal(text, starts_block=True)).strip() == _expected(text).strip()
 
 
 def test_numbers_stay_readable_in_the_raw_file() -> None:
