@@ -55,13 +55,13 @@ def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
     statements = frames.forecasts.join(events, on=EVENT_OF_AGENT).select("event", "p", offered_at="stated_at")
     rows = offers.join(events, on=EVENT, how="inner")
     return (
-        rows.sort("offered_at")
+        rows.sort("event", "offered_at")  # sorted by time within each event: what as-of by event needs
         .join_asof(
-            statements.sort("offered_at"),
+            statements.sort("event", "offered_at"),
             on="offered_at",
             by="event",
             strategy="backward",
-            check_sortedness=False,  # both sides were just sorted on the key
+            check_sortedness=False,  # both sides were just sorted on the key within each event
         )
         .select(
             "event",

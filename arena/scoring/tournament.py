@@ -221,15 +221,17 @@ def _integrals_at(spans: pl.DataFrame, timeline: pl.DataFrame, end: str) -> pl.D
     """Add ``priced_<end>``, ``reference_<end>``, ``covered_<end>``: the running integrals at the
     span's ``end`` (those at the last instant at or before it, plus slope × the time since)."""
     names = ("priced", "reference", "covered")
+    # The timeline is sorted by (qid, t); an as-of join by qid needs each side sorted by the key
+    # within each qid only, so the spans are sorted that way and the timeline is used as it is.
     instants = timeline.select(
         "qid", pl.col("t").alias(end), "t", *names, *(f"{name}_slope" for name in names)
-    ).sort(end)
-    joined = spans.sort(end).join_asof(
+    )
+    joined = spans.sort("qid", end).join_asof(
         instants,
         on=end,
         by="qid",
         strategy="backward",
-        check_sortedness=False,  # both just sorted
+        check_sortedness=False,  # sorted within each qid (see above)
     )
     since = _seconds("t", end)
     return joined.with_columns(
