@@ -169,20 +169,24 @@ def test_resuming_without_the_llm_key_is_a_clear_error(
     assert code == 2 and "environment variable 'ARENA_TEST_KEY' is not set" in out and "sk-abc" not in out
 
 
-def test_an_agent_that_never_answered_validly_fails_the_run_loudly(tmp_path: Path) -> None:
-    dataset = tiny_dataset(tmp_path / "data")
+def _replay_with_a_deaf_llm(tmp_path: Path, *args: str, db: str = "a.db") -> tuple[int, str]:
+    """Replay ``hold`` beside an LLM whose every answer is unusable (2 rounds: 0 of 2 valid)."""
     agents = '[[agents]]\nname = "hold"\nkind = "hold"\n'
     with FakeOpenAIServer() as server:
         server.responder = lambda request: Reply.ok("I would rather not answer in JSON.")
         agents += (
             f'[[agents]]\nname = "deaf"\nkind = "llm"\nmodel = "local"\nbase_url = "{server.base_url}"\n'
         )
-        config = _toml(tmp_path / "c.toml", dataset, agents)
-        code, out = _arena("replay", str(config), db=tmp_path / "a.db")
-        assert code == 3, out  # documented: an agent failed over the cohort
-        assert "warning: agent deaf failed: 0 of 2 answers valid (below 50%)" in out
-        assert "most common error: invalid_output ×2" in out and "warning: agent hold" not in out
-        allowed = _arena("replay", str(config), "--allow-agent-failures", db=tmp_path / "b.db")
+        config = _toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)
+        return _arena("replay", str(config), *args, db=tmp_path / db)
+
+
+def test_an_agent_that_never_answered_validly_fails_the_run_loudly(tmp_path: Path) -> None:
+    code, out = _replay_with_a_deaf_llm(tmp_path)
+    assert code == 3, out  # documented: an agent failed over the cohort
+    assert "warning: agent deaf failed: 0 of 2 answers valid (below 50%)" in out
+    assert "most common error: invalid_output ×2" in out and "warning: agent hold" not in out
+    allowed = _replay_with_a_deaf_llm(tmp_path, "--allow-agent-failures", db="b.db")
     assert allowed[0] == 0 and "warning: agent deaf failed" in allowed[1]
 
 
@@ -200,15 +204,7 @@ def test_a_demo_llm_is_named_after_its_model(model: str, name: str) -> None:
 
 
 def test_a_failed_agent_is_not_ranked_on_the_leaderboard(tmp_path: Path) -> None:
-    dataset = tiny_dataset(tmp_path / "data")
-    agents = '[[agents]]\nname = "hold"\nkind = "hold"\n'
-    with FakeOpenAIServer() as server:
-        server.responder = lambda request: Reply.ok("not JSON")
-        agents += (
-            f'[[agents]]\nname = "deaf"\nkind = "llm"\nmodel = "local"\nbase_url = "{server.base_url}"\n'
-        )
-        config = _toml(tmp_path / "c.toml", dataset, agents)
-        assert _arena("replay", str(config), "--allow-agent-failures", db=tmp_path / "a.db")[0] == 0
+    assert _replay_with_a_deaf_llm(tmp_path, "--allow-agent-failures")[0] == 0
     result = runner.invoke(app, ["leaderboard", "--json", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"])
     rows = {a["agent"]: a for a in json.loads(result.output)["agents"]}
     # deaf ties hold on every money figure, but it failed: no rank, listed after the working agents.
