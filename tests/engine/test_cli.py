@@ -177,7 +177,8 @@ def _replay_with_a_deaf_llm(tmp_path: Path, *args: str, db: str = "a.db") -> tup
         agents += (
             f'[[agents]]\nname = "deaf"\nkind = "llm"\nmodel = "local"\nbase_url = "{server.base_url}"\n'
         )
-        config = _toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)
+        data = tmp_path / "data"
+        config = _toml(tmp_path / "c.toml", data if data.exists() else tiny_dataset(data), agents)
         return _arena("replay", str(config), *args, db=tmp_path / db)
 
 
