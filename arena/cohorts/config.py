@@ -205,7 +205,7 @@ class QuestionWindow:
 
 
 class TournamentConfig(_Strict):
-    """Metaculus tournament scoring (seed 000, README "Tournament").
+    """Metaculus tournament scoring (seed 000, docs/scoring.md "Tournament").
 
     ``hidden_fraction``: the first share of each question's window during which its market price
     is hidden from agents. ``s_weight`` / ``c_weight``: the share of a question's score / coverage
@@ -370,7 +370,7 @@ def _describe(error: Mapping[str, Any]) -> str:
     )
     message = str(error["msg"]).removeprefix("Value error, ")
     if error["type"] == "extra_forbidden":
-        message = "unknown key (check the spelling; see README 'cohorts' for the keys)"
+        message = "unknown key (check the spelling; see docs/cohorts.md for the keys)"
     elif error["type"] == "missing":
         message = "required key is missing"
     return f"{location}: {message}"

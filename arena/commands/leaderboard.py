@@ -188,7 +188,7 @@ def _caption(document: dict[str, Any], level: int) -> str:
         f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree (notes below)\n"
         f"Intervals: {level}% market-clustered bootstrap, "
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) read as {document['implied']} "
-        f"(see README, Scoring). Sorted by {document['sort_by']}."
+        f"(see docs/scoring.md). Sorted by {document['sort_by']}."
         + (f" As of {document['as_of']}." if document["as_of"] else "")
         + "".join(f"\n{CONFLICT_MARK} {note}" for note in document["footnotes"])
         + "".join(f"\n{note}" for note in stated_notes(document["agents"]))

@@ -3,7 +3,7 @@
 Everything that shows a metric reads this registry: the leaderboard's columns and sort keys
 (``arena.scoring.ranking``), its bootstrap intervals and comparisons with the leader
 (``arena.scoring.intervals``), the JSON export, the CLI table, the report's scores table, the
-dashboard and the README's key list (``docs_table``; a test keeps the README in step). Adding a
+dashboard and docs/scoring.md's key list (``docs_table``; a test keeps it in step). Adding a
 metric is one entry in ``METRICS``: a ``Ratio`` of row-wise sums over resolved bets or scored
 stated events (the point value and, when ``interval``, its bootstrap come from the same sums),
 a ``per_agent`` function of the leaderboard's ``Inputs`` (one row per agent), or a ``derive``
@@ -584,7 +584,7 @@ def headline(implied: Reading) -> tuple[Metric, ...]:
 
 
 def docs_table() -> str:
-    """The README's table of metric keys (``README.md``, "JSON"), generated from the registry."""
+    """The table of metric keys in docs/scoring.md ("JSON"), generated from the registry."""
     lines = ["| key | with | better | meaning |", "|---|---|---|---|"]
     for m in METRICS:
         extra = "`_lo`, `_hi`" if m.interval else ""

@@ -8,6 +8,7 @@ import polars as pl
 import streamlit as st
 
 from arena import figures
+from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE
@@ -108,9 +109,9 @@ else:
 view, config = tables.leaderboard(table, implied)
 widgets.table(view, column_config=config)
 for note in stated_notes(list(table.iter_rows(named=True))):
-    st.caption(note)
+    st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
 for note in label_notes(table, implied):
-    st.caption(f"Note: {note}")
+    st.caption("Note: " + streamlit_literal(note))
 with st.expander("Every metric", expanded=False):
     everything, everything_config = tables.every_metric(table, implied)
     widgets.table(everything, column_config=everything_config)

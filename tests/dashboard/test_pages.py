@@ -52,7 +52,7 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     # gpt-4o and claude are LLMs of a replay cohort without knowledge_cutoff; market is a baseline.
     words = table.set_index("Agent")["In words"].to_dict()
     assert "leakage guard: off" in words["gpt-4o"] and "leakage guard" not in words["market"]
-    captions = [c.value for c in app.caption]
+    captions = [c.value.replace("\\", "").replace(WORD_JOINER, "") for c in app.caption]  # escaped
     assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
     every = app.dataframe[1].value.set_index("Agent")  # the "Every metric" table
     assert every.loc["market", "Imputed share"] == 0.0  # it states every market

@@ -93,7 +93,7 @@ def test_bad_config_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
     assert code == 2
     assert (
         out
-        == f"error: {config}: fill_model: unknown key (check the spelling; see README 'cohorts' for the keys)"
+        == f"error: {config}: fill_model: unknown key (check the spelling; see docs/cohorts.md for the keys)"
     )
     assert _cohorts(tmp_path / "a.db") == []
 

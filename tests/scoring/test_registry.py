@@ -1,4 +1,4 @@
-"""The metric registry is the one list: JSON, the report's scores table and the README follow it."""
+"""The metric registry is the one list: JSON, the report's scores table and docs/scoring.md follow it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from arena.scoring import Settings, leaderboard_document
 from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, Metric, Ratio, docs_table, headline
 from tests.scoring.builders import build, buy, seat
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+SCORING_DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
 
 
 def test_every_metric_is_in_the_json_with_its_interval() -> None:
@@ -27,8 +27,8 @@ def test_every_metric_is_in_the_json_with_its_interval() -> None:
 
 
 def test_the_readme_lists_every_metric_as_the_registry_says() -> None:
-    text = README.read_text()
-    assert docs_table() in text, "README's JSON key table is stale: paste registry.docs_table()"
+    text = SCORING_DOC.read_text()
+    assert docs_table() in text, "docs/scoring.md JSON key table is stale: paste registry.docs_table()"
     for metric in METRICS:
         assert f"`{metric.key}`" in text
 
