@@ -134,12 +134,11 @@ def autocast_market_scores(events: pl.DataFrame) -> pl.DataFrame:
 
 
 def imputed_metrics(events: pl.DataFrame, markets: pl.DataFrame) -> pl.DataFrame:
-    """Per agent: ``stated_brier_imputed``, ``log_score_imputed``, ``imputed_share``,
-    ``imputed_events`` and ``stated_brier_autocast`` (from ``autocast_market_scores``)."""
+    """Per agent: ``imputed_share``, ``imputed_events`` and ``stated_brier_autocast`` (from
+    ``autocast_market_scores``). The imputed Brier and log score themselves are ratios of the
+    metric registry over these events (``arena.scoring.registry``), intervals included."""
     per_agent = events.group_by("agent", maintain_order=True).agg(
         imputed_events=pl.len(),
-        stated_brier_imputed=fmean(pl.col("brier")),
-        log_score_imputed=fmean(pl.col("log_score")),
         imputed_share=pl.col("imputed").sum() / pl.col("rounds").sum(),
     )
     autocast = markets.group_by("agent", maintain_order=True).agg(

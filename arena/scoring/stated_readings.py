@@ -19,8 +19,6 @@ from arena.scoring.imputed import autocast_market_scores, imputed_event_scores, 
 from arena.scoring.provisional import provisional_events, provisional_metrics
 
 STATED_COLUMNS = (
-    "stated_brier_imputed",
-    "log_score_imputed",
     "imputed_share",
     "imputed_events",
     "stated_brier_autocast",

@@ -9,8 +9,8 @@ import pytest
 
 from arena.scoring import leaderboard
 from arena.scoring.imputed import imputed_event_scores, resolved_offers, stated_offers
-from arena.scoring.stated_readings import stated_readings
-from tests.scoring.builders import Row, build, day, price, resolution, seat, statement
+from arena.scoring.ranking import point_estimates
+from tests.scoring.builders import Row, build, day, inputs, price, resolution, seat, statement
 
 X, Y, Z, M = "polymarket:x", "polymarket:y", "polymarket:z", "polymarket:m"
 
@@ -52,7 +52,7 @@ def _world():
 
 
 def _by_agent() -> dict[str, dict]:
-    return {r["agent"]: r for r in stated_readings(_world()).per_agent.iter_rows(named=True)}
+    return {r["agent"]: r for r in point_estimates(inputs(_world())).iter_rows(named=True)}
 
 
 def test_a_missing_forecast_takes_the_round_price_and_a_statement_stands_until_replaced() -> None:
@@ -107,7 +107,7 @@ def test_autocast_brier_of_a_binary_market_equals_its_brier() -> None:
         offers=[offer(X, 0, 0.5), offer(X, 2, 0.7)],
         forecasts=[statement("a", X, 0.6, day(0))],
     )
-    a = stated_readings(only_binary).per_agent.row(0, named=True)
+    a = point_estimates(inputs(only_binary)).row(0, named=True)
     # The full two-outcome sum is (0.6 − 1)² + (0.4 − 0)² = .32; halved, .16 = (0.6 − 1)².
     assert a["stated_brier_autocast"] == pytest.approx(0.16) == a["stated_brier_imputed"]
 
@@ -145,7 +145,7 @@ def test_an_unstated_outcome_of_a_multi_outcome_market_takes_its_price() -> None
         offers=[offer(M, 0, p, o) for o, p in (("A", 0.2), ("B", 0.5), ("C", 0.3))],
         forecasts=[statement("d", M, p, day(0), outcome=o) for o, p in (("A", 0.1), ("B", 0.8))],
     )
-    d = stated_readings(world).per_agent.row(0, named=True)
+    d = point_estimates(inputs(world)).row(0, named=True)
     assert d["imputed_share"] == pytest.approx(1 / 3)
     assert d["stated_brier_imputed"] == pytest.approx((0.01 + 0.04 + 0.09) / 3)
     assert d["stated_brier_autocast"] == pytest.approx(0.07)
