@@ -34,7 +34,7 @@ from arena.db.models import (
     RoundRow,
 )
 from arena.reports.redact import Redactor
-from arena.scoring.load import ROUND_SOURCE
+from arena.scoring.load_markets import ROUND_SOURCE
 
 ACTIVE = ("pending", "running")
 

@@ -17,7 +17,8 @@ from arena.scoring.breakdowns import breakdowns
 from arena.scoring.calibration import murphy, reliability_table
 from arena.scoring.export import Settings, leaderboard_document
 from arena.scoring.frames import SPECS, FrameError, FrameSpec, ScoringFrames
-from arena.scoring.load import LoadError, load_frames
+from arena.scoring.load import load_frames
+from arena.scoring.load_rows import LoadError
 from arena.scoring.ranking import COLUMNS, SORTABLE, leaderboard
 from arena.scoring.registry import METRICS, Metric, Ratio
 from arena.scoring.risk import daily_returns, risk_metrics

@@ -1,0 +1,145 @@
+"""Scoring frames read from the cohorts' rounds and frozen configs, for the newer ranking rules.
+
+- ``listings``: per cohort and market, the first round whose snapshot held it.
+- ``tournaments`` and ``windows``: each cohort's ``[tournament]`` settings and every offered
+  market's question window (``arena.scoring.tournament``).
+- ``offers``: every (round, market) of a cohort's snapshots with the prices shown (binary markets:
+  YES), which imputation scores (``arena.scoring.imputed``).
+- ``guards``: each ``llm`` seat of a replay cohort, with the end of its ``knowledge_cutoff`` day and
+  whether the leakage guard covered it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, ValidationError
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+from sqlmodel import col
+
+from arena.clock import ensure_utc
+from arena.cohorts.config import ScheduleConfig, TournamentConfig, UtcDateTime, decisions_end
+from arena.db.models import AgentRow, CohortRow, MarketRow, RoundMarketRow, RoundRow
+from arena.engine.leakage import LLM_KIND, knowledge_ends
+from arena.engine.round_store import first_offered
+from arena.scoring.frames import GUARDS, LISTINGS, OFFERS, TOURNAMENTS, WINDOWS
+from arena.scoring.load_rows import LoadError, chunked, frame_of, outcome_prices
+
+
+def listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+    """Per cohort and market, the first round whose snapshot offered it (the start of coverage)."""
+    return frame_of(first_offered(session, cohort_ids), LISTINGS)
+
+
+class _TournamentParts(BaseModel):
+    """The parts of a frozen cohort config that tournament windows depend on."""
+
+    model_config = ConfigDict(extra="ignore")
+    start: UtcDateTime | None = None
+    schedule: ScheduleConfig = ScheduleConfig()
+    tournament: TournamentConfig = TournamentConfig()
+
+
+def tournaments(
+    session: Session, cohort_ids: list[str], listings: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Each cohort's ``[tournament]`` settings, and the window of every market it offered.
+
+    A window is ``TournamentConfig.window`` of the listing, the market's stored close time and the
+    cohort's end: ``start + every × rounds``, or, while the number of rounds is open, one period
+    after its last round so far (the hidden period needs a fixed number of rounds, so the engine
+    hid exactly the prices these windows say it hid).
+    """
+    configs, ends = {}, {}
+    last_rounds: dict[str, datetime] = dict(
+        session.execute(
+            select(col(RoundRow.cohort_id), func.max(col(RoundRow.scheduled_at)))
+            .where(col(RoundRow.cohort_id).in_(cohort_ids))
+            .group_by(col(RoundRow.cohort_id))
+        ).all()
+    )
+    for row in session.execute(
+        select(col(CohortRow.id), col(CohortRow.config_json)).where(col(CohortRow.id).in_(cohort_ids))
+    ):
+        try:
+            config = _TournamentParts.model_validate(row.config_json)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({problems})") from None
+        configs[row.id] = config.tournament
+        last = last_rounds.get(row.id)
+        end = decisions_end(config.start, config.schedule)
+        ends[row.id] = end or (last and ensure_utc(last) + config.schedule.every)
+    settings = [
+        (cohort_id, t.prize_pool, t.reference, t.s_weight, t.c_weight) for cohort_id, t in configs.items()
+    ]
+    closes = dict(
+        chunked(
+            session,
+            sorted(set(listings["market_id"])),
+            lambda ids: select(col(MarketRow.id), col(MarketRow.close_time)).where(
+                col(MarketRow.id).in_(ids)
+            ),
+        )
+    )
+    windows = []
+    for cohort_id, market_id, listed_at in listings.iter_rows():
+        close = closes.get(market_id)
+        end = ends[cohort_id]
+        if end is None:  # a listing comes from a round, so its cohort has one
+            raise LoadError(f"cohort {cohort_id!r}: market {market_id!r} is listed but no round is stored")
+        w = configs[cohort_id].window(listed_at, close and ensure_utc(close), end)
+        windows.append((cohort_id, market_id, w.opens_at, w.hidden_until, w.closes_at))
+    return frame_of(settings, TOURNAMENTS), frame_of(windows, WINDOWS)
+
+
+def shown(session: Session, cohort_ids: list[str]) -> list[Any]:
+    """Every market of every round snapshot of the cohorts, with its prices as shown."""
+    query = (
+        select(
+            col(RoundRow.cohort_id),
+            col(RoundMarketRow.market_id),
+            col(RoundRow.scheduled_at),
+            col(RoundMarketRow.prices_json),
+        )
+        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
+        .where(col(RoundRow.cohort_id).in_(cohort_ids))
+    )
+    return list(session.execute(query).all())
+
+
+def offers(shown: list[Any], binary: set[str]) -> pl.DataFrame:
+    """One row per (round, market outcome) offered; binary markets by their YES price."""
+    table = [
+        (cohort_id, market_id, outcome, offered_at, price)
+        for cohort_id, market_id, offered_at, prices in shown
+        for outcome, price in outcome_prices(market_id, prices, market_id in binary).items()
+    ]
+    return frame_of(table, OFFERS)
+
+
+def guards(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+    """LLM seats of replay cohorts: the end of their knowledge-cutoff day, and the guard's state."""
+    rows = session.execute(
+        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.settings_json))
+        .join(CohortRow, col(CohortRow.id) == col(AgentRow.cohort_id))
+        .where(
+            col(AgentRow.cohort_id).in_(cohort_ids),
+            col(AgentRow.kind) == LLM_KIND,
+            col(CohortRow.mode) == "replay",
+        )
+    ).all()
+    table = []
+    for r in rows:
+        cutoff = (r.settings_json or {}).get("knowledge_cutoff")
+        try:
+            ends = None if cutoff is None else knowledge_ends(cutoff)
+        except ValueError:
+            raise LoadError(
+                f"agent {r.name!r} of cohort {r.cohort_id!r}: knowledge_cutoff {cutoff!r} is not a date"
+            ) from None
+        table.append((r.cohort_id, r.name, ends, "off" if ends is None else "on"))
+    return frame_of(table, GUARDS)

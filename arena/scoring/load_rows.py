@@ -1,0 +1,61 @@
+"""The loader's row plumbing: chunked ``IN`` queries, rows to frames, prices per outcome, errors.
+
+Shared by ``arena.scoring.load`` (bets, decisions, prices, marks) and ``arena.scoring.load_rounds``
+(listings, tournament windows, offers, guards), which both read rows and hand them to a frame spec.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+from sqlalchemy.orm import Session
+
+from arena.scoring.frames import FrameSpec
+
+_CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
+
+
+class LoadError(ValueError):
+    """Stored rows cannot be read as scoring frames; the message names the table, row and field."""
+
+
+def outcome_prices(market_id: str, prices: dict[str, str], binary: bool) -> dict[str, float]:
+    try:
+        values = {outcome: float(Decimal(str(v))) for outcome, v in prices.items()}
+    except ArithmeticError:
+        raise LoadError(f"price of {market_id!r}: prices_json {prices} holds a non-number") from None
+    if not binary:
+        return values
+    if "YES" in values:
+        return {"YES": values["YES"]}
+    return {"YES": 1.0 - values["NO"]} if "NO" in values else {}
+
+
+def chunked(session: Session, ids: list[str], query: Any) -> list[Any]:
+    rows: list[Any] = []
+    for start in range(0, len(ids), _CHUNK):
+        rows.extend(session.execute(query(ids[start : start + _CHUNK])).all())
+    return rows
+
+
+def frame_of(rows: Iterable[Sequence[Any]], spec: FrameSpec) -> pl.DataFrame:
+    """Rows, in the order of ``spec``'s columns, as a frame; dtypes are fixed later by ``spec.conform``."""
+    columns = [column.name for column in spec.columns]
+    by_column: dict[str, list[Any]] = defaultdict(list)
+    for row in rows:
+        for name, value in zip(columns, row, strict=True):
+            by_column[name].append(value)
+    return pl.DataFrame(
+        {name: pl.Series(name, by_column[name], dtype=dtype_hint(by_column[name])) for name in columns}
+    )
+
+
+def dtype_hint(values: list[Any]) -> pl.DataType | None:
+    """Decimal columns of mixed scale need a common dtype up front; others are inferred."""
+    if any(isinstance(v, Decimal) for v in values):
+        return pl.Decimal(38, 10)
+    return None if values else pl.Null()
