@@ -25,6 +25,7 @@ from agents.registry import AgentConfigError
 from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
+from arena.commands.leaderboard_table import WideOption, print_leaderboard
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.engine.overview import cohort_mode
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
@@ -62,6 +63,7 @@ def replay_command(
         str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")
     ] = None,
     allow_agent_failures: AllowFailures = False,
+    wide: WideOption = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
@@ -75,7 +77,7 @@ def replay_command(
             fail(str(exc))
     assert cohort_id is not None
     result = _run(engine, cohort_id)
-    _exit_if_failed(_finish(engine, result), cohort_id, allow=allow_agent_failures)
+    _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
 
 
 def demo_command(
@@ -92,6 +94,7 @@ def demo_command(
     ] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
     allow_agent_failures: AllowFailures = False,
+    wide: WideOption = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled
@@ -106,7 +109,7 @@ def demo_command(
     except ConfigError as exc:
         fail(str(exc))
     result = _run(engine, cohort_id)
-    failed = _finish(engine, result)
+    failed = _finish(engine, result, wide=wide)
     if report:  # written even when an agent failed: the report is where a failure is studied
         _write_report(engine, cohort_id)
     console.print("\nOpen the dashboard with [bold]arena dashboard[/] to explore the cohort.")
@@ -191,7 +194,7 @@ def _run(engine: Engine, cohort_id: str) -> ReplayResult:
 AGENT_FAILURES_EXIT = 3
 
 
-def _finish(engine: Engine, result: ReplayResult) -> list[FailedAgent]:
+def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedAgent]:
     """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
     round. Returns the agents that failed over the cohort (see ``_exit_if_failed``)."""
     if result.stopped:
@@ -203,7 +206,7 @@ def _finish(engine: Engine, result: ReplayResult) -> list[FailedAgent]:
         for stale in result.stale[:20]:
             console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
-    failed = _print_leaderboard(engine, result.cohort_id)
+    failed = _print_leaderboard(engine, result.cohort_id, wide=wide)
     if result.failed_rounds:
         rounds = ", ".join(str(r.round_index) for r in result.failed_rounds)
         fail(f"every agent failed in round(s) {rounds}; see `arena cohort show {result.cohort_id}`", code=1)
@@ -218,9 +221,8 @@ def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -
         raise typer.Exit(AGENT_FAILURES_EXIT)
 
 
-def _print_leaderboard(engine: Engine, cohort_id: str) -> list[FailedAgent]:
+def _print_leaderboard(engine: Engine, cohort_id: str, *, wide: bool) -> list[FailedAgent]:
     """Print the cohort's leaderboard; returns its failed agents (``arena.scoring.health``)."""
-    from arena.commands.leaderboard import render
     from arena.scoring import Settings as ScoreSettings
     from arena.scoring import leaderboard_document, load_frames
     from arena.scoring.load import cohort_scoring
@@ -228,7 +230,8 @@ def _print_leaderboard(engine: Engine, cohort_id: str) -> list[FailedAgent]:
     frames = load_frames(engine, [cohort_id])
     chosen = cohort_scoring(engine, [cohort_id])  # the cohort's seed and reading, as everywhere
     settings = ScoreSettings(seed=chosen.seed, implied=chosen.implied)
-    console.print(render(leaderboard_document(frames, settings, cohorts=[cohort_id], as_of=None)))
+    document = leaderboard_document(frames, settings, cohorts=[cohort_id], as_of=None)
+    print_leaderboard(console, document, wide=wide)
     return failed_agents(frames.decisions)
 
 

@@ -32,7 +32,9 @@ def _run(*args: str, env: dict[str, str] | None = None):
 
 
 def test_table_for_one_cohort(url: str) -> None:
-    result = _run("--cohort", "c1", "--database-url", url, "--replicates", "50", env={"COLUMNS": "200"})
+    result = _run(
+        "--cohort", "c1", "--wide", "--database-url", url, "--replicates", "50", env={"COLUMNS": "80"}
+    )
     assert result.exit_code == 0, result.output
     assert "Leaderboard — c1" in result.output
     lines = [line.split() for line in result.output.splitlines()]
