@@ -4,7 +4,21 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, dashboard, data, db, leaderboard, markets, report, resolutions, run, serve
+from arena.commands import (
+    cohort,
+    dashboard,
+    data,
+    db,
+    help_format,
+    leaderboard,
+    markets,
+    report,
+    resolutions,
+    run,
+    serve,
+)
+
+help_format.install()
 
 app = typer.Typer(
     name="arena",

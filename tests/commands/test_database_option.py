@@ -2,34 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import typer.main
-
-from arena.cli import app
+from tests.commands.cli_tree import leaves
 
 # Commands that only read and write replay datasets on disk, never the arena database.
 NO_DATABASE = {"data import-forecastbench", "data info", "data rehash"}
 
 
-def _leaves(group: Any, prefix: str = "") -> list[tuple[str, Any]]:
-    """(full name, command) of every leaf command; typer's command classes are its own click's."""
-    if hasattr(group, "commands"):
-        return [
-            leaf
-            for name, command in sorted(group.commands.items())
-            for leaf in _leaves(command, f"{prefix} {name}".strip())
-        ]
-    return [(prefix, group)]
-
-
 def test_every_database_command_takes_database_url() -> None:
-    leaves = _leaves(typer.main.get_command(app))
+    commands = leaves()
     missing = [
         name
-        for name, command in leaves
+        for name, command in commands
         if name not in NO_DATABASE
         and not any("--database-url" in getattr(p, "opts", ()) for p in command.params)
     ]
-    assert len(leaves) > 15, [name for name, _ in leaves]  # the walk really reached the subcommands
+    assert len(commands) > 15, [name for name, _ in commands]  # the walk really reached the subcommands
     assert missing == []
