@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, dashboard, data, db, leaderboard, markets, report, resolutions, run, serve
+from arena.commands import (
+    cohort,
+    dashboard,
+    data,
+    db,
+    leaderboard,
+    markets,
+    report,
+    resolutions,
+    run,
+    serve,
+    worker,
+)
 
 app = typer.Typer(
     name="arena",
@@ -23,6 +35,7 @@ leaderboard.register(app)
 report.register(app)
 dashboard.register(app)
 serve.register(app)
+worker.register(app)
 
 
 if __name__ == "__main__":
