@@ -16,6 +16,7 @@ from arena.commands import (
     resolutions,
     run,
     serve,
+    worker,
 )
 
 help_format.install()
@@ -37,6 +38,7 @@ leaderboard.register(app)
 report.register(app)
 dashboard.register(app)
 serve.register(app)
+worker.register(app)
 
 
 if __name__ == "__main__":

@@ -75,11 +75,14 @@ def list_command(database_url: DatabaseOption = None) -> None:
     if not rows:
         console.print("No cohorts yet: `arena demo`, or `arena cohort launch CONFIG.toml`.")
         return
+    queued = any(r.unit for r in rows)  # the Queue column only once `arena replay --queue` was used
     table = Table(title="Cohorts")
     for header in ("Id", "Name", "Mode", "Status", "Agents", "Rounds", "Created (UTC)"):
         table.add_column(header)
+    if queued:
+        table.add_column("Queue")
     for r in rows:
-        table.add_row(
+        cells = [
             escape(r.id),
             escape(r.name),
             r.mode,
@@ -87,7 +90,8 @@ def list_command(database_url: DatabaseOption = None) -> None:
             str(r.agents),
             f"{r.rounds_done}/{r.rounds_planned}",
             f"{r.created_at:%Y-%m-%d %H:%M}",
-        )
+        ]
+        table.add_row(*cells, *([escape(r.unit or "—")] if queued else []))
     console.print(table)
 
 

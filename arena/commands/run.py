@@ -56,23 +56,40 @@ def register(app: typer.Typer) -> None:
 
 
 def replay_command(
-    config_path: Annotated[
-        Path | None, typer.Argument(metavar="[CONFIG.toml]", help="Config of a new replay cohort.")
+    config_paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            metavar="[CONFIG.toml...]", help="Config of a new replay cohort (several with --queue)."
+        ),
     ] = None,
     cohort_id: Annotated[
         str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")
     ] = None,
+    queue: Annotated[
+        bool,
+        typer.Option(
+            "--queue", help="Launch and queue the cohorts for `arena worker` processes (PostgreSQL)."
+        ),
+    ] = False,
     allow_agent_failures: AllowFailures = False,
     wide: WideOption = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
-    if (config_path is None) == (cohort_id is None):
+    configs = config_paths or []
+    if bool(configs) == (cohort_id is not None):
         fail("give either CONFIG.toml (a new cohort) or --cohort ID (an existing one)")
+    if len(configs) > 1 and not queue:
+        fail("several configs replay only with --queue (for `arena worker` processes); give one")
     engine = open_engine(database_url)
-    if config_path is not None:
+    if queue:
+        from arena.commands.worker import queue_replays
+
+        queue_replays(engine, configs, cohort_id, launch=_launch)
+        return
+    if configs:
         try:
-            cohort_id = _launch(engine, load_config(config_path))
+            cohort_id = _launch(engine, load_config(configs[0]))
         except ConfigError as exc:
             fail(str(exc))
     assert cohort_id is not None

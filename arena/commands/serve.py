@@ -16,6 +16,7 @@ from rich.table import Table
 
 from arena.clock import SystemClock
 from arena.commands.options import DatabaseOption, open_engine
+from arena.commands.worker import print_queue
 from arena.db import leases
 from arena.scheduling.service import serve as serve_forever
 from arena.scheduling.status import job_statuses
@@ -73,6 +74,7 @@ def status(database_url: DatabaseOption = None) -> None:
             job.last_message[:80],
         )
     console.print(table)
+    print_queue(engine, now)
     if failing:
         raise typer.Exit(1)
 

@@ -448,3 +448,50 @@ class SchedulerLeaseRow(ArenaTable, table=True):
     owner: str
     expires_at: datetime = _at()
     recorded_at: datetime = _recorded_at()
+
+
+class WorkUnitRow(ArenaTable, table=True):
+    """A unit of work queued for ``arena worker`` processes (today: a whole replay cohort).
+
+    A worker takes a unit by writing a fresh ``lease_token`` (``SELECT … FOR UPDATE SKIP LOCKED``
+    on PostgreSQL, so concurrent workers never wait on each other); it renews ``lease_expires_at``
+    while it runs and may finish the unit only while the token is still its own (fencing).
+    """
+
+    __tablename__ = "work_unit"
+    __table_args__ = (
+        CheckConstraint("kind IN ('replay')", name="kind"),
+        CheckConstraint("state IN ('queued', 'running', 'done', 'failed')", name="state"),
+        Index(None, "state", "available_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str
+    cohort_id: str = _ref("cohort.id", index=True)
+    state: str
+    attempts: int = 0
+    lease_owner: str | None = None
+    lease_token: str | None = None
+    lease_expires_at: datetime | None = _at(nullable=True)
+    available_at: datetime = _at()
+    enqueued_at: datetime = _at()
+    started_at: datetime | None = _at(nullable=True)
+    finished_at: datetime | None = _at(nullable=True)
+    error: str | None = Field(default=None, sa_type=Text)
+    recorded_at: datetime = _recorded_at()
+
+
+class WorkerRow(ArenaTable, table=True):
+    """An ``arena worker`` process: its heartbeat and the unit it is running, for ``arena status``."""
+
+    __tablename__ = "worker"
+
+    name: str = Field(primary_key=True)
+    host: str
+    pid: int
+    started_at: datetime = _at()
+    heartbeat_at: datetime = _at()
+    stopped_at: datetime | None = _at(nullable=True)
+    unit_id: int | None = None
+    units_done: int = 0
+    recorded_at: datetime = _recorded_at()

@@ -25,6 +25,7 @@ from arena.db.models import (
     PortfolioSnapshotRow,
     PositionRow,
     RoundRow,
+    WorkUnitRow,
 )
 from arena.engine.completion import StalePosition, finished_rounds, waiting_since
 
@@ -39,6 +40,9 @@ class CohortSummary:
     rounds_done: int
     rounds_planned: str
     created_at: datetime
+    # The cohort's latest queue unit (``arena replay --queue``): queued, running (by whom), done,
+    # failed; None when it was never queued.
+    unit: str | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,8 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
         agents = _grouped_count(session, select(AgentRow.cohort_id, func.count()))
         finished = col(RoundRow.status).in_(("done", "failed"))
         done = _grouped_count(session, select(RoundRow.cohort_id, func.count()).where(finished))
+        queued = session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id))).all()
+        units = {u.cohort_id: _describe_unit(u) for u in queued}  # the latest unit of each cohort
     return [
         CohortSummary(
             c.id,
@@ -85,9 +91,15 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
             done.get(c.id, 0),
             str((c.config_json.get("schedule") or {}).get("rounds") or "end"),
             c.created_at,
+            units.get(c.id),
         )
         for c in cohorts
     ]
+
+
+def _describe_unit(unit: WorkUnitRow) -> str:
+    """``running on host:pid``, ``queued``, ``done`` or ``failed``: a unit's state for a reader."""
+    return f"running on {unit.lease_owner}" if unit.state == "running" else unit.state
 
 
 def cohort_mode(engine: Engine, cohort_id: str) -> str | None:

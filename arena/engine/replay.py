@@ -37,7 +37,7 @@ from arena.engine.completion import (
     stale_positions,
 )
 from arena.engine.marks import mark_rows, persist_marks
-from arena.engine.replay_lease import replay_lease
+from arena.engine.replay_lease import RUN_LEASE_TTL, replay_lease
 from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import record_later_resolutions, record_resolutions, settle
@@ -230,14 +230,15 @@ async def replay_cohort(
     environ: Mapping[str, str],
     wall_clock: Clock,
     progress: Progress | None = None,
+    lease_ttl: timedelta = RUN_LEASE_TTL,
 ) -> ReplayResult:
     """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
 
     ``source``: the cohort's own dataset unless given (see ``load_runtime``). The LLM agents' HTTP
-    clients live exactly as long as the run.
+    clients live exactly as long as the run. ``lease_ttl``: see ``replay_lease``.
     """
     started = wall_clock.now()
-    with replay_lease(engine, cohort_id, wall_clock):
+    with replay_lease(engine, cohort_id, wall_clock, lease_ttl):
         result = await _run_leased(
             engine, cohort_id, source, environ=environ, wall_clock=wall_clock, progress=progress
         )

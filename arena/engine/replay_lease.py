@@ -25,7 +25,6 @@ from arena.engine.claims import new_token, owner_is_dead
 log = logging.getLogger(__name__)
 
 RUN_LEASE_TTL = timedelta(seconds=60)
-RENEW_EVERY = RUN_LEASE_TTL / 4
 
 
 class CohortBusy(RuntimeError):
@@ -44,14 +43,19 @@ def describe_owner(owner: str) -> str:
 
 
 @contextmanager
-def replay_lease(engine: Engine, cohort_id: str, clock: Clock) -> Iterator[str]:
-    """Hold the cohort's replay lease for the duration of the block (yields our owner token)."""
+def replay_lease(
+    engine: Engine, cohort_id: str, clock: Clock, ttl: timedelta = RUN_LEASE_TTL
+) -> Iterator[str]:
+    """Hold the cohort's replay lease for the duration of the block (yields our owner token).
+
+    ``ttl``: how long a holder that stopped renewing keeps the cohort; ``arena worker`` passes its
+    unit lease so a cohort frees up when the unit does."""
     name, owner = lease_name(cohort_id), new_token()
-    if not leases.try_acquire(engine, owner, clock.now(), RUN_LEASE_TTL, name=name):
+    if not leases.try_acquire(engine, owner, clock.now(), ttl, name=name):
         held = leases.holder(engine, name=name)
         dead = held is not None and owner_is_dead(held.owner)
         if held is None or not (
-            dead and leases.take_over(engine, held.owner, owner, clock.now(), RUN_LEASE_TTL, name=name)
+            dead and leases.take_over(engine, held.owner, owner, clock.now(), ttl, name=name)
         ):
             who = describe_owner(held.owner) if held else "another process"
             raise CohortBusy(
@@ -59,7 +63,7 @@ def replay_lease(engine: Engine, cohort_id: str, clock: Clock) -> Iterator[str]:
             )
     stop = threading.Event()
     renewer = threading.Thread(
-        target=_renew, args=(engine, owner, name, clock, stop), name=f"lease {name}", daemon=True
+        target=_renew, args=(engine, owner, name, clock, ttl, stop), name=f"lease {name}", daemon=True
     )
     renewer.start()
     try:
@@ -70,10 +74,12 @@ def replay_lease(engine: Engine, cohort_id: str, clock: Clock) -> Iterator[str]:
         leases.release(engine, owner, name=name)
 
 
-def _renew(engine: Engine, owner: str, name: str, clock: Clock, stop: threading.Event) -> None:
-    while not stop.wait(RENEW_EVERY.total_seconds()):
+def _renew(
+    engine: Engine, owner: str, name: str, clock: Clock, ttl: timedelta, stop: threading.Event
+) -> None:
+    while not stop.wait((ttl / 4).total_seconds()):
         try:
-            held = leases.try_acquire(engine, owner, clock.now(), RUN_LEASE_TTL, name=name)
+            held = leases.try_acquire(engine, owner, clock.now(), ttl, name=name)
         except Exception:  # a database blip: the next renewal retries well within the TTL
             log.exception("renewing %s failed", name)
             continue

@@ -7,7 +7,6 @@ anywhere, including inside the transaction that commits a decision with its fill
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -17,14 +16,14 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, func
-from sqlmodel import Session, col, select
+from sqlalchemy import Engine
+from sqlmodel import Session
 
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
-from arena.db.models import AgentRow, CohortRow, DecisionRow, FillRow, PortfolioSnapshotRow, RoundRow
-from arena.engine.ledger_store import reconcile
+from arena.db.models import CohortRow
 from tests.engine.helpers import config, launch_cohort, synthetic_dataset
+from tests.engine.ledger_log import assert_ledgers_reconcile, fill_count, ledger_log
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENTS = [{"name": k, "kind": k} for k in ("random", "favorite", "contrarian", "kelly", "crowd", "hold")]
@@ -52,56 +51,6 @@ def _runner(db_url: str, cohort_id: str, dataset: Path) -> subprocess.Popen[byte
     )
 
 
-def _fill_count(engine: Engine, cohort_id: str) -> int:
-    with Session(engine) as session:
-        query = (
-            select(func.count())
-            .select_from(FillRow)
-            .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
-        )
-        return int(session.exec(query.where(AgentRow.cohort_id == cohort_id)).one())
-
-
-def _log(engine: Engine, cohort_id: str) -> dict[str, list[tuple[object, ...]]]:
-    """Everything a run produced, keyed by agent name instead of database ids."""
-    with Session(engine) as session:
-        names = dict(
-            session.exec(select(AgentRow.id, AgentRow.name).where(AgentRow.cohort_id == cohort_id)).all()
-        )
-        fills = session.exec(
-            select(FillRow).where(col(FillRow.agent_id).in_(names)).order_by(col(FillRow.id))
-        ).all()
-        marks = session.exec(
-            select(PortfolioSnapshotRow).where(PortfolioSnapshotRow.cohort_id == cohort_id)
-        ).all()
-        decisions = session.exec(
-            select(DecisionRow, RoundRow.round_index)
-            .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
-            .where(DecisionRow.cohort_id == cohort_id)
-        ).all()
-    return {
-        "fills": sorted(
-            (
-                names[f.agent_id],
-                f.kind,
-                f.market_id,
-                f.outcome,
-                f.position_id,
-                f.amount,
-                f.price,
-                f.shares,
-                f.filled_at,
-            )
-            for f in fills
-        ),
-        "marks": sorted((names[m.agent_id], m.marked_at, m.cash, m.total_value) for m in marks),
-        "decisions": sorted(
-            (names[d.agent_id], index, d.status, d.cash_at_start, json.dumps(d.actions_json, sort_keys=True))
-            for d, index in decisions
-        ),
-    }
-
-
 @pytest.mark.slow
 def test_killed_and_restarted_replay_matches_an_uninterrupted_one(db_url: str, tmp_path: Path) -> None:
     dataset = synthetic_dataset(tmp_path / "data")
@@ -110,7 +59,7 @@ def test_killed_and_restarted_replay_matches_an_uninterrupted_one(db_url: str, t
     upgrade(reference_engine)
     reference = _cohort(reference_engine, dataset)
     assert _runner(reference_url, reference, dataset).wait(timeout=240) == 0
-    total = _fill_count(reference_engine, reference)
+    total = fill_count(reference_engine, reference)
 
     engine = make_engine(db_url)
     upgrade(engine)
@@ -125,25 +74,13 @@ def test_killed_and_restarted_replay_matches_an_uninterrupted_one(db_url: str, t
     _, err = runner.communicate(timeout=240)
     assert runner.returncode == 0, f"the final runner failed: {err.decode()[-2000:]}"
 
-    got, want = _log(engine, crashed), _log(reference_engine, reference)
+    got, want = ledger_log(engine, crashed), ledger_log(reference_engine, reference)
     assert got["fills"] == want["fills"]
     assert got["marks"] == want["marks"]
     assert got["decisions"] == want["decisions"]
     with Session(engine) as session:
-        agent_ids = [
-            a for a in session.exec(select(AgentRow.id).where(AgentRow.cohort_id == crashed)).all() if a
-        ]
-        rounds = session.exec(
-            select(func.count()).select_from(RoundRow).where(RoundRow.cohort_id == crashed)
-        ).one()
-        per_round = session.exec(
-            select(DecisionRow.round_id, func.count())
-            .where(DecisionRow.cohort_id == crashed)
-            .group_by(col(DecisionRow.round_id))
-        ).all()
         assert session.get(CohortRow, crashed).status == "completed"  # type: ignore[union-attr]
-        assert all(n == len(AGENTS) for _, n in per_round) and len(per_round) == rounds
-        assert reconcile(session, _rules(engine, crashed), agent_ids) == []
+    assert_ledgers_reconcile(engine, crashed)
     engine.dispose()
     reference_engine.dispose()
 
@@ -153,7 +90,7 @@ def _kill_at(
 ) -> bool:
     """SIGKILL the runner once the cohort's fill log holds ``target`` fills (plus a random few
     milliseconds, to land inside transactions); False if it exited first."""
-    while runner.poll() is None and _fill_count(engine, cohort_id) < target:
+    while runner.poll() is None and fill_count(engine, cohort_id) < target:
         time.sleep(0.005)
     time.sleep(rng.uniform(0, 0.03))
     if runner.poll() is not None:
@@ -161,12 +98,3 @@ def _kill_at(
     runner.send_signal(signal.SIGKILL)
     runner.wait()
     return True
-
-
-def _rules(engine: Engine, cohort_id: str):  # type: ignore[no-untyped-def]
-    from arena.cohorts.config import config_from_frozen
-
-    with Session(engine) as session:
-        row = session.get(CohortRow, cohort_id)
-        assert row is not None
-        return config_from_frozen(row.config_json).rules.to_rules()

@@ -1,0 +1,135 @@
+"""``arena worker``: run queued units (replay cohorts of a study) from a shared PostgreSQL.
+
+Also the queue's part of ``arena status``: workers with their heartbeat and unit, and the units
+with their state and how long they have waited (lag).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import FrameType
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from sqlalchemy import Engine
+
+from arena.clock import SystemClock
+from arena.cohorts.config import ConfigError, load_config
+from arena.commands.options import DatabaseOption, database_url_or_default, fail
+from arena.db.engine import make_engine, session_scope
+from arena.db.migrate import ensure_schema
+from arena.workers import queue, roster
+from arena.workers.backoff import retrying
+from arena.workers.queue import QueueNeedsPostgres, require_postgres
+from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, WorkerSettings
+
+console = Console()
+
+
+def worker_command(
+    lease: Annotated[
+        float, typer.Option(min=1.0, help="Seconds a silent worker keeps a unit before another takes it.")
+    ] = DEFAULT_LEASE_TTL.total_seconds(),
+    poll: Annotated[float, typer.Option(min=0.1, help="Seconds between looks at an empty queue.")] = (
+        DEFAULT_POLL.total_seconds()
+    ),
+    until_idle: Annotated[
+        bool, typer.Option("--until-idle", help="Exit once no unit is queued or running.")
+    ] = False,
+    database_url: DatabaseOption = None,
+) -> None:
+    """Take queued units (see `arena replay --queue`) and run them; start any number, anywhere,
+    against one PostgreSQL. Ctrl-C stops after the running unit; a second Ctrl-C stops at once (the
+    unit is resumed by another worker once its lease expires)."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    from arena.workers.worker import Worker  # the replay engine: only for this command
+
+    url = database_url_or_default(database_url)
+    try:
+        require_postgres(url)
+    except QueueNeedsPostgres as exc:
+        fail(str(exc))
+    say = lambda line: console.print(escape(line))  # noqa: E731 -- unit lines hold cohort ids: plain text
+    retrying(lambda: ensure_schema(url), say=say, stop=threading.Event())  # the server may be starting
+    engine = make_engine(url)
+    settings = WorkerSettings(
+        lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle
+    )
+    worker = Worker(engine, clock=SystemClock(), settings=settings, environ=os.environ, say=say)
+
+    def _stop(signum: int, _frame: FrameType | None) -> None:
+        if worker.stopping:
+            raise KeyboardInterrupt
+        console.print(f"{signal.Signals(signum).name}: stopping after the running unit (again: at once)")
+        worker.stop()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    worker.run()
+
+
+def queue_replays(
+    engine: Engine, configs: list[Path], cohort_id: str | None, *, launch: Callable[[Engine, Any], str]
+) -> None:
+    """``arena replay --queue``: launch each config (or take ``cohort_id``) and queue it; all
+    configs are checked before anything is launched, so a typo in the fifth queues nothing."""
+    try:
+        require_postgres(engine.url)
+        parsed = [load_config(path) for path in configs]
+    except (QueueNeedsPostgres, ConfigError) as exc:
+        fail(str(exc))
+    cohorts = [launch(engine, config) for config in parsed] if parsed else [str(cohort_id)]
+    now = SystemClock().now()
+    for cohort in cohorts:
+        unit = queue.enqueue_replay(engine, cohort, now)
+        console.print(f"queued cohort [bold]{cohort}[/] as unit {unit}")
+    console.print(
+        f"{len(cohorts)} replay(s) queued. Start workers on any machine with this database: "
+        "[bold]arena worker[/] (add --until-idle to exit when done); watch with "
+        "[bold]arena cohort list[/] and [bold]arena status[/]."
+    )
+
+
+def print_queue(engine: Engine, now: datetime) -> None:
+    """Workers and units, for ``arena status``; nothing when no unit was ever queued."""
+    with session_scope(engine, write=False) as session:
+        workers, units = roster.workers(session), queue.units(session)
+    if not workers and not units:
+        return
+    table = Table(title="Workers")
+    for column in ("worker", "state", "heartbeat", "unit", "units done"):
+        table.add_column(column)
+    for row in workers:
+        state = "stopped" if row.stopped_at else "running"
+        age = f"{(now - row.heartbeat_at).total_seconds():.0f} s ago"
+        table.add_row(escape(row.name), state, age, str(row.unit_id or "—"), str(row.units_done))
+    console.print(table)
+    table = Table(title="Units")
+    for column in ("unit", "kind", "cohort", "state", "attempts", "lag", "lease until", "error"):
+        table.add_column(column)
+    for unit in units:
+        lag = (now - unit.available_at).total_seconds() if unit.state == queue.QUEUED else None
+        table.add_row(
+            str(unit.id),
+            unit.kind,
+            unit.cohort_id,
+            unit.state,
+            str(unit.attempts),
+            "—" if lag is None else f"{max(lag, 0):.0f} s",
+            "—" if unit.lease_expires_at is None else unit.lease_expires_at.strftime("%H:%M:%S UTC"),
+            escape((unit.error or "")[:60]),
+        )
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker_command)

@@ -1,0 +1,135 @@
+"""The work queue in PostgreSQL: enqueue units, take one with a lease, renew it, finish it fenced.
+
+A unit is taken with ``SELECT … FOR UPDATE SKIP LOCKED``, the pattern of mature PostgreSQL job
+queues: concurrent workers each lock a different row and never wait on each other. Taking a unit
+writes a fresh random ``lease_token``; every later write about the unit (renewal, finish, retry)
+names that token in its ``WHERE``, so a worker that lost its lease (paused, partitioned, slow) can
+no longer change the unit once another worker took it over: its writes match no row and say so.
+
+Lease times are wall-clock (the worker's ``SystemClock``): they are about processes being alive,
+which a replay's simulated time knows nothing about.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import URL, CursorResult, Engine, make_url, or_, update
+from sqlmodel import Session, col, select
+
+from arena.db.engine import session_scope
+from arena.db.models import WorkUnitRow
+
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+REPLAY = "replay"
+
+
+class QueueNeedsPostgres(RuntimeError):
+    """The queue is shared by processes on many machines: only PostgreSQL coordinates them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A unit taken by a worker: the token fences every later write about the unit."""
+
+    unit_id: int
+    kind: str
+    cohort_id: str
+    token: str
+    attempt: int
+
+
+def require_postgres(url: URL | str) -> None:
+    """Refuse any database but PostgreSQL, by its URL (no connection needed)."""
+    if make_url(str(url) if isinstance(url, str) else url).get_backend_name() != "postgresql":
+        raise QueueNeedsPostgres(
+            "workers and queued replays need PostgreSQL (set ARENA_DATABASE_URL or --database-url "
+            "to a postgresql+psycopg:// URL); on SQLite, run `arena replay CONFIG.toml` directly"
+        )
+
+
+def enqueue_replay(engine: Engine, cohort_id: str, now: datetime) -> int:
+    """Queue a replay cohort; an unfinished unit for the same cohort is reused, not doubled."""
+    require_postgres(engine.url)
+    with session_scope(engine) as session:
+        existing = session.exec(
+            select(WorkUnitRow.id).where(
+                col(WorkUnitRow.cohort_id) == cohort_id, col(WorkUnitRow.state).in_((QUEUED, RUNNING))
+            )
+        ).first()
+        if existing is not None:
+            return existing
+        row = WorkUnitRow(kind=REPLAY, cohort_id=cohort_id, state=QUEUED, available_at=now, enqueued_at=now)
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        return row.id
+
+
+def take(engine: Engine, owner: str, now: datetime, ttl: timedelta) -> Lease | None:
+    """Lease the oldest available unit (queued, or running under an expired lease); None if idle."""
+    with session_scope(engine) as session:
+        unit = session.exec(
+            select(WorkUnitRow)
+            .where(
+                or_(
+                    (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
+                    (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+                )
+            )
+            .order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        ).first()
+        if unit is None:
+            return None
+        unit.state, unit.lease_owner, unit.lease_token = RUNNING, owner, secrets.token_hex(16)
+        unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
+        unit.started_at = unit.started_at or now
+        assert unit.id is not None and unit.lease_token is not None
+        return Lease(unit.id, unit.kind, unit.cohort_id, unit.lease_token, unit.attempts)
+
+
+def renew(engine: Engine, lease: Lease, now: datetime, ttl: timedelta) -> bool:
+    """Extend our lease; False when the unit is no longer ours (another worker took it over)."""
+    return _fenced(engine, lease, lease_expires_at=now + ttl)
+
+
+def finish(engine: Engine, lease: Lease, now: datetime, *, error: str | None = None) -> bool:
+    """Mark the unit done (or failed with ``error``); False, writing nothing, if we lost it."""
+    state = DONE if error is None else FAILED
+    return _fenced(engine, lease, state=state, finished_at=now, error=error, lease_expires_at=None)
+
+
+def retry_later(engine: Engine, lease: Lease, at: datetime, reason: str) -> bool:
+    """Give the unit back to the queue, available again at ``at`` (e.g. its cohort is busy)."""
+    return _fenced(
+        engine,
+        lease,
+        state=QUEUED,
+        available_at=at,
+        lease_owner=None,
+        lease_token=None,
+        lease_expires_at=None,
+        attempts=lease.attempt - 1,
+        error=reason,
+    )
+
+
+def _fenced(engine: Engine, lease: Lease, **values: Any) -> bool:
+    """One UPDATE that applies only while ``lease.token`` is still the unit's token."""
+    with session_scope(engine) as session:
+        result = session.execute(
+            update(WorkUnitRow)
+            .where(col(WorkUnitRow.id) == lease.unit_id, col(WorkUnitRow.lease_token) == lease.token)
+            .values(**values)
+        )
+        return bool(cast(CursorResult[Any], result).rowcount)
+
+
+def units(session: Session, *, limit: int = 50) -> list[WorkUnitRow]:
+    """The newest units first, for ``arena status``."""
+    return list(session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id).desc()).limit(limit)))

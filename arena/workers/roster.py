@@ -1,0 +1,44 @@
+"""Who is working: one ``worker`` row per ``arena worker`` process, with its heartbeat.
+
+The roster is for people (``arena status``), not for safety: units are fenced by their own lease
+tokens (``arena.workers.queue``), so a worker whose heartbeat went stale can do no harm.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Engine, update
+from sqlmodel import Session, col, select
+
+from arena.db.engine import session_scope
+from arena.db.models import WorkerRow
+
+
+def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
+    with session_scope(engine) as session:
+        session.add(WorkerRow(name=name, host=host, pid=pid, started_at=now, heartbeat_at=now))
+
+
+def beat(engine: Engine, name: str, now: datetime, unit_id: int | None, *, finished: bool = False) -> None:
+    """Record that ``name`` is alive and what it runs; ``finished`` counts one more unit done."""
+    values: dict[str, object] = {"heartbeat_at": now, "unit_id": unit_id}
+    if finished:
+        values["units_done"] = col(WorkerRow.units_done) + 1
+    with session_scope(engine) as session:
+        session.execute(update(WorkerRow).where(col(WorkerRow.name) == name).values(**values))
+
+
+def leave(engine: Engine, name: str, now: datetime) -> None:
+    with session_scope(engine) as session:
+        session.execute(
+            update(WorkerRow).where(col(WorkerRow.name) == name).values(stopped_at=now, unit_id=None)
+        )
+
+
+def workers(session: Session, *, limit: int = 50) -> list[WorkerRow]:
+    """Running workers first, then the most recently stopped."""
+    query = select(WorkerRow).order_by(
+        col(WorkerRow.stopped_at).is_not(None), col(WorkerRow.heartbeat_at).desc()
+    )
+    return list(session.exec(query.limit(limit)))

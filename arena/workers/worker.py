@@ -1,0 +1,180 @@
+"""``arena worker``: take units from the queue and run them, until stopped (or idle, if asked).
+
+Any number of workers on any number of machines point at one PostgreSQL; the queue's leases keep
+them off each other's units. A worker survives its database: started before PostgreSQL is up, or
+cut off by a restart mid-run, it retries with capped exponential backoff and carries on; a unit it
+was running when the connection died is resumed by whichever worker takes it after its lease
+expires (replays resume where they stopped; decision claims keep every decision exactly-once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from sqlalchemy import Engine, func
+from sqlalchemy.exc import DBAPIError
+from sqlmodel import col, select
+
+from agents.registry import AgentConfigError
+from arena.clock import Clock
+from arena.cohorts.config import ConfigError
+from arena.db.engine import session_scope
+from arena.db.models import WorkUnitRow
+from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
+from arena.engine.replay_lease import CohortBusy
+from arena.engine.runtime import CohortNotFound
+from arena.workers import queue, roster
+from arena.workers.backoff import is_connection_error, retrying
+from arena.workers.keeper import LeaseKeeper
+from arena.workers.queue import Lease
+from arena.workers.settings import WorkerSettings
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+# A unit that can never run as configured: failed at once, not retried.
+PERMANENT = (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError)
+
+
+class Worker:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Clock,
+        settings: WorkerSettings,
+        environ: Mapping[str, str],
+        say: Callable[[str], None],
+    ) -> None:
+        self._engine, self._clock, self._settings = engine, clock, settings
+        self._environ, self._say = environ, say
+        self.name = f"{socket.gethostname()}:{os.getpid()}"
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        """Work until ``stop()`` (or, with ``until_idle``, until no unit is queued or running)."""
+        host, pid = socket.gethostname(), os.getpid()
+        self._with_database(lambda: roster.join(self._engine, self.name, host, pid, self._clock.now()))
+        self._say(f"worker {self.name} ready (lease {self._settings.lease_ttl.total_seconds():g} s)")
+        try:
+            while not self._stop.is_set():
+                lease = self._with_database(self._take)
+                if lease is not None:
+                    self._run(lease)
+                elif self._settings.until_idle and not self._with_database(self._pending):
+                    self._say("queue empty: stopping")
+                    return
+                else:
+                    self._stop.wait(self._settings.poll.total_seconds())
+        finally:
+            self._with_database(lambda: roster.leave(self._engine, self.name, self._clock.now()), tries=3)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    def _take(self) -> Lease | None:
+        return queue.take(self._engine, self.name, self._clock.now(), self._settings.lease_ttl)
+
+    def _pending(self) -> int:
+        with session_scope(self._engine, write=False) as session:
+            query = select(func.count()).where(col(WorkUnitRow.state).in_((queue.QUEUED, queue.RUNNING)))
+            return int(session.exec(query).one())
+
+    def _run(self, lease: Lease) -> None:
+        """Run one unit and finish it under its lease; a lost lease or a database fault leaves it
+        to the next taker."""
+        self._say(f"took unit {lease.unit_id}: replay of cohort {lease.cohort_id} (attempt {lease.attempt})")
+        started = self._clock.now()
+        try:
+            result = self._replay(lease)
+        except LeaseLost:
+            self._say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
+            return
+        except CohortBusy as exc:
+            again = self._clock.now() + self._settings.lease_ttl
+            self._fenced(lease, queue.retry_later(self._engine, lease, again, str(exc)))
+            self._say(f"unit {lease.unit_id} back in the queue: {exc}")
+            return
+        except PERMANENT as exc:
+            self._finish(lease, f"{type(exc).__name__}: {exc}")
+            return
+        except DBAPIError as exc:
+            if not is_connection_error(exc):
+                self._failed_by_bug(lease, exc)
+                return
+            self._say(
+                f"database connection lost while running unit {lease.unit_id}; it resumes once its "
+                "lease expires"
+            )
+            self._with_database(self._pending)  # waits, with backoff, for the database to return
+            return
+        except Exception as exc:
+            self._failed_by_bug(lease, exc)
+            return
+        seconds = (self._clock.now() - started).total_seconds()
+        failed = [r.round_index for r in result.failed_rounds]
+        self._finish(lease, f"every agent failed in round(s) {failed}" if failed else None, seconds)
+
+    def _replay(self, lease: Lease) -> ReplayResult:
+        async def main() -> ReplayResult:
+            task, loop = asyncio.current_task(), asyncio.get_running_loop()
+            assert task is not None
+            with LeaseKeeper(
+                self._engine,
+                lease,
+                worker=self.name,
+                clock=self._clock,
+                ttl=self._settings.lease_ttl,
+                on_lost=lambda: loop.call_soon_threadsafe(task.cancel),
+            ) as keeper:
+                try:
+                    return await replay_cohort(
+                        self._engine,
+                        lease.cohort_id,
+                        environ=self._environ,
+                        wall_clock=self._clock,
+                        lease_ttl=self._settings.lease_ttl,
+                    )
+                except asyncio.CancelledError:
+                    if keeper.lost.is_set():
+                        raise LeaseLost from None
+                    raise
+
+        return asyncio.run(main())
+
+    def _failed_by_bug(self, lease: Lease, exc: Exception) -> None:
+        """A bug in a unit: recorded on the unit and logged with its traceback; the worker goes on."""
+        log.error("unit %s raised", lease.unit_id, exc_info=exc)
+        self._finish(lease, f"{type(exc).__name__}: {exc}")
+
+    def _finish(self, lease: Lease, error: str | None, seconds: float | None = None) -> None:
+        done = queue.finish(self._engine, lease, self._clock.now(), error=error)
+        if self._fenced(lease, done):
+            roster.beat(self._engine, self.name, self._clock.now(), None, finished=True)
+            took = "" if seconds is None else f" in {seconds:.1f} s"
+            self._say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}")
+
+    def _fenced(self, lease: Lease, applied: bool) -> bool:
+        if not applied:
+            self._say(
+                f"refused: unit {lease.unit_id} was taken over by another worker while this one "
+                "ran it; its result is discarded (fencing)"
+            )
+        return applied
+
+    def _with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
+        return retrying(work, say=self._say, stop=self._stop, tries=tries)
+
+
+class LeaseLost(RuntimeError):
+    """The unit's lease went to another worker while this one ran it."""

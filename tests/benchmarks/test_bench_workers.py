@@ -1,0 +1,123 @@
+"""Workers on PostgreSQL: a study of 8 demo cohorts drained by 1 and by 2 `arena worker`
+processes, against the floor of the same 8 replays run one after another in one process (printed,
+not asserted).
+
+Targets (issue 14): 2 workers ≥ 1.7× faster than 1 on this 2-core machine; the queue's per-unit
+overhead (take + lease renewals + fenced finish, and the worker's start-up) ≤ 10% of the floor.
+Correctness is asserted: every unit done once, every cohort completed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import URL, create_engine
+from sqlmodel import Session, select
+
+from arena.db.engine import make_engine
+from arena.db.models import CohortRow, WorkUnitRow
+from tests.workers.study import ROOT, arena, start_worker
+
+COHORTS = 8
+DEMO = ROOT / "data" / "configs" / "demo-baselines.toml"
+
+pytestmark = [pytest.mark.benchmark, pytest.mark.postgres]
+
+
+@pytest.fixture
+def schemas(postgres_database: URL) -> Iterator[list[str]]:
+    """Three empty schemas on the test server: one per measured run."""
+    admin = create_engine(postgres_database, isolation_level="AUTOCOMMIT")
+    names = [f"bench_{secrets.token_hex(4)}" for _ in range(3)]
+    with admin.connect() as connection:
+        for name in names:
+            connection.exec_driver_sql(f"CREATE SCHEMA {name}")
+    yield [
+        postgres_database.set(query={"options": f"-csearch_path={n}"}).render_as_string(hide_password=False)
+        for n in names
+    ]
+    with admin.connect() as connection:
+        for name in names:
+            connection.exec_driver_sql(f"DROP SCHEMA {name} CASCADE")
+    admin.dispose()
+
+
+def _configs(directory: Path) -> list[Path]:
+    """The demo config eight times, each cohort with a name and seed of its own."""
+    text = DEMO.read_text(encoding="utf-8")
+    paths = []
+    for i in range(COHORTS):
+        path = directory / f"study-{i}.toml"
+        body = re.sub(r'^name = ".*"$', f'name = "study-{i}"', text, count=1, flags=re.M)
+        path.write_text(re.sub(r"^seed = \d+$", f"seed = {i}", body, count=1, flags=re.M), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _arena(*args: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(arena(*args), cwd=ROOT, env=env, check=True, capture_output=True, timeout=1800)
+
+
+def _drain(url: str, configs: list[Path], workers: int) -> float:
+    _arena("replay", "--queue", *map(str, configs), "--database-url", url)
+    started = time.perf_counter()
+    procs = [start_worker(url, lease=30) for _ in range(workers)]
+    for proc in procs:
+        out, _ = proc.communicate(timeout=1800)
+        assert proc.returncode == 0, out[-2000:]
+    wall = time.perf_counter() - started
+    engine = make_engine(url)
+    with Session(engine) as session:
+        units = session.exec(select(WorkUnitRow)).all()
+        assert [(u.state, u.attempts) for u in units] == [("done", 1)] * COHORTS
+        assert {c.status for c in session.exec(select(CohortRow))} == {"completed"}
+    engine.dispose()
+    return wall
+
+
+def _in_process(url: str, configs: list[Path]) -> float:
+    """The floor: the same cohorts launched, then replayed one after another by one process."""
+    for config in configs:
+        _arena("cohort", "launch", str(config), "--database-url", url)
+    engine = make_engine(url)
+    with Session(engine) as session:
+        ids = [c.id for c in session.exec(select(CohortRow))]
+    engine.dispose()
+    code = (
+        "import asyncio, os, sys\n"
+        "from arena.clock import SystemClock\nfrom arena.db.engine import make_engine\n"
+        "from arena.engine.replay import replay_cohort\n"
+        "engine = make_engine(sys.argv[1])\n"
+        "for cohort in sys.argv[2:]:\n"
+        "    asyncio.run(replay_cohort(engine, cohort, environ=os.environ, wall_clock=SystemClock()))\n"
+    )
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", code, url, *ids],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+        timeout=1800,
+    )
+    return time.perf_counter() - started
+
+
+def test_bench_workers_study(schemas: list[str], tmp_path: Path) -> None:
+    configs = _configs(tmp_path)
+    floor = _in_process(schemas[0], configs)
+    one = _drain(schemas[1], configs, workers=1)
+    two = _drain(schemas[2], configs, workers=2)
+    print(
+        f"\n{COHORTS} demo cohorts on PostgreSQL: in one process {floor:.1f} s (floor), "
+        f"1 worker {one:.1f} s (queue overhead {one / floor - 1:+.1%}), "
+        f"2 workers {two:.1f} s (speed-up {one / two:.2f}x over 1 worker)"
+    )

@@ -1,0 +1,33 @@
+"""``arena worker`` and ``arena replay --queue`` on SQLite: one line saying PostgreSQL is needed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+from tests.engine.helpers import tiny_dataset
+from tests.workers.study import study_config
+
+
+def test_worker_refuses_sqlite_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["worker", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"])
+    assert result.exit_code == 2
+    assert "need PostgreSQL" in result.output and "Traceback" not in result.output
+
+
+def test_queue_refuses_sqlite_before_launching_anything(tmp_path: Path) -> None:
+    path = study_config(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), name="study")
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    result = CliRunner().invoke(app, ["replay", "--queue", str(path), "--database-url", url])
+    assert result.exit_code == 2 and "need PostgreSQL" in result.output
+    listed = CliRunner().invoke(app, ["cohort", "list", "--database-url", url])
+    assert "No cohorts yet" in listed.output
+
+
+def test_several_configs_need_queue(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["replay", "a.toml", "b.toml", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"]
+    )
+    assert result.exit_code == 2 and "only with --queue" in result.output

@@ -1,0 +1,174 @@
+"""``arena worker`` processes on PostgreSQL under faults: killed, paused past their lease, started
+before the database, cut off by a database restart. Each disturbed run must end with the same
+fills, marks and decisions as an undisturbed ``arena replay`` of the same config, with no
+decision executed twice and every ledger equal to its fill log.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, make_url
+from sqlmodel import Session, col, select
+
+from arena.db.engine import make_engine
+from arena.db.migrate import upgrade
+from arena.db.models import CohortRow, WorkerRow, WorkUnitRow
+from tests.engine.helpers import synthetic_dataset
+from tests.engine.ledger_log import assert_ledgers_reconcile, fill_count, ledger_log
+from tests.workers import ON_POSTGRES
+from tests.workers.study import ROOT, arena, start_worker, study_config
+from tests.workers.tcp_proxy import TcpProxy
+
+pytestmark = [ON_POSTGRES, pytest.mark.slow]
+TIMEOUT = 240
+
+
+def _run(*args: str) -> str:
+    done = subprocess.run(
+        arena(*args),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout
+
+
+def _cohort(engine: Engine, name: str) -> str:
+    with Session(engine) as session:
+        return session.exec(select(CohortRow.id).where(CohortRow.name == name)).one()
+
+
+def _units(engine: Engine) -> list[WorkUnitRow]:
+    with Session(engine) as session:
+        return list(session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id))))
+
+
+def _reference(tmp_path: Path, config: Path, name: str) -> tuple[Engine, str]:
+    """The undisturbed run: ``arena replay CONFIG`` on a SQLite file of its own."""
+    url = f"sqlite:///{tmp_path / f'reference-{name}.db'}"
+    _run("replay", str(config), "--database-url", url)
+    engine = make_engine(url)
+    return engine, _cohort(engine, name)
+
+
+def _wait(predicate: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def _finished(worker: subprocess.Popen[str]) -> str:
+    out, _ = worker.communicate(timeout=TIMEOUT)
+    assert worker.returncode == 0, out[-3000:]
+    return out
+
+
+def _same_as_reference(engine: Engine, cohort: str, reference: tuple[Engine, str]) -> None:
+    got, want = ledger_log(engine, cohort), ledger_log(*reference)
+    assert got["fills"] == want["fills"] and got["fills"]
+    assert got["marks"] == want["marks"]
+    assert got["decisions"] == want["decisions"]
+    with Session(engine) as session:
+        assert session.get(CohortRow, cohort).status == "completed"  # type: ignore[union-attr]
+    assert_ledgers_reconcile(engine, cohort)
+
+
+@pytest.fixture
+def pg(db_url: str) -> Engine:
+    upgrade(db_url)
+    return make_engine(db_url)
+
+
+def test_two_workers_drain_a_queued_study(pg: Engine, db_url: str, tmp_path: Path) -> None:
+    dataset = synthetic_dataset(tmp_path / "data")
+    configs = [
+        study_config(tmp_path / f"s{i}.toml", dataset, name=f"s{i}", seed=i, every="2d") for i in range(3)
+    ]
+    out = _run("replay", "--queue", *map(str, configs), "--database-url", db_url)
+    assert "3 replay(s) queued" in out
+    workers = [start_worker(db_url), start_worker(db_url)]
+    outputs = [_finished(w) for w in workers]
+    assert all("queue empty: stopping" in o for o in outputs)
+    units = _units(pg)
+    assert [(u.state, u.attempts) for u in units] == [("done", 1)] * 3
+    with Session(pg) as session:
+        assert sum(w.units_done for w in session.exec(select(WorkerRow))) == 3
+    for i, config in enumerate(configs):
+        _same_as_reference(pg, _cohort(pg, f"s{i}"), _reference(tmp_path, config, f"s{i}"))
+    listed = _run("cohort", "list", "--database-url", db_url)
+    assert listed.count("done") == 3
+
+
+def test_a_killed_workers_unit_is_taken_over_and_runs_once(pg: Engine, db_url: str, tmp_path: Path) -> None:
+    config = study_config(tmp_path / "k.toml", synthetic_dataset(tmp_path / "data", days=60), name="k")
+    reference = _reference(tmp_path, config, "k")
+    _run("replay", "--queue", str(config), "--database-url", db_url)
+    cohort = _cohort(pg, "k")
+    half = fill_count(*reference) // 2
+    first = start_worker(db_url)
+    _wait(lambda: fill_count(pg, cohort) >= half, "half the fills")
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    second = start_worker(db_url)
+    assert "took unit 1" in _finished(second)
+    (unit,) = _units(pg)
+    assert (unit.state, unit.attempts) == ("done", 2)
+    _same_as_reference(pg, cohort, reference)
+
+
+def test_a_paused_worker_cannot_commit_after_its_unit_was_taken_over(
+    pg: Engine, db_url: str, tmp_path: Path
+) -> None:
+    config = study_config(tmp_path / "p.toml", synthetic_dataset(tmp_path / "data", days=60), name="p")
+    reference = _reference(tmp_path, config, "p")
+    _run("replay", "--queue", str(config), "--database-url", db_url)
+    cohort = _cohort(pg, "p")
+    paused = start_worker(db_url)
+    _wait(lambda: fill_count(pg, cohort) >= fill_count(*reference) // 3, "a third of the fills")
+    paused.send_signal(signal.SIGSTOP)
+    try:
+        taker = start_worker(db_url)
+        assert "took unit 1" in _finished(taker)
+    finally:
+        paused.send_signal(signal.SIGCONT)
+    late = _finished(paused)
+    assert "lost the lease of unit 1" in late or "refused: unit 1 was taken over" in late, late[-2000:]
+    (unit,) = _units(pg)
+    assert (unit.state, unit.attempts) == ("done", 2)
+    _same_as_reference(pg, cohort, reference)
+
+
+def test_workers_wait_for_the_database_and_survive_its_restart(
+    pg: Engine, db_url: str, tmp_path: Path
+) -> None:
+    config = study_config(tmp_path / "r.toml", synthetic_dataset(tmp_path / "data", days=60), name="r")
+    reference = _reference(tmp_path, config, "r")
+    _run("replay", "--queue", str(config), "--database-url", db_url)
+    cohort = _cohort(pg, "r")
+    url = make_url(db_url)
+    proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432))
+    through_proxy = url.set(port=proxy.port).render_as_string(hide_password=False)
+    worker = start_worker(through_proxy)  # the "server" is down: nothing listens there yet
+    time.sleep(2)
+    assert worker.poll() is None, "the worker gave up instead of waiting for the database"
+    proxy.up()
+    _wait(lambda: fill_count(pg, cohort) >= fill_count(*reference) // 3, "a third of the fills")
+    proxy.down()  # the restart: every connection cut, nothing listening for a while
+    time.sleep(3)
+    proxy.up()
+    out = _finished(worker)
+    proxy.down()
+    assert out.count("database unreachable") >= 2, out[-3000:]
+    _same_as_reference(pg, cohort, reference)
