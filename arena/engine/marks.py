@@ -35,7 +35,7 @@ def mark_rows(
     """Re-mark the in-memory ledgers at ``at`` and return their portfolio_snapshot rows."""
     slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
     held = held_markets([s.book.ledger for s in slots])
-    prices = latest_prices(rt.source, held, at) if held else {}
+    prices = latest_prices(rt.source, held, at, rt.config.prices.mark_max_age) if held else {}
     return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(prices, at)) for s in slots]
 
 

@@ -131,7 +131,7 @@ class _Plan:
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
         held = {p.market_id for p in ledger.open_positions()}
-        ledger.mark(latest_prices(self.rt.source, held, self.at), self.at)
+        ledger.mark(latest_prices(self.rt.source, held, self.at, self.rt.config.prices.mark_max_age), self.at)
         portfolio = portfolio_view(
             ledger,
             self.at,

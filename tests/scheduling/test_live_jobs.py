@@ -16,11 +16,13 @@ from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
 from arena.db.models import DecisionRow, FillRow, MarketRow, PortfolioSnapshotRow, RoundRow
 from arena.engine.sources import open_source
-from arena.scheduling.jobs import JOBS
+from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
+from arena.settings import Settings
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
+JOBS = job_specs(Settings())  # the default cadences
 
 
 @pytest.fixture
