@@ -21,6 +21,8 @@ from arena.db.models import CohortRow, ResolutionRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
+from arena.engine.missed_rounds import miss_round, too_late
+from arena.engine.round_store import FINISHED_ROUND_STATUSES
 from arena.engine.rounds import round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import settle
@@ -79,24 +81,32 @@ def _runtime(
 
 def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
     """Run every due, unfinished decision round of every live cohort (point in time: each round
-    uses the snapshot as of its scheduled time)."""
+    uses the snapshot as of its scheduled time). A round found more than the cohort's
+    ``schedule.catch_up_grace`` late is recorded as missed instead (``missed_rounds``)."""
     return asyncio.run(_rounds(engine, clock, environ))
 
 
 async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> str:
-    ran, failed = 0, []
+    ran, missed, failed = 0, 0, []
     async with AgentHttpClients() as clients:
         for cohort_id in live_cohorts(engine):
             rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=clients.new_client)
             for index in _due_rounds(rt, clock):
                 _mark_running(engine, cohort_id)
-                report = await run_round(rt, index, round_time(rt.start, rt.config.schedule.every, index))
+                at = round_time(rt.start, rt.config.schedule.every, index)
+                if (late := too_late(rt, at, clock.now())) is not None:
+                    miss_round(rt, index, at, late)
+                    missed += 1
+                    continue
+                report = await run_round(rt, index, at)
                 ran += 1
                 if report.failed:
                     failed.append(f"{cohort_id} round {index}")
     if failed:
         raise JobFailure(f"every agent failed in: {', '.join(failed)}")
-    return f"{ran} rounds run"
+    return f"{ran} rounds run" + (
+        f", {missed} missed (found later than schedule.catch_up_grace)" if missed else ""
+    )
 
 
 def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
@@ -105,7 +115,7 @@ def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
         finished = set(
             session.exec(
                 select(RoundRow.round_index).where(
-                    RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(("done", "failed"))
+                    RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(FINISHED_ROUND_STATUSES)
                 )
             ).all()
         )
