@@ -43,10 +43,17 @@ def _count(engine: Engine, table: type, *where: object) -> int:
         return int(session.exec(select(func.count()).select_from(table).where(*where)).one())  # type: ignore[arg-type]
 
 
-def _launch(engine: Engine, clock: SimulatedClock, catch_up_grace: str = "1h") -> str:
+def _launch(
+    engine: Engine,
+    clock: SimulatedClock,
+    catch_up_grace: str = "1h",
+    marks_every: str = "1d",
+    name: str = "live-test",
+) -> str:
     config = parse_config(
         {
-            "name": "live-test",
+            "name": name,
+            "marks": {"every": marks_every},
             "mode": "live",
             "venue": "polymarket",
             "start": START.isoformat(),
@@ -127,3 +134,24 @@ def test_a_wider_grace_catches_an_overdue_round_up(engine: Engine, fake: FakePol
     rounds = _rounds(engine, cohort)
     assert {k: r.status for k, r in rounds.items()} == {0: "done", 1: "done", 2: "done"}
     assert {r.started_at for r in rounds.values()} == {clock.now()}
+
+
+def test_the_marks_job_follows_each_cohorts_marks_every(engine: Engine, fake: FakePolymarket) -> None:
+    """A cohort marking every 15 minutes gets a mark each 15 minutes, one marking daily once a day,
+    from the same job at its default cadence (it polls; each cohort has its own grid)."""
+    clock = SimulatedClock(START)
+    often = _launch(engine, clock, marks_every="15m", name="often")
+    daily = _launch(engine, clock, name="daily")
+
+    def marks(cohort: str) -> int:
+        return _count(engine, PortfolioSnapshotRow, PortfolioSnapshotRow.cohort_id == cohort)
+
+    assert run_once(JOBS["marks"], engine, clock)
+    assert (marks(often), marks(daily)) == (2, 2)  # two agents each
+    for minutes in (5, 10, 15, 20, 30):
+        clock.set(START + timedelta(minutes=minutes))
+        assert run_once(JOBS["marks"], engine, clock)
+    assert (marks(often), marks(daily)) == (2 * 3, 2)  # buckets 0, 15 and 30 minutes; day 0 only
+    clock.set(START + timedelta(days=1, minutes=1))
+    assert run_once(JOBS["marks"], engine, clock)
+    assert (marks(often), marks(daily)) == (2 * 4, 2 * 2)
