@@ -57,15 +57,25 @@ def build_scheduler(engine: Engine, clock: Clock, settings: Settings) -> Backgro
     return scheduler
 
 
-def serve(engine: Engine, clock: Clock, owner: str, stop: threading.Event, *, poll: float = 5.0) -> None:
-    """Run until ``stop`` is set: lead when the lease is free, else stand by; release on exit."""
+def serve(
+    engine: Engine,
+    clock: Clock,
+    owner: str,
+    stop: threading.Event,
+    *,
+    poll: float = 5.0,
+    settings: Settings | None = None,
+) -> None:
+    """Run until ``stop`` is set: lead when the lease is free, else stand by; release on exit.
+    ``settings``: the cadences and misfire grace (default: from the environment)."""
+    settings = settings or Settings()
     scheduler: BackgroundScheduler | None = None
     try:
         while not stop.is_set():
             leading = leases.try_acquire(engine, owner, clock.now(), LEASE_TTL)
             if leading and scheduler is None:
                 log.info("serve %s: leader; starting the scheduler", owner)
-                scheduler = build_scheduler(engine, clock, Settings())
+                scheduler = build_scheduler(engine, clock, settings)
                 scheduler.start()
             elif not leading and scheduler is not None:
                 log.warning("serve %s: lost the lease; stopping the scheduler", owner)

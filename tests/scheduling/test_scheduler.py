@@ -207,3 +207,12 @@ def test_serve_runs_every_job_at_start_up(engine: Engine) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
+
+
+def test_a_bad_cadence_setting_is_a_one_line_error(engine: Engine) -> None:
+    env = {"ARENA_DATABASE_URL": _url(engine), "ARENA_MARKS_EVERY": "often"}
+    result = CliRunner().invoke(app, ["status"], env=env)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: ARENA_MARKS_EVERY: expected a positive duration like '7d', '12h', '30m' or '90s', got 'often'"
+    ]
