@@ -4,15 +4,21 @@
 database is the SQLite file ``$ARENA_HOME/arena.db``. ``ARENA_DATABASE_URL`` overrides it, e.g.
 ``postgresql://user:pass@host/arena``. The URL may carry a password, so it is a ``SecretStr``:
 dumps and reprs of ``Settings`` show it masked; ``db_url`` gives the real value to the engine.
+
+The ``*_every`` cadences and ``misfire_grace`` belong to the process running ``arena serve``, not
+to a cohort (per-cohort rules such as ``marks.every`` live in the cohort config). Durations are
+written like the cohort config's: ``15m``, ``1h``, ``90s``.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from arena.cohorts.config import Duration
 from markets.manifold.client import MANIFOLD_URL
 from markets.polymarket.client import CLOB_URL, GAMMA_URL
 
@@ -26,6 +32,15 @@ class Settings(BaseSettings):
     gamma_url: str = GAMMA_URL
     clob_url: str = CLOB_URL
     manifold_url: str = MANIFOLD_URL
+    # ``arena serve``: how often each job looks for work. The marks job only checks which cohorts
+    # are due (each marks on its own ``marks.every``), so it polls often.
+    sync_every: Duration = timedelta(minutes=15)
+    rounds_every: Duration = timedelta(minutes=1)
+    marks_every: Duration = timedelta(minutes=1)
+    settle_every: Duration = timedelta(minutes=10)
+    complete_every: Duration = timedelta(hours=1)
+    # How late a job run may still start (the scheduler's misfire grace); later runs are skipped.
+    misfire_grace: Duration = timedelta(hours=1)
 
     @field_validator("home")
     @classmethod

@@ -88,11 +88,17 @@ class _Strict(BaseModel):
 
 
 class ScheduleConfig(_Strict):
-    """When decision rounds happen: every ``every`` from the cohort start, ``rounds`` times."""
+    """When decision rounds happen: every ``every`` from the cohort start, ``rounds`` times.
+
+    ``catch_up_grace`` (live): a round found due later than this after its scheduled time (the
+    server was down) is recorded as missed for every agent instead of being asked now: a model
+    asked today about an old snapshot would know what happened since.
+    """
 
     every: Duration = timedelta(days=7)
     # None: keep deciding until the replay data ends (live cohorts must give a number).
     rounds: int | None = Field(default=None, ge=1)
+    catch_up_grace: Duration = timedelta(hours=1)
 
 
 def decisions_end(start: datetime | None, schedule: ScheduleConfig) -> datetime | None:
@@ -254,6 +260,20 @@ class MarksConfig(_Strict):
     stale_after_days: int = Field(default=30, ge=1)
 
 
+class PricesConfig(_Strict):
+    """How old a price may be and still be used (a stale price is not a real fill, nor a value).
+
+    ``snapshot_max_age_replay``: a replay round leaves out open markets whose latest price is
+    older (recorded data has gaps). ``snapshot_max_age_live``: a live market is open only while
+    sync saw it trading this recently. ``mark_max_age``: marks (scheduled and the ones a round
+    takes) ignore older prices; the position keeps its last mark, flagged stale.
+    """
+
+    snapshot_max_age_replay: Duration = timedelta(days=7)
+    snapshot_max_age_live: Duration = timedelta(hours=6)
+    mark_max_age: Duration = timedelta(days=7)
+
+
 class ScoringConfig(_Strict):
     """How leaderboards read a bet as a forecast: ``implied`` picks the headline "Brier (bets)".
 
@@ -278,7 +298,9 @@ class AgentConfig(BaseModel):
         return dict(self.model_extra or {})
 
 
-LATER_SECTIONS = ("tournament", "scoring")  # added after the first release: see ``config_hash``
+# Added after the first release (see ``config_hash``): whole sections, and keys of older sections.
+LATER_SECTIONS = ("tournament", "scoring", "prices")
+LATER_KEYS = {"schedule": ("catch_up_grace",)}
 
 
 class CohortConfig(_Strict):
@@ -296,6 +318,7 @@ class CohortConfig(_Strict):
     price_visibility: PriceVisibility = PriceVisibility()
     tournament: TournamentConfig = TournamentConfig()
     marks: MarksConfig = MarksConfig()
+    prices: PricesConfig = PricesConfig()
     scoring: ScoringConfig = ScoringConfig()
     # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
     concurrency: int = Field(default=8, ge=1, le=64)
@@ -352,14 +375,19 @@ class CohortConfig(_Strict):
         return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
 
     def config_hash(self) -> str:
-        """sha256 of the canonical form, less the sections added after the first release while
-        they hold their defaults: a cohort launched before ``[tournament]`` and ``[scoring]``
-        existed still verifies (and relaunches under its id), and one that sets them is hashed
-        with them."""
+        """sha256 of the canonical form, less the sections and keys added after the first
+        release while they hold their defaults: a cohort launched before ``[tournament]``,
+        ``[scoring]``, ``[prices]`` or ``schedule.catch_up_grace`` existed still verifies (and
+        relaunches under its id), and one that sets them is hashed with them."""
         frozen = self.model_dump(mode="json")
         for section in LATER_SECTIONS:
             if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):
                 del frozen[section]
+        for section, keys in LATER_KEYS.items():
+            defaults = type(getattr(self, section))().model_dump(mode="json")
+            for key in keys:
+                if frozen[section][key] == defaults[key]:
+                    del frozen[section][key]
         canonical = json.dumps(frozen, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
 

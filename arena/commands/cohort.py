@@ -140,7 +140,19 @@ def render_overview(o: CohortOverview) -> None:
             f"leakage guard: {o.excluded} markets excluded (closing by an agent's knowledge cutoff)"
         )
     table = Table(title="Agents")
-    for header in ("Agent", "Kind", "Model", "Value", "P/L", "Return %", "Cash", "Open", "Bets", "Errors"):
+    for header in (
+        "Agent",
+        "Kind",
+        "Model",
+        "Value",
+        "P/L",
+        "Return %",
+        "Cash",
+        "Open",
+        "Bets",
+        "Errors",
+        "Missed",
+    ):
         table.add_column(header, justify="left" if header in ("Agent", "Kind", "Model") else "right")
     for a in o.agents:
         table.add_row(
@@ -154,6 +166,7 @@ def render_overview(o: CohortOverview) -> None:
             str(a.open_positions),
             str(a.bets),
             str(a.errors),
+            str(a.missed),
         )
     console.print(table)
     if o.stale:

@@ -13,6 +13,7 @@ from pathlib import PurePath
 from typing import Annotated, NoReturn
 
 import typer
+from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from arena.db.engine import make_engine, redact_url
@@ -45,7 +46,21 @@ def open_engine(database_url: str | None) -> Engine:
 
 def database_url_or_default(database_url: str | None) -> str:
     """``--database-url`` when given, else the environment's or the default local SQLite file."""
-    return database_url or Settings().db_url
+    return database_url or process_settings().db_url
+
+
+def process_settings() -> Settings:
+    """The ``ARENA_*`` settings of this process, or one line naming each variable that is wrong."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        fail(
+            "; ".join(
+                f"ARENA_{'_'.join(str(p) for p in err['loc']).upper()}: "
+                + str(err["msg"]).removeprefix("Value error, ")
+                for err in exc.errors()
+            )
+        )
 
 
 def portable_command(args: Sequence[str]) -> str:

@@ -219,7 +219,10 @@ def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedA
     elif result.completed:
         console.print(f"Cohort {result.cohort_id} completed: every round run and every position settled.")
     else:
-        console.print(f"[yellow]The data ended with {len(result.stale)} positions unresolved:[/]")
+        console.print(
+            f"[yellow]The data ended with {result.open_positions} positions still open "
+            f"({len(result.stale)} of them stale):[/]"
+        )
         for stale in result.stale[:20]:
             console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.commands.options import DatabaseOption, open_engine
+from arena.commands.options import DatabaseOption, open_engine, process_settings
 from arena.commands.worker import print_queue
 from arena.db import leases
 from arena.scheduling.service import serve as serve_forever
@@ -34,6 +34,7 @@ def serve(
         level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s"
     )
     logging.getLogger("arena").setLevel(logging.INFO)
+    settings = process_settings()
     engine = open_engine(database_url)
     owner = leases.new_owner(f"{socket.gethostname()}:{os.getpid()}")
     stop = threading.Event()
@@ -45,11 +46,12 @@ def serve(
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     console.print(f"[bold]arena serve[/] as [cyan]{owner}[/] — Ctrl-C to stop")
-    serve_forever(engine, SystemClock(), owner, stop, poll=poll)
+    serve_forever(engine, SystemClock(), owner, stop, poll=poll, settings=settings)
 
 
 def status(database_url: DatabaseOption = None) -> None:
     """Show the scheduler's leader and, per job, last and next run, outcome and recent failures."""
+    settings = process_settings()
     engine = open_engine(database_url)
     now = SystemClock().now()
     held = leases.holder(engine)
@@ -61,7 +63,7 @@ def status(database_url: DatabaseOption = None) -> None:
     for column in ("job", "every", "last run", "outcome", "next run", "failures 24h", "message"):
         table.add_column(column)
     failing = False
-    for job in job_statuses(engine, now):
+    for job in job_statuses(engine, now, settings):
         outcome = {None: "[dim]—[/]", True: "[green]ok[/]", False: "[red]failed[/]"}[job.last_ok]
         failing |= job.last_ok is False
         table.add_row(

@@ -33,7 +33,8 @@ CLAIMED = "claimed"
 DONE = "done"  # the decision was valid and executed (holding is a valid decision)
 REJECTED = "rejected"  # the actions broke the rules; nothing executed, the agent holds
 ERROR = "error"  # the agent failed (exception, timeout, unparseable output); the agent holds
-FINAL_STATUSES = frozenset({DONE, REJECTED, ERROR})
+MISSED = "missed"  # never asked: the live round was found too late (``arena.engine.missed_rounds``)
+FINAL_STATUSES = frozenset({DONE, REJECTED, ERROR, MISSED})
 
 
 class ClaimLost(RuntimeError):

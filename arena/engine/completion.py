@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, MarketRow, RoundRow
+from arena.engine.round_store import FINISHED_ROUND_STATUSES
 from arena.engine.runtime import CohortRuntime
 
 ACTIVE_STATUSES = ("pending", "running")
@@ -36,7 +37,7 @@ def finished_rounds(session: Session, cohort_id: str) -> int:
     query = (
         select(func.count())
         .select_from(RoundRow)
-        .where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(("done", "failed")))
+        .where(RoundRow.cohort_id == cohort_id, col(RoundRow.status).in_(FINISHED_ROUND_STATUSES))
     )
     return int(session.exec(query).one())
 

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from datetime import datetime
 
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from agents.registry import NewHttpClient
 from arena.clock import Clock
+from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
-from arena.db.models import CohortRow, ResolutionRow, RoundMarketRow, RoundRow
+from arena.db.models import AgentRow, CohortRow, ResolutionRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
-from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
+from arena.engine.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
+from arena.engine.missed_rounds import miss_round, too_late
+from arena.engine.round_store import FINISHED_ROUND_STATUSES
 from arena.engine.rounds import round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import settle
@@ -79,24 +83,32 @@ def _runtime(
 
 def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
     """Run every due, unfinished decision round of every live cohort (point in time: each round
-    uses the snapshot as of its scheduled time)."""
+    uses the snapshot as of its scheduled time). A round found more than the cohort's
+    ``schedule.catch_up_grace`` late is recorded as missed instead (``missed_rounds``)."""
     return asyncio.run(_rounds(engine, clock, environ))
 
 
 async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> str:
-    ran, failed = 0, []
+    ran, missed, failed = 0, 0, []
     async with AgentHttpClients() as clients:
         for cohort_id in live_cohorts(engine):
             rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=clients.new_client)
             for index in _due_rounds(rt, clock):
                 _mark_running(engine, cohort_id)
-                report = await run_round(rt, index, round_time(rt.start, rt.config.schedule.every, index))
+                at = round_time(rt.start, rt.config.schedule.every, index)
+                if (late := too_late(rt, at, clock.now())) is not None:
+                    miss_round(rt, index, at, late)
+                    missed += 1
+                    continue
+                report = await run_round(rt, index, at)
                 ran += 1
                 if report.failed:
                     failed.append(f"{cohort_id} round {index}")
     if failed:
         raise JobFailure(f"every agent failed in: {', '.join(failed)}")
-    return f"{ran} rounds run"
+    return f"{ran} rounds run" + (
+        f", {missed} missed (found later than schedule.catch_up_grace)" if missed else ""
+    )
 
 
 def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
@@ -105,7 +117,7 @@ def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
         finished = set(
             session.exec(
                 select(RoundRow.round_index).where(
-                    RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(("done", "failed"))
+                    RoundRow.cohort_id == rt.cohort_id, col(RoundRow.status).in_(FINISHED_ROUND_STATUSES)
                 )
             ).all()
         )
@@ -124,9 +136,14 @@ def _mark_running(engine: Engine, cohort_id: str) -> None:
 
 
 def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
-    """Mark every agent not yet marked in the current bucket of its cohort's mark cadence."""
+    """Mark every agent not yet marked in the current bucket of its cohort's ``marks.every``.
+
+    The job polls often (``ARENA_MARKS_EVERY``, a minute): a cohort whose bucket is already
+    marked costs two small queries, and is not loaded."""
     marked = 0
     for cohort_id in live_cohorts(engine, HELD):
+        if not _marks_due(engine, cohort_id, clock.now()):
+            continue
         rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
         at = clock.now()
         with Session(engine) as session:
@@ -136,6 +153,17 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
                 persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
             marked += len(todo)
     return f"{marked} portfolios marked"
+
+
+def _marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:
+    """Whether some agent of the cohort has no mark in the bucket of its cadence holding ``at``."""
+    with Session(engine) as session:
+        row = session.get(CohortRow, cohort_id)
+        assert row is not None
+        config = config_from_frozen(row.config_json)
+        assert config.start is not None, "a launched cohort always has its start frozen"
+        agents = set(session.exec(select(AgentRow.id).where(AgentRow.cohort_id == cohort_id)).all())
+        return not agents <= marked_in_bucket(session, cohort_id, config.start, config.marks.every, at)
 
 
 def settlement_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:

@@ -35,7 +35,7 @@ def mark_rows(
     """Re-mark the in-memory ledgers at ``at`` and return their portfolio_snapshot rows."""
     slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
     held = held_markets([s.book.ledger for s in slots])
-    prices = latest_prices(rt.source, held, at) if held else {}
+    prices = latest_prices(rt.source, held, at, rt.config.prices.mark_max_age) if held else {}
     return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(prices, at)) for s in slots]
 
 
@@ -101,14 +101,21 @@ def _utc(value: object) -> datetime:
 
 def unmarked_agents(session: Session, rt: CohortRuntime, at: datetime) -> list[int]:
     """Agents without a snapshot in the bucket holding ``at`` (the live job marks only these)."""
-    start = bucket_start(rt.start, rt.config.marks.every, at)
-    done = set(
+    done = marked_in_bucket(session, rt.cohort_id, rt.start, rt.config.marks.every, at)
+    return [s.id for s in rt.agents if s.id not in done]
+
+
+def marked_in_bucket(
+    session: Session, cohort_id: str, start: datetime, every: timedelta, at: datetime
+) -> set[int]:
+    """Agents of the cohort with a snapshot in the mark bucket holding ``at`` (grid from ``start``)."""
+    first = bucket_start(start, every, at)
+    return set(
         session.exec(
             select(PortfolioSnapshotRow.agent_id).where(
-                PortfolioSnapshotRow.cohort_id == rt.cohort_id,
-                col(PortfolioSnapshotRow.marked_at) >= start,
-                col(PortfolioSnapshotRow.marked_at) < start + rt.config.marks.every,
+                PortfolioSnapshotRow.cohort_id == cohort_id,
+                col(PortfolioSnapshotRow.marked_at) >= first,
+                col(PortfolioSnapshotRow.marked_at) < first + every,
             )
         ).all()
     )
-    return [s.id for s in rt.agents if s.id not in done]

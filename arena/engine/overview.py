@@ -28,6 +28,7 @@ from arena.db.models import (
     WorkUnitRow,
 )
 from arena.engine.completion import StalePosition, finished_rounds, waiting_since
+from arena.engine.round_store import FINISHED_ROUND_STATUSES
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,7 @@ class AgentSummary:
     open_positions: int
     bets: int
     errors: int
+    missed: int  # decisions of rounds found too late (live): never asked, so not errors
 
 
 @dataclass
@@ -77,7 +79,7 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
     with Session(engine) as session:
         cohorts = session.exec(select(CohortRow).order_by(col(CohortRow.created_at).desc())).all()
         agents = _grouped_count(session, select(AgentRow.cohort_id, func.count()))
-        finished = col(RoundRow.status).in_(("done", "failed"))
+        finished = col(RoundRow.status).in_(FINISHED_ROUND_STATUSES)
         done = _grouped_count(session, select(RoundRow.cohort_id, func.count()).where(finished))
         queued = session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id))).all()
         units = {u.cohort_id: _describe_unit(u) for u in queued}  # the latest unit of each cohort
@@ -141,7 +143,7 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
 
 
 def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:
-    """Per agent: bets placed, decisions that errored, positions open."""
+    """Per agent: bets placed, decisions that errored, decisions missed, positions open."""
     return {
         "bets": _grouped_count(
             session,
@@ -153,6 +155,12 @@ def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:
             session,
             select(DecisionRow.agent_id, func.count()).where(
                 col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"
+            ),
+        ),
+        "missed": _grouped_count(
+            session,
+            select(DecisionRow.agent_id, func.count()).where(
+                col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "missed"
             ),
         ),
         "open": _grouped_count(
@@ -204,6 +212,7 @@ def _agent_summary(
         open_positions=counts["open"].get(agent_id, 0),
         bets=counts["bets"].get(agent_id, 0),
         errors=counts["errors"].get(agent_id, 0),
+        missed=counts["missed"].get(agent_id, 0),
     )
 
 

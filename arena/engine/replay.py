@@ -64,6 +64,7 @@ class ReplayResult:
     completed: bool = False
     stopped: str | None = None  # why the loop stopped early (paused, cancelled)
     stale: list[StalePosition] = field(default_factory=list)
+    open_positions: int = 0  # positions still open when the run ended (stale ones included)
     end: datetime | None = None
 
     @property
@@ -111,6 +112,7 @@ class ReplayRunner:
             later = self._resolutions[self._resolved_upto :]
             record_later_resolutions(rt, [r for r in later if r.market_id in self._offered])
         result.stale = [] if result.completed else stale_positions(rt, clock.now())
+        result.open_positions = open_positions(rt)
         return result
 
     async def _step(self, at: datetime, index: int | None, result: ReplayResult) -> bool:
@@ -157,9 +159,17 @@ class ReplayRunner:
         return report
 
     def _steps(self, round_times: set[datetime], end: datetime) -> list[datetime]:
-        """Every round and mark instant up to the data end, after the last stored mark (resume)."""
+        """Every round and mark instant through the data end, after the last stored mark (resume).
+
+        The mark grid runs to the first instant at or after ``end``: recorded data resolves
+        markets at any time of day, and a resolution after the last grid instant before ``end``
+        would otherwise never be reached, leaving its positions open and the cohort running."""
         every, start = self.rt.config.marks.every, self.rt.start
-        marks = {start + every * j for j in range((end - start) // every + 1)} if end >= start else set()
+        marks = (
+            {start + every * j for j in range(_steps_to_reach(end - start, every) + 1)}
+            if end >= start
+            else set()
+        )
         resume_after = self._last_mark()
         return sorted(t for t in marks | round_times if resume_after is None or t > resume_after)
 
@@ -222,6 +232,11 @@ class ReplayRunner:
             return row.status if row else "missing"
 
 
+def _steps_to_reach(span: timedelta, every: timedelta) -> int:
+    """How many steps of ``every`` it takes to reach ``span`` (rounded up)."""
+    return -(-span // every)
+
+
 async def replay_cohort(
     engine: Engine,
     cohort_id: str,
@@ -271,7 +286,10 @@ def _record_run(engine: Engine, result: ReplayResult, started: datetime, finishe
     """One ``job_run`` row per replay run: not ok when a round failed for every agent."""
     failed = [r.round_index for r in result.failed_rounds]
     outcome = (
-        "completed" if result.completed else result.stopped or f"{len(result.stale)} positions unresolved"
+        "completed"
+        if result.completed
+        else result.stopped
+        or f"{result.open_positions} positions still open ({len(result.stale)} of them stale)"
     )
     message = f"{len(result.rounds)} rounds run, {outcome}" + (
         f"; rounds where every agent failed: {failed}" if failed else ""

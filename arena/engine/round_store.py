@@ -15,6 +15,9 @@ from arena.db.types import decimals_to_json
 from arena.db.upsert import insert_ignore
 from markets.types import Market, MarketSnapshot
 
+FINISHED_ROUND_STATUSES = ("done", "failed", "missed")
+"""A round in one of these is over: ``missed`` when no agent was asked (found too late, live)."""
+
 
 class SnapshotChanged(RuntimeError):
     """A re-run of a round saw a different snapshot than the first run: agents would not share it."""
@@ -27,11 +30,22 @@ def ensure_markets(session: Session, markets: list[Market], at: datetime) -> Non
         insert_ignore(session, MarketRow, [market_row(m, {}, at) for m in markets], on=["id"])
 
 
-def open_round(session: Session, cohort_id: str, index: int, at: datetime, snapshot: MarketSnapshot) -> int:
-    """Create round ``index`` with its snapshot (or find it, checking it saw the same snapshot)."""
+def open_round(
+    session: Session,
+    cohort_id: str,
+    index: int,
+    at: datetime,
+    snapshot: MarketSnapshot,
+    *,
+    started_at: datetime,
+) -> int:
+    """Create round ``index`` with its snapshot (or find it, checking it saw the same snapshot);
+    ``started_at`` is when it really started (``at`` itself in a replay)."""
     digest = snapshot.content_hash()
     ensure_markets(session, [e.market for e in snapshot.entries], at)
-    new = dict(cohort_id=cohort_id, round_index=index, scheduled_at=at, status="running", started_at=at)
+    new = dict(
+        cohort_id=cohort_id, round_index=index, scheduled_at=at, status="running", started_at=started_at
+    )
     new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
     insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"])
     row = session.exec(

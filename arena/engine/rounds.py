@@ -25,11 +25,21 @@ from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.asking import Call, ask_all
-from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, Claim, ClaimLost, claim_round, finish, new_token
+from arena.engine.claims import (
+    DONE,
+    ERROR,
+    FINAL_STATUSES,
+    MISSED,
+    Claim,
+    ClaimLost,
+    claim_round,
+    finish,
+    new_token,
+)
 from arena.engine.decisions import Outcome, decision_values, execute
 from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
 from arena.engine.quotes import build_quotes
-from arena.engine.round_store import first_offered, market_questions, open_round
+from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
@@ -41,8 +51,9 @@ log = logging.getLogger("arena.engine.rounds")
 
 @dataclass(frozen=True)
 class RoundReport:
-    """How a round ended. ``status``: done | failed (every agent errored) | busy (some decisions are
-    held by another live runner) | running (interrupted before every agent finished)."""
+    """How a round ended. ``status``: done | failed (every agent errored) | missed (no agent was
+    asked: found too late) | busy (some decisions are held by another live runner) | running
+    (interrupted before every agent finished)."""
 
     round_index: int
     at: datetime
@@ -69,7 +80,7 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     universe = select_universe(full, rt.config.universe, rt.excluded)
     token = new_token()
     with session_scope(rt.engine) as session:
-        round_id = open_round(session, rt.cohort_id, index, at, universe)
+        round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
         claims = claim_round(
             session,
             round_id=round_id,
@@ -131,7 +142,7 @@ class _Plan:
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
         held = {p.market_id for p in ledger.open_positions()}
-        ledger.mark(latest_prices(self.rt.source, held, self.at), self.at)
+        ledger.mark(latest_prices(self.rt.source, held, self.at, self.rt.config.prices.mark_max_age), self.at)
         portfolio = portfolio_view(
             ledger,
             self.at,
@@ -189,7 +200,8 @@ class _Plan:
         outcome = execute(
             book.ledger, decision, self.quotes_for(slot), self.at, decision_id=str(claim.decision_id)
         )
-        values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=self.at)
+        decided_at = self.rt.happened_at(self.at)
+        values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=decided_at)
         try:
             with session_scope(self.rt.engine) as session:
                 finish(session, claim, values)
@@ -216,7 +228,9 @@ class _Plan:
             finish(
                 session,
                 claim,
-                decision_values(decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.at),
+                decision_values(
+                    decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.rt.happened_at(self.at)
+                ),
             )
 
 
@@ -235,16 +249,16 @@ def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str,
 
 
 def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> RoundReport:
-    """Mark the round done (or failed: every agent errored) once every decision is final."""
+    """Mark the round done (or failed: every agent errored; or missed: none was asked) once every
+    decision is final."""
     with session_scope(rt.engine) as session:
         statuses = _statuses(session, rt, round_id)
         final = [s for s, _ in statuses.values() if s in FINAL_STATUSES]
         if len(final) == len(rt.agents):
-            status = "failed" if all(s == ERROR for s in final) else "done"
             row = session.get(RoundRow, round_id)
             assert row is not None
-            if row.status not in ("done", "failed"):
-                row.status, row.finished_at = status, at
+            if row.status not in FINISHED_ROUND_STATUSES:
+                row.status, row.finished_at = _final_round_status(final), rt.happened_at(at)
                 session.add(row)
     report = read_report(rt, index, only_final=False)
     assert report is not None
@@ -255,19 +269,25 @@ def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> R
     return report
 
 
+def _final_round_status(final: list[str]) -> str:
+    if all(s == MISSED for s in final):
+        return "missed"
+    return "failed" if all(s == ERROR for s in final) else "done"
+
+
 def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
     with Session(rt.engine) as session:
         row = session.exec(
             select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)
         ).first()
-        if row is None or row.id is None or (only_final and row.status not in ("done", "failed")):
+        if row is None or row.id is None or (only_final and row.status not in FINISHED_ROUND_STATUSES):
             return None
         statuses = _statuses(session, rt, row.id)
     busy = any(s not in FINAL_STATUSES for s, _ in statuses.values()) or len(statuses) < len(rt.agents)
     return RoundReport(
         round_index=index,
         at=row.scheduled_at,
-        status=row.status if row.status in ("done", "failed") else ("busy" if busy else row.status),
+        status=row.status if row.status in FINISHED_ROUND_STATUSES else ("busy" if busy else row.status),
         market_count=row.market_count or 0,
         statuses={name: s for name, (s, _) in statuses.items()},
         errors={name: e for name, (s, e) in statuses.items() if e},

@@ -84,6 +84,12 @@ class CohortRuntime:
         """How long a claim protects a decision: the whole round budget plus one call, by default."""
         return self.lease or (self.config.round_budget + self.config.call_timeout)
 
+    def happened_at(self, at: datetime) -> datetime:
+        """The time to store for something done now for the round at ``at``: in a live cohort the
+        real time (the injected clock the job runs on), in a replay ``at`` itself, simulated time
+        being the replay's clock (so a replay stores the same rows whenever it runs)."""
+        return self.lease_clock.now() if self.config.mode == "live" else at
+
     def slot(self, agent_id: int) -> AgentSlot:
         return next(s for s in self.agents if s.id == agent_id)
 

@@ -19,12 +19,15 @@ def dataset_path(dataset: str) -> Path:
 
 
 def open_source(config: CohortConfig, engine: Engine) -> MarketSource:
-    """A replay cohort's dataset (validated on load) or the live database-backed source."""
+    """A replay cohort's dataset (validated on load) or the live database-backed source, each
+    leaving out markets whose latest price is older than the cohort's ``[prices]`` allow."""
     if config.mode == "replay":
         assert config.dataset is not None
         try:
-            return ReplaySource.from_directory(dataset_path(config.dataset))
+            return ReplaySource.from_directory(
+                dataset_path(config.dataset), max_price_age=config.prices.snapshot_max_age_replay
+            )
         except (DatasetError, FileNotFoundError) as exc:
             raise ConfigError(f"dataset: {exc}") from None
     assert config.venue is not None
-    return DbMarketSource(engine, venues=(config.venue,))
+    return DbMarketSource(engine, venues=(config.venue,), max_price_age=config.prices.snapshot_max_age_live)

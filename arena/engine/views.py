@@ -15,17 +15,16 @@ from markets.types import MarketSnapshot, MarketSource
 from portfolio import Ledger, MarketId, Prices, Rules
 from portfolio.units import outcome_prices
 
-MAX_PRICE_AGE = timedelta(days=7)
-"""The oldest price a mark may use, for the marks a round takes and the scheduled marks alike."""
 
-
-def latest_prices(source: MarketSource, market_ids: Collection[str], at: datetime) -> Prices:
-    """Per-outcome prices of ``market_ids`` no older than ``MAX_PRICE_AGE`` (older ones are left out,
-    so the ledger carries its last mark forward, flagged stale, instead of using a dead price)."""
+def latest_prices(
+    source: MarketSource, market_ids: Collection[str], at: datetime, max_age: timedelta
+) -> Prices:
+    """Per-outcome prices of ``market_ids`` no older than ``max_age`` (the cohort's
+    ``prices.mark_max_age``, for the marks a round takes and the scheduled marks alike). Older
+    ones are left out, so the ledger carries its last mark forward, flagged stale, instead of
+    using a dead price."""
     found = source.latest_prices(sorted(market_ids), at)
-    return {
-        MarketId(m): outcome_prices(p.prices) for m, p in found.items() if at - p.observed_at <= MAX_PRICE_AGE
-    }
+    return {MarketId(m): outcome_prices(p.prices) for m, p in found.items() if at - p.observed_at <= max_age}
 
 
 def portfolio_view(

@@ -11,7 +11,13 @@ from plotly.subplots import make_subplots
 
 from arena.figures.style import AgentStyle, as_floats, house_figure, plain, style_of
 
-STATUS_COLOURS = {"done": "#059669", "rejected": "#d97706", "error": "#dc2626", "claimed": "#9ca3af"}
+STATUS_COLOURS = {
+    "done": "#059669",
+    "rejected": "#d97706",
+    "error": "#dc2626",
+    "missed": "#6b7280",
+    "claimed": "#9ca3af",
+}
 
 
 def equity_curves(
@@ -97,7 +103,8 @@ def pnl_bars(money: pl.DataFrame, styles: Mapping[str, AgentStyle]) -> go.Figure
 
 
 def round_outcomes(rounds: pl.DataFrame) -> go.Figure:
-    """Per round, how many agents decided validly, were rejected, errored or are still deciding."""
+    """Per round, how many agents decided validly, were rejected, errored, missed the round (found
+    too late, live) or are still deciding."""
     fig = house_figure("Decisions per round", "Round", "Agents", height=320)
     for status, colour in STATUS_COLOURS.items():
         if status in rounds.columns and rounds[status].sum() > 0:

@@ -81,7 +81,7 @@ def cohorts(connection: Connection) -> pl.DataFrame:
     )
     done = (
         select(col(RoundRow.cohort_id), func.count().label("rounds_done"))
-        .where(col(RoundRow.status).in_(("done", "failed")))
+        .where(col(RoundRow.status).in_(("done", "failed", "missed")))
         .group_by(col(RoundRow.cohort_id))
         .subquery()
     )
@@ -125,7 +125,9 @@ def data_version(connection: Connection) -> tuple[object, ...]:
         for model in (DecisionRow, FillRow, PortfolioSnapshotRow, ResolutionRow, MarketSnapshotRow, RoundRow)
     ]
     decided = select(func.count()).where(col(DecisionRow.decided_at).is_not(None)).scalar_subquery()
-    closed = select(func.count()).where(col(RoundRow.status).in_(("done", "failed"))).scalar_subquery()
+    closed = (
+        select(func.count()).where(col(RoundRow.status).in_(("done", "failed", "missed"))).scalar_subquery()
+    )
     counts = connection.execute(select(*newest, decided, closed)).one()
     statuses = connection.execute(
         select(col(CohortRow.id), col(CohortRow.status)).order_by(col(CohortRow.id))

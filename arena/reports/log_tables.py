@@ -32,7 +32,7 @@ from arena.reports.catalog import cohort_market_ids
 
 AGENT: Label[str] = col(AgentRow.name).label("agent")
 QUESTION: Label[str] = col(MarketRow.question).label("question")
-DECISION_STATUSES = ("done", "rejected", "error", "claimed")
+DECISION_STATUSES = ("done", "rejected", "error", "missed", "claimed")
 
 
 def agents(connection: Connection, cohort_id: str) -> pl.DataFrame:
@@ -53,7 +53,7 @@ def agents(connection: Connection, cohort_id: str) -> pl.DataFrame:
 
 
 def rounds(connection: Connection, cohort_id: str) -> pl.DataFrame:
-    """One row per round with how its decisions ended (done, rejected, error, still claimed)."""
+    """One row per round with how its decisions ended (done, rejected, error, missed, still claimed)."""
     query: Select[*tuple[Any, ...]] = select(
         col(RoundRow.id).label("round_id"),
         col(RoundRow.round_index),

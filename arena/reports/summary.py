@@ -71,7 +71,7 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         ("Mode and status", f"{cohort['mode']}, {cohort['status']}"),
         ("Period", _period(cohort["started_at"], cohort["finished_at"])),
         ("Agents", str(len(tables["agents"]))),
-        ("Rounds finished", str(rounds.filter(pl.col("status").is_in(["done", "failed"])).height)),
+        ("Rounds finished", str(rounds.filter(pl.col("status").is_in(["done", "failed", "missed"])).height)),
         ("Bets placed", str(fills.filter(pl.col("kind") == "buy").height)),
         ("Markets resolved", str(len(tables["resolutions"]))),
         ("Config hash", str(cohort["config_hash"])),

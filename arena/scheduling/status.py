@@ -10,8 +10,9 @@ from sqlmodel import select
 
 from arena.db.engine import session_scope
 from arena.db.models import JobRunRow
-from arena.scheduling.jobs import JOBS
+from arena.scheduling.jobs import job_specs
 from arena.scheduling.service import JOBSTORE_TABLE
+from arena.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,12 +27,13 @@ class JobStatus:
     failures_24h: int
 
 
-def job_statuses(engine: Engine, now: datetime) -> list[JobStatus]:
-    """One row per known job, from ``job_run`` and the scheduler's persisted next run times."""
+def job_statuses(engine: Engine, now: datetime, settings: Settings | None = None) -> list[JobStatus]:
+    """One row per known job, from ``job_run`` and the scheduler's persisted next run times
+    (cadences as this process's ``settings`` say, by default from the environment)."""
     next_runs = _next_runs(engine)
     out = []
     with session_scope(engine, write=False) as session:
-        for spec in JOBS.values():
+        for spec in job_specs(settings or Settings()).values():
             last = session.exec(
                 select(JobRunRow).where(JobRunRow.job == spec.name).order_by(JobRunRow.started_at.desc())  # type: ignore[attr-defined]
             ).first()

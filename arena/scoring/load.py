@@ -6,8 +6,9 @@ frames it returns. What it decides, and why:
 - ``bankroll`` of a seat is the cohort's ``rules.bankroll`` (from its frozen config).
 - ``baseline`` marks the deterministic reference bettors (``BASELINE_KINDS``).
 - A decision's time is its round's ``scheduled_at``: the snapshot time it was made against.
-  Decisions still claimed (no ``decided_at``) are left out; ``error_kind`` is null exactly
-  when the decision had no error.
+  Decisions never answered (no ``decided_at``: still claimed, or *missed* because a live round
+  was found too late, ``arena.engine.missed_rounds``) are left out, so a missed round never
+  counts as an invalid answer; ``error_kind`` is null exactly when the decision had no error.
 - Stated probabilities come from decisions without error; other than binary markets (one YES
   row), a market keeps one row per outcome stated.
 - Markets, resolutions and prices: ``load_markets``; listings, tournament windows, offers and

@@ -296,8 +296,34 @@ def test_sections_added_later_keep_older_cohorts_hashes() -> None:
     are left out of the hash while at their defaults, and count once set."""
     cfg = parse_config({"name": "x", "agents": HOLD})
     frozen = cfg.model_dump(mode="json")
-    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring")}
+    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring", "prices")}
+    older["schedule"] = {k: v for k, v in frozen["schedule"].items() if k != "catch_up_grace"}
     older_hash = hashlib.sha256(json.dumps(older, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert config_from_frozen(older).config_hash() == older_hash == cfg.config_hash()
     tuned = parse_config({"name": "x", "agents": HOLD, "scoring": {"implied": "kelly"}})
     assert tuned.config_hash() != cfg.config_hash()
+
+
+def test_settings_added_later_at_their_defaults_keep_the_first_release_hashes() -> None:
+    """Hashes computed before ``[prices]`` and ``schedule.catch_up_grace`` existed (pinned from
+    that code) still match; setting either changes the hash."""
+    replay = {"name": "x", "agents": [{"name": "hold", "kind": "hold"}]}
+    live = {
+        **replay,
+        "mode": "live",
+        "venue": "polymarket",
+        "start": "2026-01-01T00:00:00Z",
+        "schedule": {"every": "1d", "rounds": 3},
+    }
+    assert (
+        parse_config(replay).config_hash()
+        == "1786ea02b153dc94bf1b71a88df99f104f63fbc472de306a0e7a17d54e442c55"
+    )
+    assert (
+        parse_config(live).config_hash() == "965c13eff215949956dacc1af024f326776517f459f91c0d0d0a4b0246d9b568"
+    )
+    graced = {**live, "schedule": {"every": "1d", "rounds": 3, "catch_up_grace": "2h"}}
+    assert parse_config(graced).config_hash() != parse_config(live).config_hash()
+    aged = {**live, "prices": {"mark_max_age": "3d"}}
+    assert parse_config(aged).config_hash() != parse_config(live).config_hash()
+    assert config_from_frozen(parse_config(aged).effective_json()).prices.mark_max_age == timedelta(days=3)

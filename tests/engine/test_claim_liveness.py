@@ -44,7 +44,7 @@ def test_a_dead_owners_claims_are_taken_over_before_the_lease_ends(engine: Engin
     universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
     crashed = f"{socket.gethostname()}:{_dead_pid()}:ab12"
     with session_scope(engine) as session:
-        round_id = open_round(session, rt.cohort_id, 0, day(0), universe)
+        round_id = open_round(session, rt.cohort_id, 0, day(0), universe, started_at=day(0))
         session.add_all(
             DecisionRow(
                 round_id=round_id,

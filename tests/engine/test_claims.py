@@ -89,7 +89,7 @@ def _claimed_decision(rt: CohortRuntime) -> tuple[int, str]:
     token = new_token()
     universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
     with session_scope(rt.engine) as session:
-        round_id = open_round(session, rt.cohort_id, 0, day(0), universe)
+        round_id = open_round(session, rt.cohort_id, 0, day(0), universe, started_at=day(0))
         claims = claim_round(
             session,
             round_id=round_id,

@@ -91,7 +91,7 @@ def test_manifest_records_config_code_data_models_and_prompts(
     assert manifest["report_format_version"] == REPORT_FORMAT_VERSION == 1
     assert manifest["created_at"] == "2025-03-01T09:30:00Z"
     assert manifest["cohort"]["config_hash_verified"] is True
-    assert manifest["cohort"]["config"]["schedule"] == {"every": "7d", "rounds": 4}
+    assert manifest["cohort"]["config"]["schedule"] == {"every": "7d", "rounds": 4, "catch_up_grace": "1h"}
     assert manifest["dataset"]["name"] == "forecastbench"
     assert manifest["dataset"]["files_match_hash"] is True
     assert manifest["dataset"]["content_hash"].startswith("sha256:")

@@ -15,12 +15,17 @@ from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
 from arena.db.models import DecisionRow, FillRow, MarketRow, PortfolioSnapshotRow, RoundRow
+from arena.engine.overview import cohort_overview
 from arena.engine.sources import open_source
-from arena.scheduling.jobs import JOBS
+from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
+from arena.scoring.costs import cost_metrics
+from arena.scoring.load import load_frames
+from arena.settings import Settings
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
+JOBS = job_specs(Settings())  # the default cadences
 
 
 @pytest.fixture
@@ -38,14 +43,21 @@ def _count(engine: Engine, table: type, *where: object) -> int:
         return int(session.exec(select(func.count()).select_from(table).where(*where)).one())  # type: ignore[arg-type]
 
 
-def _launch(engine: Engine, clock: SimulatedClock) -> str:
+def _launch(
+    engine: Engine,
+    clock: SimulatedClock,
+    catch_up_grace: str = "1h",
+    marks_every: str = "1d",
+    name: str = "live-test",
+) -> str:
     config = parse_config(
         {
-            "name": "live-test",
+            "name": name,
+            "marks": {"every": marks_every},
             "mode": "live",
             "venue": "polymarket",
             "start": START.isoformat(),
-            "schedule": {"every": "1d", "rounds": 3},
+            "schedule": {"every": "1d", "rounds": 3, "catch_up_grace": catch_up_grace},
             "agents": [{"name": "fav", "kind": "favorite"}, {"name": "mkt", "kind": "market"}],
         }
     )
@@ -57,7 +69,20 @@ def test_no_live_cohort_means_nothing_to_sync(engine: Engine, fake: FakePolymark
     assert _count(engine, MarketRow) == 0
 
 
-def test_sync_then_rounds_catch_up_then_marks(engine: Engine, fake: FakePolymarket) -> None:
+def _rounds(engine: Engine, cohort: str) -> dict[int, RoundRow]:
+    with Session(engine) as session:
+        rows = session.exec(select(RoundRow).where(RoundRow.cohort_id == cohort)).all()
+    return {r.round_index: r for r in rows}
+
+
+def _decisions(engine: Engine, round_id: int | None) -> list[DecisionRow]:
+    with Session(engine) as session:
+        return list(session.exec(select(DecisionRow).where(DecisionRow.round_id == round_id)).all())
+
+
+def test_sync_then_rounds_then_a_round_overdue_past_the_grace_is_missed(
+    engine: Engine, fake: FakePolymarket
+) -> None:
     clock = SimulatedClock(START)
     cohort = _launch(engine, clock)
     assert run_once(JOBS["sync"], engine, clock)
@@ -70,15 +95,63 @@ def test_sync_then_rounds_catch_up_then_marks(engine: Engine, fake: FakePolymark
     assert _count(engine, DecisionRow, DecisionRow.cohort_id == cohort) == 2
     bets = _count(engine, FillRow, FillRow.kind == "buy")
     assert bets > 0  # favorite bet on the synced prices
+    first = _rounds(engine, cohort)[0]
+    # Stored times are the real ones (the injected clock), not the scheduled time.
+    assert (first.scheduled_at, first.started_at, first.finished_at) == (START, clock.now(), clock.now())
+    assert {d.decided_at for d in _decisions(engine, first.id)} == {clock.now()}
 
-    # The server is down for two days: the next rounds run catches both missed rounds up.
+    # The server is down for two days. Round 1 (due a day ago) is missed for every agent, never
+    # asked now on its old snapshot; round 2 (due a minute ago, within the grace) runs.
     clock.advance(timedelta(days=2))
     assert run_once(JOBS["sync"], engine, clock)
     assert run_once(JOBS["rounds"], engine, clock)
-    with Session(engine) as session:
-        done = session.exec(select(RoundRow.round_index).where(RoundRow.cohort_id == cohort)).all()
-    assert sorted(done) == [0, 1, 2]
+    rounds = _rounds(engine, cohort)
+    assert {k: r.status for k, r in rounds.items()} == {0: "done", 1: "missed", 2: "done"}
+    assert rounds[1].market_count is None and rounds[1].finished_at == clock.now()
+    missed = _decisions(engine, rounds[1].id)
+    assert len(missed) == 2 and {d.status for d in missed} == {"missed"}
+    assert all(d.decided_at is None and d.error_kind == "missed" for d in missed)
+    assert all("schedule.catch_up_grace" in (d.error or "") for d in missed)
     assert run_once(JOBS["rounds"], engine, clock) is False  # same minute: claimed already
+
+    overview = cohort_overview(engine, cohort)
+    assert overview is not None and overview.rounds_done == 3
+    assert {(a.name, a.errors, a.missed) for a in overview.agents} == {("fav", 0, 1), ("mkt", 0, 1)}
+    costs = cost_metrics(load_frames(engine, [cohort]))
+    assert costs["decisions"].to_list() == [2, 2] and costs["valid_rate"].to_list() == [1.0, 1.0]
 
     assert run_once(JOBS["marks"], engine, clock)
     assert _count(engine, PortfolioSnapshotRow, PortfolioSnapshotRow.cohort_id == cohort) >= 2
+
+
+def test_a_wider_grace_catches_an_overdue_round_up(engine: Engine, fake: FakePolymarket) -> None:
+    clock = SimulatedClock(START)
+    cohort = _launch(engine, clock, catch_up_grace="3d")
+    assert run_once(JOBS["sync"], engine, clock)
+    clock.advance(timedelta(days=2, minutes=1))
+    assert run_once(JOBS["sync"], engine, clock)
+    assert run_once(JOBS["rounds"], engine, clock)
+    rounds = _rounds(engine, cohort)
+    assert {k: r.status for k, r in rounds.items()} == {0: "done", 1: "done", 2: "done"}
+    assert {r.started_at for r in rounds.values()} == {clock.now()}
+
+
+def test_the_marks_job_follows_each_cohorts_marks_every(engine: Engine, fake: FakePolymarket) -> None:
+    """A cohort marking every 15 minutes gets a mark each 15 minutes, one marking daily once a day,
+    from the same job at its default cadence (it polls; each cohort has its own grid)."""
+    clock = SimulatedClock(START)
+    often = _launch(engine, clock, marks_every="15m", name="often")
+    daily = _launch(engine, clock, name="daily")
+
+    def marks(cohort: str) -> int:
+        return _count(engine, PortfolioSnapshotRow, PortfolioSnapshotRow.cohort_id == cohort)
+
+    assert run_once(JOBS["marks"], engine, clock)
+    assert (marks(often), marks(daily)) == (2, 2)  # two agents each
+    for minutes in (5, 10, 15, 20, 30):
+        clock.set(START + timedelta(minutes=minutes))
+        assert run_once(JOBS["marks"], engine, clock)
+    assert (marks(often), marks(daily)) == (2 * 3, 2)  # buckets 0, 15 and 30 minutes; day 0 only
+    clock.set(START + timedelta(days=1, minutes=1))
+    assert run_once(JOBS["marks"], engine, clock)
+    assert (marks(often), marks(daily)) == (2 * 4, 2 * 2)

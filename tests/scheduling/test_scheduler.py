@@ -20,9 +20,10 @@ from arena.cli import app
 from arena.clock import SimulatedClock
 from arena.db import leases
 from arena.db.models import JobRunRow
-from arena.scheduling.jobs import JOBS
+from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import JobFailed, JobSpec, bucket_of, run_once
 from arena.scheduling.status import job_statuses
+from arena.settings import Settings
 
 T0 = datetime(2026, 3, 1, 12, 0, 30, tzinfo=UTC)
 TTL = timedelta(seconds=60)
@@ -145,7 +146,7 @@ def test_second_serve_stands_by_and_takes_over_after_ctrl_c(engine: Engine) -> N
         leader = leases.holder(engine)
         assert leader is not None
         # The job store's table exists before all the jobs are in it: wait for the whole set.
-        assert _wait_for(lambda: _stored_jobs(engine) == set(JOBS)), _stored_jobs(engine)
+        assert _wait_for(lambda: _stored_jobs(engine) == set(job_specs(Settings()))), _stored_jobs(engine)
         second = _serve(_url(engine))
         time.sleep(2.0)
         standby = leases.holder(engine)
@@ -166,7 +167,7 @@ def test_status_lists_jobs_and_exits_non_zero_after_a_failure(engine: Engine) ->
     result = CliRunner().invoke(app, ["status"], env=env)
     assert result.exit_code == 0, result.output
     assert "not running" in result.output
-    for name in JOBS:
+    for name in job_specs(Settings()):
         assert name in result.output
 
     def broken(_engine: Engine, _clock: SimulatedClock) -> str:
@@ -177,3 +178,41 @@ def test_status_lists_jobs_and_exits_non_zero_after_a_failure(engine: Engine) ->
     result = CliRunner().invoke(app, ["status"], env=env)
     assert result.exit_code == 1
     assert "failed" in result.output
+
+
+def test_cadences_and_misfire_grace_are_process_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SYNC_EVERY", "30m")
+    monkeypatch.setenv("ARENA_MISFIRE_GRACE", "90s")
+    settings = Settings()
+    specs = job_specs(settings)
+    assert specs["sync"].every == timedelta(minutes=30)
+    assert specs["marks"].every == timedelta(minutes=1)  # polls: cohorts mark on their marks.every
+    assert settings.misfire_grace == timedelta(seconds=90)
+    monkeypatch.setenv("ARENA_SYNC_EVERY", "soon")
+    with pytest.raises(ValueError, match="expected a positive duration"):
+        Settings()
+
+
+def _ran(engine: Engine) -> set[str]:
+    with Session(engine) as session:
+        return {row.job for row in session.exec(select(JobRunRow)).all() if row.finished_at is not None}
+
+
+def test_serve_runs_every_job_at_start_up(engine: Engine) -> None:
+    """Sync (every 15 minutes) and marks run within seconds of a leader starting, not one
+    cadence later."""
+    proc = _serve(_url(engine))
+    try:
+        assert _wait_for(lambda: {"sync", "marks", "settle", "complete"} <= _ran(engine)), _ran(engine)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+
+
+def test_a_bad_cadence_setting_is_a_one_line_error(engine: Engine) -> None:
+    env = {"ARENA_DATABASE_URL": _url(engine), "ARENA_MARKS_EVERY": "often"}
+    result = CliRunner().invoke(app, ["status"], env=env)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: ARENA_MARKS_EVERY: expected a positive duration like '7d', '12h', '30m' or '90s', got 'often'"
+    ]
