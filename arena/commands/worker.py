@@ -27,12 +27,16 @@ from arena.cohorts.config import ConfigError, load_config
 from arena.commands.options import DatabaseOption, database_url_or_default, fail
 from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import ensure_schema
+from arena.engine.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
 from arena.workers.queue import QueueNeedsPostgres, require_postgres
 from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, WorkerSettings
 
 console = Console()
+# A worker beats every poll when idle and every quarter lease when busy: a minute of silence
+# means it is stuck or gone (a killed worker never writes ``stopped_at``).
+SILENT_AFTER = 60
 
 
 def worker_command(
@@ -87,6 +91,12 @@ def queue_replays(
         parsed = [load_config(path) for path in configs]
     except (QueueNeedsPostgres, ConfigError) as exc:
         fail(str(exc))
+    if cohort_id is not None and (mode := cohort_mode(engine, cohort_id)) != "replay":
+        fail(
+            f"cohort {cohort_id} is a live cohort; `arena serve` runs it"
+            if mode
+            else f"no cohort with id {cohort_id!r}"
+        )
     cohorts = [launch(engine, config) for config in parsed] if parsed else [str(cohort_id)]
     now = SystemClock().now()
     for cohort in cohorts:
@@ -109,8 +119,10 @@ def print_queue(engine: Engine, now: datetime) -> None:
     for column in ("worker", "state", "heartbeat", "unit", "units done"):
         table.add_column(column)
     for row in workers:
-        state = "stopped" if row.stopped_at else "running"
-        age = f"{(now - row.heartbeat_at).total_seconds():.0f} s ago"
+        silence = (now - row.heartbeat_at).total_seconds()
+        state = "stopped" if row.stopped_at else "silent" if silence > SILENT_AFTER else "working"
+        state = "idle" if state == "working" and row.unit_id is None else state
+        age = f"{silence:.0f} s ago"
         table.add_row(escape(row.name), state, age, str(row.unit_id or "—"), str(row.units_done))
     console.print(table)
     table = Table(title="Units")

@@ -20,9 +20,15 @@ MAX_BACKOFF = timedelta(seconds=30)
 
 
 def is_connection_error(exc: DBAPIError) -> bool:
-    """A refused or dropped connection (psycopg raises OperationalError for both, including the
-    57P01 "terminating connection" of a server restart), not a bad statement."""
-    return exc.connection_invalidated or isinstance(exc, OperationalError)
+    """A refused or dropped connection, not a bad statement or a conflict.
+
+    psycopg raises OperationalError for a refused connection (no SQLSTATE), a dropped one (class
+    08) and a server shutting down (57P01-57P03), but also for deadlocks, timeouts and a full
+    disk, which waiting for the server would not cure; the SQLSTATE tells them apart."""
+    if exc.connection_invalidated:
+        return True
+    code = getattr(exc.orig, "sqlstate", None)
+    return isinstance(exc, OperationalError) and (code is None or code.startswith(("08", "57P")))
 
 
 def retrying(

@@ -25,6 +25,7 @@ from arena.db.models import WorkUnitRow
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 REPLAY = "replay"
+MAX_ATTEMPTS = 5
 
 
 class QueueNeedsPostgres(RuntimeError):
@@ -69,23 +70,34 @@ def enqueue_replay(engine: Engine, cohort_id: str, now: datetime) -> int:
         return row.id
 
 
-def take(engine: Engine, owner: str, now: datetime, ttl: timedelta) -> Lease | None:
-    """Lease the oldest available unit (queued, or running under an expired lease); None if idle."""
+def take(
+    engine: Engine, owner: str, now: datetime, ttl: timedelta, *, max_attempts: int = MAX_ATTEMPTS
+) -> Lease | None:
+    """Lease the oldest available unit (queued, or running under an expired lease); None if idle.
+
+    A unit whose lease expired ``max_attempts`` times (it kills or hangs every worker that runs
+    it) is failed instead of being handed round the fleet for ever."""
     with session_scope(engine) as session:
-        unit = session.exec(
-            select(WorkUnitRow)
-            .where(
-                or_(
-                    (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
-                    (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+        while True:
+            unit = session.exec(
+                select(WorkUnitRow)
+                .where(
+                    or_(
+                        (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
+                        (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+                    )
                 )
-            )
-            .order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        ).first()
-        if unit is None:
-            return None
+                .order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+            if unit is None:
+                return None
+            if unit.attempts < max_attempts:
+                break
+            unit.state, unit.finished_at, unit.lease_token, unit.lease_expires_at = FAILED, now, None, None
+            unit.error = f"given up after {unit.attempts} attempts whose workers stopped without finishing"
+            session.flush()
         unit.state, unit.lease_owner, unit.lease_token = RUNNING, owner, secrets.token_hex(16)
         unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
         unit.started_at = unit.started_at or now

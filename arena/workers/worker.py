@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
 import socket
 import threading
 from collections.abc import Callable, Mapping
@@ -54,7 +55,8 @@ class Worker:
     ) -> None:
         self._engine, self._clock, self._settings = engine, clock, settings
         self._environ, self._say = environ, say
-        self.name = f"{socket.gethostname()}:{os.getpid()}"
+        # host:pid for a reader, plus a random part: a restarted container reuses both.
+        self.name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self._stop = threading.Event()
 
     def run(self) -> None:
@@ -71,6 +73,7 @@ class Worker:
                     self._say("queue empty: stopping")
                     return
                 else:
+                    self._with_database(lambda: roster.beat(self._engine, self.name, self._clock.now(), None))
                     self._stop.wait(self._settings.poll.total_seconds())
         finally:
             self._with_database(lambda: roster.leave(self._engine, self.name, self._clock.now()), tries=3)
@@ -101,9 +104,7 @@ class Worker:
             self._say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
             return
         except CohortBusy as exc:
-            again = self._clock.now() + self._settings.lease_ttl
-            self._fenced(lease, queue.retry_later(self._engine, lease, again, str(exc)))
-            self._say(f"unit {lease.unit_id} back in the queue: {exc}")
+            self._give_back(lease, str(exc))
             return
         except PERMANENT as exc:
             self._finish(lease, f"{type(exc).__name__}: {exc}")
@@ -122,8 +123,7 @@ class Worker:
             self._failed_by_bug(lease, exc)
             return
         seconds = (self._clock.now() - started).total_seconds()
-        failed = [r.round_index for r in result.failed_rounds]
-        self._finish(lease, f"every agent failed in round(s) {failed}" if failed else None, seconds)
+        self._finish(lease, _unfinished(result), seconds)
 
     def _replay(self, lease: Lease) -> ReplayResult:
         async def main() -> ReplayResult:
@@ -152,15 +152,26 @@ class Worker:
 
         return asyncio.run(main())
 
+    def _give_back(self, lease: Lease, reason: str) -> None:
+        """Back to the queue, available after one lease time: another process holds the cohort."""
+        again = self._clock.now() + self._settings.lease_ttl
+        given = self._with_database(lambda: queue.retry_later(self._engine, lease, again, reason))
+        if self._fenced(lease, given):
+            self._say(f"unit {lease.unit_id} back in the queue: {reason}")
+
     def _failed_by_bug(self, lease: Lease, exc: Exception) -> None:
         """A bug in a unit: recorded on the unit and logged with its traceback; the worker goes on."""
         log.error("unit %s raised", lease.unit_id, exc_info=exc)
         self._finish(lease, f"{type(exc).__name__}: {exc}")
 
     def _finish(self, lease: Lease, error: str | None, seconds: float | None = None) -> None:
-        done = queue.finish(self._engine, lease, self._clock.now(), error=error)
+        """Finish under the lease, waiting out a database outage (a retry after a commit whose
+        reply was lost is harmless: it names the same token and writes the same values)."""
+        done = self._with_database(lambda: queue.finish(self._engine, lease, self._clock.now(), error=error))
         if self._fenced(lease, done):
-            roster.beat(self._engine, self.name, self._clock.now(), None, finished=True)
+            self._with_database(
+                lambda: roster.beat(self._engine, self.name, self._clock.now(), None, finished=True)
+            )
             took = "" if seconds is None else f" in {seconds:.1f} s"
             self._say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}")
 
@@ -174,6 +185,16 @@ class Worker:
 
     def _with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
         return retrying(work, say=self._say, stop=self._stop, tries=tries)
+
+
+def _unfinished(result: ReplayResult) -> str | None:
+    """Why a replay that returned did not finish its cohort, or None: a cohort paused or
+    cancelled mid-run, or every agent failing in a round, fails the unit (a resumed cohort is
+    queued again); data that ended with positions open is a finished replay."""
+    if result.stopped:
+        return f"stopped: the cohort is {result.stopped}"
+    failed = [r.round_index for r in result.failed_rounds]
+    return f"every agent failed in round(s) {failed}" if failed else None
 
 
 class LeaseLost(RuntimeError):

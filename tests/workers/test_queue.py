@@ -40,7 +40,9 @@ def test_skip_locked_lets_a_second_taker_pass_a_locked_unit(engine: Engine, tmp_
     first, second = _cohorts(engine, tmp_path, 2)
     for cohort in (first, second):
         queue.enqueue_replay(engine, cohort, T0)
-    other = make_engine(engine.url)
+    # Without SKIP LOCKED the second taker would wait for the lock: make that wait fail, not hang.
+    options = f"{engine.url.query.get('options', '')} -clock_timeout=5s".strip()
+    other = make_engine(engine.url.update_query_dict({"options": options}))
     with Session(engine) as blocker, blocker.begin():  # holds the first unit's row lock, uncommitted
         locked = blocker.get(WorkUnitRow, 1, with_for_update=True)
         assert locked is not None and locked.cohort_id == first
@@ -65,6 +67,20 @@ def test_a_lost_lease_can_neither_renew_nor_finish(engine: Engine, tmp_path: Pat
         unit = session.get(WorkUnitRow, fast.unit_id)
         assert unit is not None
         assert (unit.state, unit.error, unit.attempts, unit.lease_owner) == ("failed", "boom", 2, "fast")
+
+
+def test_a_unit_that_keeps_losing_its_worker_is_given_up(engine: Engine, tmp_path: Path) -> None:
+    (cohort,) = _cohorts(engine, tmp_path, 1)
+    queue.enqueue_replay(engine, cohort, T0)
+    at = T0
+    for attempt in range(1, 4):
+        lease = queue.take(engine, f"w{attempt}", at, TTL, max_attempts=3)
+        assert lease is not None and lease.attempt == attempt
+        at += TTL + timedelta(seconds=1)  # each taker dies: the lease expires
+    assert queue.take(engine, "w4", at, TTL, max_attempts=3) is None
+    with Session(engine) as session:
+        unit = session.get(WorkUnitRow, 1)
+        assert unit is not None and unit.state == "failed" and "after 3 attempts" in (unit.error or "")
 
 
 def test_retry_later_hides_the_unit_until_its_time(engine: Engine, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from tests.engine.helpers import tiny_dataset
+from tests.workers import ON_POSTGRES
 from tests.workers.study import study_config
 
 
@@ -31,3 +32,9 @@ def test_several_configs_need_queue(tmp_path: Path) -> None:
         app, ["replay", "a.toml", "b.toml", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"]
     )
     assert result.exit_code == 2 and "only with --queue" in result.output
+
+
+@ON_POSTGRES
+def test_queue_names_an_unknown_cohort(db_url: str) -> None:
+    result = CliRunner().invoke(app, ["replay", "--queue", "--cohort", "nope", "--database-url", db_url])
+    assert result.exit_code == 2 and "no cohort with id 'nope'" in result.output
