@@ -36,12 +36,14 @@ def paired_intervals(
     )
     height = 100 + 110 * len(panels)
     fig = house_figure("Scores with 95% intervals", "", "", height=height, base=base, top=80)
+    legend: set[str] = set()  # each agent's first marker carries its legend entry
     for i, panel in enumerate(panels, start=1):
         for row in table.iter_rows(named=True):
             value = row.get(panel.key)
             if value is None or value != value:
                 continue
-            fig.add_trace(_marker(row, panel, styles, legend=i == 1), row=i, col=1)
+            fig.add_trace(_marker(row, panel, styles, legend=row["agent"] not in legend), row=i, col=1)
+            legend.add(row["agent"])
         if panel.reference is not None:
             fig.add_vline(x=panel.reference, line={"color": "#9ca3af", "dash": "dot"}, row=i, col=1)
     fig.update_yaxes(categoryorder="array", categoryarray=[plain(a) for a in reversed(agents)])
