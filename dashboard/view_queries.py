@@ -1,17 +1,21 @@
 """Cached reads of the comparison pages (Compare, Per market, Cost vs score).
 
 Same contract as ``dashboard.queries`` (database URL and ``data_version`` in every key, widgets
-never read here): every figure comes from ``arena.scoring`` on the frames ``queries.frames``
-already holds, so these pages agree with the leaderboard to the last digit.
+never read here, texts through the reports' redactor). Every figure comes from ``arena.scoring``
+on the frames ``queries.frames`` already holds, so these pages agree with the leaderboard to the
+last digit.
 """
 
 from __future__ import annotations
+
+import os
 
 import polars as pl
 import streamlit as st
 from sqlmodel import col, select
 
 from arena.db.models import MarketRow
+from arena.reports.redact import Redactor
 from arena.scoring.pairs import market_stances, paired_comparison
 from arena.scoring.value_for_money import cost_per_point
 from dashboard import queries
@@ -40,7 +44,7 @@ def value_for_money(url: str, ids: Cohorts, data: Version) -> pl.DataFrame:
 
 @st.cache_data(ttl=TTL, max_entries=32, show_spinner=False)
 def description(url: str, market_id: str, data: Version) -> str:
-    """The market's description as its venue wrote it ("" when it has none)."""
+    """The market's description as its venue wrote it ("" when it has none), secrets redacted."""
     with queries._read(url) as connection:
         found = connection.execute(select(col(MarketRow.description)).where(col(MarketRow.id) == market_id))
-        return str(found.scalar() or "")
+        return Redactor.from_environ(os.environ).text(str(found.scalar() or ""))
