@@ -29,8 +29,8 @@ def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) ->
         .alias("Metric"),
         pl.col("first").alias(f"First: {first}"),
         pl.col("second").alias(f"Second: {second}"),
-        pl.col("diff").alias("Difference (first − second)"),
-        ci.alias("95% CI of the difference"),
+        pl.col("diff").alias("First − second"),
+        ci.alias("95% CI"),
         pl.col("p_value").alias("p"),
         pl.col("share_better").alias("First better on"),
         pl.col("common_markets").alias("Common markets"),
@@ -43,7 +43,7 @@ def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) ->
     config: Config = {
         f"First: {first}": THREE,
         f"Second: {second}": THREE,
-        "Difference (first − second)": THREE,
+        "First − second": THREE,
         "p": THREE,
     }
     return view, config | {"First better on": SHARE}
@@ -119,7 +119,6 @@ def value_for_money(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
     view = table.select(
         pl.col("agent").alias("Agent"),
         pl.col("cost").cast(pl.Float64).alias("Model cost"),
-        pl.col("tokens").alias("Tokens"),
         pl.col("brier").alias("Brier (bets)"),
         pl.col("points").alias("Points vs 50%"),
         _priced("per_point", "per_point_why").alias("$ per point vs 50%"),

@@ -52,5 +52,7 @@ def cost_scatter(
         )
     if reference is not None:
         fig.add_hline(y=reference, line={"color": "#9ca3af", "dash": "dot"})
-    fig.update_xaxes(tickformat="$,.4f", rangemode="tozero")
+    most = float(data["cost"].max() or 0.0) if len(data) else 0.0  # type: ignore[arg-type]
+    # From $0, with room right of the dearest agent for its name.
+    fig.update_xaxes(tickformat="$,.4f", range=[0.0, most * 1.25 if most > 0 else 1.0])
     return fig

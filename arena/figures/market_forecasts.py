@@ -27,18 +27,23 @@ def market_forecasts(
     resolution: tuple[str, datetime] | None = None,
 ) -> go.Figure:
     """``market_history``'s price line and resolution, plus per agent its stated P(YES) as a step
-    line (a forecast stands until the next one) and its bets as markers whose *area* grows with
-    the stake (▲ YES, ▼ NO, other outcomes ●), drawn at the YES-equivalent fill price.
+    line (a forecast stands until the next one, the last until the resolution or the latest price)
+    and its bets as markers whose *area* grows with the stake (▲ YES, ▼ NO, other outcomes ●),
+    drawn at the YES-equivalent fill price.
 
     ``forecasts``: ``agent``, ``stated_at``, ``p`` (P(YES)); ``bets``: buy fills with ``agent``,
     ``filled_at``, ``outcome``, ``amount``, ``price``."""
     fig = market_history(prices, bets.clear(), styles, title=title, resolution=resolution)
+    end = resolution[1] if resolution is not None else prices["observed_at"].max() if len(prices) else None
     for agent in sorted(forecasts["agent"].unique().to_list()):
         style, stated = style_of(styles, agent), forecasts.filter(pl.col("agent") == agent).sort("stated_at")
+        times, ps = stated["stated_at"].to_list(), stated["p"].to_list()
+        if isinstance(end, datetime) and end > times[-1]:  # the last forecast stands to the end
+            times, ps = [*times, end], [*ps, ps[-1]]
         fig.add_trace(
             go.Scatter(
-                x=stated["stated_at"].to_list(),
-                y=stated["p"].to_list(),
+                x=times,
+                y=ps,
                 mode="lines+markers",
                 line={"color": style.colour, "dash": style.dash, "shape": "hv", "width": 1.6},
                 marker={"size": 5, "color": style.colour},

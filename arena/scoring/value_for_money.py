@@ -55,17 +55,17 @@ def brier_points(brier: float | None, reference: float | None) -> Decimal | None
     return (_exact(reference) - _exact(brier)) / POINT
 
 
-def _per_brier_point(cost: Decimal, brier: float | None, reference: float | None, name: str) -> Priced:
+def _per_brier_point(cost: Decimal, brier: float | None, reference: float | None) -> Priced:
     points = brier_points(brier, reference)
     if points is None or brier is None or reference is None:
-        return per_unit(cost, None, "no resolved bet to score", "")
-    return per_unit(cost, points, "", f"no skill: Brier {brier:.3f} is not below {reference:.3f} ({name})")
+        return per_unit(cost, None, "no resolved bet", "")
+    return per_unit(cost, points, "", f"no skill: Brier {brier:.3f} ≥ {reference:.3f}")
 
 
 def _per_return_pct(cost: Decimal, ret: float | None) -> Priced:
     if ret is None:
         return per_unit(cost, None, "no return yet", "")
-    return per_unit(cost, _exact(ret), "", f"no gain: return {ret:+.2f}% is not above 0")
+    return per_unit(cost, _exact(ret), "", f"no gain: return {ret:+.2f}% ≤ 0")
 
 
 def _float(value: Decimal | None) -> float | None:
@@ -83,8 +83,8 @@ def cost_per_point(table: pl.DataFrame, implied: Reading) -> pl.DataFrame:
     for row in llms.iter_rows(named=True):
         cost = Decimal(row["cost"] or 0)
         brier, market, ret = row[key], row["brier_market"], row["return_pct"]
-        per_point, point_why = _per_brier_point(cost, brier, RANDOM_BRIER, "always 50%")
-        per_market, market_why = _per_brier_point(cost, brier, market, "the market's")
+        per_point, point_why = _per_brier_point(cost, brier, RANDOM_BRIER)
+        per_market, market_why = _per_brier_point(cost, brier, market)
         per_return, return_why = _per_return_pct(cost, ret)
         rows.append(
             {

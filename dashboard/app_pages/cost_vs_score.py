@@ -16,7 +16,7 @@ DEFINITIONS = """
 - **1% of return**: one percentage point of return (P/L over the bankroll).
 - **$ per point / per 1%**: model cost divided by points or by return. With no improvement (a Brier
   no better than the reference, a return at or below 0), no scored bet or no recorded cost there
-  is nothing to divide by: the table shows "—" and says why.
+  is nothing to divide by: the table shows "—" and says why (e.g. "no skill: Brier 0.433 ≥ 0.250").
 """
 
 ctx = widgets.context()

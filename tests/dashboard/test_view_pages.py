@@ -36,7 +36,7 @@ def test_compare_shows_both_curves_scores_and_who_was_right(page: Runner) -> Non
     assert len(app.get("plotly_chart")) == 2  # equity curves, paired scores
     scores = app.dataframe[0].value.set_index("Metric")
     stated = scores.loc["Brier (stated) (lower is better)"]
-    assert stated["First: gpt-4o"] < stated["Second: claude"] and stated["Difference (first − second)"] < 0
+    assert stated["First: gpt-4o"] < stated["Second: claude"] and stated["First − second"] < 0
     assert stated["Common markets"] == 2 and stated["Note"] == "few markets: tentative"
     markets = app.dataframe[1].value.set_index("Question")
     assert markets["Who was right"].to_dict() == {
@@ -79,8 +79,8 @@ def test_cost_vs_score_prices_each_point_or_says_why_not(page: Runner) -> None:
     table = app.dataframe[0].value.set_index("Agent")
     assert table.index.tolist() == ["gpt-4o", "claude", "broken-bot"]  # baselines recorded no usage
     assert table.loc["gpt-4o", "$ per 1% of return"] == "$0.0094"  # $0.0494 / 5.25%
-    assert table.loc["claude", "$ per 1% of return"].startswith("— no gain: return -6.85%")
-    assert table.loc["broken-bot", "$ per point vs 50%"] == "— no resolved bet to score"
+    assert table.loc["claude", "$ per 1% of return"] == "— no gain: return -6.85% ≤ 0"
+    assert table.loc["broken-bot", "$ per point vs 50%"] == "— no resolved bet"
 
 
 def test_cost_vs_score_says_so_in_one_line_when_nobody_has_costs(

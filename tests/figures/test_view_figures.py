@@ -68,7 +68,9 @@ def test_market_forecasts_draw_stated_steps_and_bets_sized_by_stake() -> None:
     names = [t.name for t in fig.data]
     assert names[0] == "YES price" and "alpha stated" in names and "alpha bets" in names
     stated = fig.data[names.index("alpha stated")]
-    assert stated.line.shape == "hv" and stated.y == (0.5, 0.7)  # stands until the next statement
+    # Each forecast stands until the next; the last one until the resolution.
+    assert stated.line.shape == "hv" and stated.y == (0.5, 0.7, 0.7)
+    assert stated.x[-1] == T0 + timedelta(days=3)
     evil = fig.data[names.index("&lt;b onmouseover=x&gt;evil&lt;/b&gt; bets")]
     # A NO bet at 0.6 sits at YES-equivalent 0.4; ▼ for NO, ▲ for YES; sizes are stakes, by area.
     assert evil.y == (0.4, 0.5) and tuple(evil.marker.symbol) == ("triangle-down", "triangle-up")

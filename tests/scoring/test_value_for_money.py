@@ -44,12 +44,12 @@ def test_the_headline_reading_picks_the_brier() -> None:
             0.25,
             0.25,
             0.0,
-            "not below 0.250 (always 50%)",
-            "not below 0.250 (the market's)",
-            "+0.00% is not above",
+            "no skill: Brier 0.250 ≥ 0.250",
+            "no skill: Brier 0.250 ≥ 0.250",
+            "no gain: return +0.00% ≤ 0",
         ),
-        (0.31, 0.20, -2.5, "Brier 0.310 is not below", "not below 0.200", "return -2.50% is not above 0"),
-        (None, None, None, "no resolved bet to score", "no resolved bet to score", "no return yet"),
+        (0.31, 0.20, -2.5, "no skill: Brier 0.310 ≥ 0.250", "Brier 0.310 ≥ 0.200", "return -2.50% ≤ 0"),
+        (None, None, None, "no resolved bet", "no resolved bet", "no return yet"),
     ],
 )
 def test_no_skill_or_no_gain_is_a_reason_never_a_division(
