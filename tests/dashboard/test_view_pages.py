@@ -11,10 +11,12 @@ from sqlalchemy import update
 
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow
+from dashboard.widgets import ALL
 from tests.dashboard.conftest import PLANTED, Runner, screen_text
-from tests.dashboard.world import REPLAY
+from tests.dashboard.world import LIVE, REPLAY
 
 Dashboard = Callable[[str], Runner]
+PAGES = ("compare", "market_view", "cost_vs_score")
 
 
 @pytest.fixture
@@ -98,3 +100,26 @@ def test_cost_vs_score_says_so_in_one_line_when_nobody_has_costs(
         "No agent here recorded model usage (tokens or cost), so there is no cost to weigh."
     ]
     assert len(app.get("plotly_chart")) == 0 and len(app.dataframe) == 0
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_without_cohorts_each_page_says_to_run_the_demo(
+    name: str, dashboard: Dashboard, empty_url: str
+) -> None:
+    app = dashboard(empty_url)(name)
+    _clean(app)
+    assert any("The database has no cohorts yet." in i.value for i in app.info)
+
+
+@pytest.mark.parametrize("name", PAGES[:2])
+def test_pages_about_one_cohort_ask_for_one(name: str, page: Runner) -> None:
+    app = page(name, cohort=ALL)
+    _clean(app)
+    assert [i.value for i in app.info] == ["This page shows one cohort at a time: pick one in the sidebar."]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_a_live_cohort_without_resolved_bets_renders(name: str, page: Runner) -> None:
+    app = page(name, cohort=LIVE)
+    _clean(app)
+    assert app.title[0].value in ("Compare two agents", "Per market", "Cost vs score")
