@@ -22,6 +22,15 @@ EXPLAIN = (
     "better (ties count half). With few common markets, treat it as tentative."
 )
 
+
+def _by_shared_markets(stances: pl.DataFrame, first: str, others: list[str]) -> list[str]:
+    """``others`` ordered by how many markets they bet on with ``first``, most first (then by return)."""
+    theirs = stances.filter(pl.col("agent") == first)["market_id"]
+    shared = stances.filter(pl.col("market_id").is_in(theirs.implode()))["agent"].value_counts()
+    counts = dict(zip(shared["agent"], shared["count"], strict=True))
+    return sorted(others, key=lambda name: -counts.get(name, 0))
+
+
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
 st.title("Compare two agents")
@@ -32,10 +41,15 @@ if len(names) < 2:
     widgets.stop_with("This cohort has fewer than two agents: there is nothing to compare.")
 left, right = st.columns(2)
 first = str(left.selectbox("First agent", names, key=FIRST, help="Ordered by return, best first."))
-others = [n for n in names if n != first]
-if st.session_state.get(SECOND) not in others:  # the first pick took the second's place
+stances = view_queries.stances(ctx.url, ctx.ids, ctx.data).filter(pl.col("cohort_id") == cohort_id)
+others = _by_shared_markets(stances, first, [n for n in names if n != first])
+if st.session_state.get(SECOND) not in others:  # first visit, or the first pick took its place
     st.session_state[SECOND] = others[0]
-second = str(right.selectbox("Second agent", others, key=SECOND))
+second = str(
+    right.selectbox(
+        "Second agent", others, key=SECOND, help="Ordered by markets in common with the first agent."
+    )
+)
 styles = widgets.styles(ctx)
 implied = queries.scoring_choice(ctx.url, ctx.ids, ctx.data).implied
 
@@ -63,7 +77,6 @@ widgets.table(view, column_config=config)
 st.caption(EXPLAIN)
 
 st.subheader("Markets both bet on")
-stances = view_queries.stances(ctx.url, ctx.ids, ctx.data).filter(pl.col("cohort_id") == cohort_id)
 both = head_to_head(stances, first, second)
 if both.is_empty():
     st.info("These two agents never bet on the same market.", icon=":material/info:")

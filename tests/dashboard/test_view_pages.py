@@ -58,6 +58,17 @@ def test_compare_picks_another_second_agent_when_the_first_takes_its_place(page:
     assert app.selectbox(key="compare_second").value not in (None, "claude")
 
 
+def test_compare_opens_on_the_agent_sharing_most_markets_with_the_leader(page: Runner) -> None:
+    app = page("compare", cohort=REPLAY)
+    _clean(app)
+    # gpt-4o leads on return; random and claude both bet on its two resolved markets, random ranks higher.
+    assert (app.selectbox(key="compare_first").value, app.selectbox(key="compare_second").value) == (
+        "gpt-4o",
+        "random",
+    )
+    assert len(app.dataframe) == 2  # the comparison and the markets both bet on
+
+
 def test_per_market_shows_forecasts_bets_and_each_position(page: Runner) -> None:
     app = page("market_view", cohort=REPLAY)
     text = _clean(app)
