@@ -25,7 +25,7 @@ def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) ->
     )
     view = pair.select(
         pl.col("metric")
-        .replace_strict({k: m.axis_title(implied) for k, m in BY_KEY.items()})
+        .replace_strict({k: m.display_label(implied) for k, m in BY_KEY.items()})
         .alias("Metric"),
         pl.col("first").alias(f"First: {first}"),
         pl.col("second").alias(f"Second: {second}"),
@@ -35,9 +35,9 @@ def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) ->
         pl.col("share_better").alias("First better on"),
         pl.col("common_markets").alias("Common markets"),
         pl.when(pl.col("diff").is_null())
-        .then(pl.lit("no common scored market"))
+        .then(pl.lit("no common market"))
         .when(pl.col("few_markets"))
-        .then(pl.lit("few markets: tentative"))
+        .then(pl.lit("few markets"))
         .alias("Note"),
     )
     config: Config = {

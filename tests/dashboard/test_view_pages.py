@@ -37,9 +37,9 @@ def test_compare_shows_both_curves_scores_and_who_was_right(page: Runner) -> Non
     assert app.title[0].value == "Compare two agents"
     assert len(app.get("plotly_chart")) == 2  # equity curves, paired scores
     scores = app.dataframe[0].value.set_index("Metric")
-    stated = scores.loc["Brier (stated) (lower is better)"]
+    stated = scores.loc["Brier (stated)"]
     assert stated["First: gpt-4o"] < stated["Second: claude"] and stated["First − second"] < 0
-    assert stated["Common markets"] == 2 and stated["Note"] == "few markets: tentative"
+    assert stated["Common markets"] == 2 and stated["Note"] == "few markets"
     markets = app.dataframe[1].value.set_index("Question")
     assert markets["Who was right"].to_dict() == {
         "Will Bitcoin close above $100k on Jan 31?": "gpt-4o",
