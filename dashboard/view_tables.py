@@ -119,7 +119,6 @@ def value_for_money(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
     view = table.select(
         pl.col("agent").alias("Agent"),
         pl.col("cost").cast(pl.Float64).alias("Model cost"),
-        pl.col("brier").alias("Brier (bets)"),
         pl.col("points").alias("Points vs 50%"),
         _priced("per_point", "per_point_why").alias("$ per point vs 50%"),
         pl.col("market_points").alias("Points vs market"),
@@ -127,15 +126,11 @@ def value_for_money(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         pl.col("return_pct").alias("Return %"),
         _priced("per_return_pct", "per_return_pct_why").alias("$ per 1% of return"),
     )
-    wide = st.column_config.TextColumn(width="medium")
+    points = st.column_config.NumberColumn(format="%+.1f")
     config: Config = {
-        "Model cost": st.column_config.NumberColumn(format="$%.4f"),
-        "Brier (bets)": THREE,
-        "Points vs 50%": st.column_config.NumberColumn(format="%+.1f"),
-        "Points vs market": st.column_config.NumberColumn(format="%+.1f"),
-        "Return %": st.column_config.NumberColumn(format="%+.2f%%"),
-        "$ per point vs 50%": wide,
-        "$ per point vs market": wide,
-        "$ per 1% of return": wide,
+        "Model cost": st.column_config.NumberColumn(format="$%.4f", width="small"),
+        "Points vs 50%": points,
+        "Points vs market": points,
+        "Return %": st.column_config.NumberColumn(format="%+.2f%%", width="small"),
     }
     return view, config

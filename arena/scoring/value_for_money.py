@@ -65,7 +65,7 @@ def _per_brier_point(cost: Decimal, brier: float | None, reference: float | None
 def _per_return_pct(cost: Decimal, ret: float | None) -> Priced:
     if ret is None:
         return per_unit(cost, None, "no return yet", "")
-    return per_unit(cost, _exact(ret), "", f"no gain: return {ret:+.2f}% ≤ 0")
+    return per_unit(cost, _exact(ret), "", f"no gain: {ret:+.2f}% ≤ 0")
 
 
 def _float(value: Decimal | None) -> float | None:

@@ -92,7 +92,7 @@ def test_cost_vs_score_prices_each_point_or_says_why_not(page: Runner) -> None:
     table = app.dataframe[0].value.set_index("Agent")
     assert table.index.tolist() == ["gpt-4o", "claude", "broken-bot"]  # baselines recorded no usage
     assert table.loc["gpt-4o", "$ per 1% of return"] == "$0.0094"  # $0.0494 / 5.25%
-    assert table.loc["claude", "$ per 1% of return"] == "— no gain: return -6.85% ≤ 0"
+    assert table.loc["claude", "$ per 1% of return"] == "— no gain: -6.85% ≤ 0"
     assert table.loc["broken-bot", "$ per point vs 50%"] == "— no resolved bet"
 
 

@@ -46,9 +46,9 @@ def test_the_headline_reading_picks_the_brier() -> None:
             0.0,
             "no skill: Brier 0.250 ≥ 0.250",
             "no skill: Brier 0.250 ≥ 0.250",
-            "no gain: return +0.00% ≤ 0",
+            "no gain: +0.00% ≤ 0",
         ),
-        (0.31, 0.20, -2.5, "no skill: Brier 0.310 ≥ 0.250", "Brier 0.310 ≥ 0.200", "return -2.50% ≤ 0"),
+        (0.31, 0.20, -2.5, "no skill: Brier 0.310 ≥ 0.250", "Brier 0.310 ≥ 0.200", "no gain: -2.50% ≤ 0"),
         (None, None, None, "no resolved bet", "no resolved bet", "no return yet"),
     ],
 )
