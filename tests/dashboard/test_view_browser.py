@@ -22,7 +22,7 @@ from tests.dashboard.conftest import PLANTED
 from tests.dashboard.server import ARGS, CHROMIUM, ROOT, dashboard, require_chromium
 from tests.dashboard.world import REPLAY
 from tests.safety.conftest import Tracker
-from tests.safety.corpus import PWNED
+from tests.safety.corpus import hostile
 
 SHOTS = ROOT / "artifacts" / "screenshots"
 BTC = "polymarket:btc-100k"  # the market most agents bet on: the Per market page opens on it
@@ -48,14 +48,12 @@ def tracker() -> Iterator[Tracker]:
 
 def _hostile_world(world_url: str, folder: Path, tracker: str) -> tuple[str, str]:
     """A copy of the world whose BTC market has a hostile question and description."""
-    question = (
-        f'<script>{PWNED}</script><img src="{tracker}/img" onerror="{PWNED}"> ![t]({tracker}/t.png) **BTC**?'
-    )
+    question = " ".join(hostile(tracker)[:5])  # script, img onerror, Markdown image and links, svg
     path = folder / "hostile-world.db"
     shutil.copyfile(world_url.removeprefix("sqlite:///"), path)
     engine = make_engine(f"sqlite:///{path}")
     with session_scope(engine) as session:
-        text = {"question": question, "description": f"[click]({tracker}/link) <iframe src='{tracker}/if'>"}
+        text = {"question": question, "description": " ".join(hostile(tracker)[5:9])}
         session.execute(update(MarketRow).where(col(MarketRow.id) == BTC).values(**text))
     engine.dispose()
     return f"sqlite:///{path}", question
@@ -85,6 +83,9 @@ def test_comparison_pages_render_and_show_hostile_text_as_text(
             assert PLANTED not in page.content(), path
             if path == "market_view":
                 assert question in body  # the question, character for character
+                page.get_by_text("Description").click()  # iframe, object, stylesheet, CSS background
+                page.wait_for_timeout(1_000)
+                assert hostile(tracker.url)[7] in page.inner_text("body")
                 assert page.locator(f"img[src*='{tracker.url}'], a[href*='{tracker.url}']").count() == 0
             assert tracker.hits == [], path
             assert page.evaluate("() => window.__pwned === undefined") and dialogs == [], path
