@@ -1,0 +1,95 @@
+"""Compare two agents: equity curves on one chart, scores with intervals and their paired
+comparison, and the markets both bet on with who was right."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from arena import figures
+from arena.figures.pairs import Panel, paired_intervals
+from arena.scoring.pairs import head_to_head
+from arena.scoring.registry import BY_KEY
+from arena.scoring.scores import suffixed
+from dashboard import queries, view_queries, view_tables, widgets
+
+FIRST, SECOND = "compare_first", "compare_second"
+EXPLAIN = (
+    "The paired comparison is the leaderboard's comparison with the leader, run on these two agents "
+    "alone: the difference is first − second on the markets **both** took part in, with a 95% "
+    "bootstrap interval over those markets; *p* is the chance of a difference this large if there "
+    "were none, and *first better on* the share of common markets where the first agent scored "
+    "better (ties count half). With few common markets, treat it as tentative."
+)
+
+
+def _by_shared_markets(stances: pl.DataFrame, first: str, others: list[str]) -> list[str]:
+    """``others`` ordered by how many markets they bet on with ``first``, most first (then by return)."""
+    theirs = stances.filter(pl.col("agent") == first)["market_id"]
+    shared = stances.filter(pl.col("market_id").is_in(theirs.implode()))["agent"].value_counts()
+    counts = dict(zip(shared["agent"], shared["count"], strict=True))
+    return sorted(others, key=lambda name: -counts.get(name, 0))
+
+
+ctx = widgets.context()
+cohort_id = widgets.single_cohort(ctx)
+st.title("Compare two agents")
+widgets.cohort_caption(ctx)
+scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct")
+names = scores["agent"].to_list()
+if len(names) < 2:
+    widgets.stop_with("This cohort has fewer than two agents: there is nothing to compare.")
+left, right = st.columns(2)
+first = str(left.selectbox("First agent", names, key=FIRST, help="Ordered by return, best first."))
+stances = view_queries.stances(ctx.url, ctx.ids, ctx.data).filter(pl.col("cohort_id") == cohort_id)
+others = _by_shared_markets(stances, first, [n for n in names if n != first])
+if st.session_state.get(SECOND) not in others:  # first visit, or the first pick took its place
+    st.session_state[SECOND] = others[0]
+second = str(
+    right.selectbox(
+        "Second agent", others, key=SECOND, help="Ordered by markets in common with the first agent."
+    )
+)
+styles = widgets.styles(ctx)
+implied = queries.scoring_choice(ctx.url, ctx.ids, ctx.data).implied
+
+marks = queries.equity(ctx.url, cohort_id, ctx.data).filter(pl.col("agent").is_in([first, second]))
+if marks.is_empty():
+    st.info("Neither agent has a portfolio mark yet: no equity curve to draw.", icon=":material/info:")
+else:
+    st.plotly_chart(figures.equity_curves(marks, styles, title=f"Portfolio value: {first} and {second}"))
+
+st.subheader("Scores")
+keys = (
+    "return_pct",
+    suffixed("brier", implied),
+    suffixed("bss_market", implied),
+    "stated_brier_imputed",
+    "log_score",
+)
+panels = [Panel(k, BY_KEY[k].axis_title(implied), BY_KEY[k].reference) for k in keys]
+pair_rows = scores.filter(pl.col("agent").is_in([first, second]))
+st.plotly_chart(paired_intervals(pair_rows.sort(pl.col("agent") != first), panels, styles))
+view, config = view_tables.comparison(
+    view_queries.pair(ctx.url, ctx.ids, ctx.data, first, second), first, second, implied
+)
+widgets.table(view, column_config=config)
+st.caption(EXPLAIN)
+
+st.subheader("Markets both bet on")
+both = head_to_head(stances, first, second)
+if both.is_empty():
+    st.info("These two agents never bet on the same market.", icon=":material/info:")
+else:
+    decided = both.filter(pl.col("who_was_right").is_in([first, second, "both", "neither"]))
+    tally = {
+        name: int(decided["right_" + which].sum()) for name, which in ((first, "first"), (second, "second"))
+    }
+    st.caption(
+        f"{len(both)} market(s) in common, {len(decided)} decided: "
+        f"first agent right on {tally[first]}, second on {tally[second]}. "
+        "Side: the outcome(s) bought; stake: dollars staked in all; stated P(YES): the last one stated."
+    )
+    questions = queries.markets(ctx.url, cohort_id, ctx.data).select("market_id", "question")
+    view, config = view_tables.head_to_head(both, questions, first, second)
+    widgets.table(view, column_config=config)

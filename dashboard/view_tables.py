@@ -1,0 +1,136 @@
+"""Tables of the comparison pages, as people read them (see ``dashboard.tables`` for the house rules).
+
+Each function turns frames from ``dashboard.view_queries`` into ``(frame, column_config)`` for
+``st.dataframe``. A price per point that cannot be given shows "—" and the reason, as text.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+
+from arena.reports.formatting import bounds
+from arena.scoring.registry import BY_KEY
+from arena.scoring.scores import Reading
+from dashboard.tables import DOLLARS, SHARE, Config
+
+PROBABILITY = st.column_config.NumberColumn(format="%.2f")
+THREE = st.column_config.NumberColumn(format="%.3f")
+
+
+def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) -> tuple[pl.DataFrame, Config]:
+    """The paired comparison, one row per compared metric, in the registry's words."""
+    ci = pl.struct("diff_lo", "diff_hi").map_elements(
+        lambda r: bounds(r["diff_lo"], r["diff_hi"], digits=3), return_dtype=pl.String
+    )
+    view = pair.select(
+        pl.col("metric")
+        .replace_strict({k: m.display_label(implied) for k, m in BY_KEY.items()})
+        .alias("Metric"),
+        pl.col("first").alias(f"First: {first}"),
+        pl.col("second").alias(f"Second: {second}"),
+        pl.col("diff").alias("First − second"),
+        ci.alias("95% CI"),
+        pl.col("p_value").alias("p"),
+        pl.col("share_better").alias("First better on"),
+        pl.col("common_markets").alias("Common markets"),
+        pl.when(pl.col("diff").is_null())
+        .then(pl.lit("no common market"))
+        .when(pl.col("few_markets"))
+        .then(pl.lit("few markets"))
+        .alias("Note"),
+    )
+    config: Config = {
+        f"First: {first}": THREE,
+        f"Second: {second}": THREE,
+        "First − second": THREE,
+        "p": THREE,
+    }
+    return view, config | {"First better on": SHARE}
+
+
+def head_to_head(
+    pairs: pl.DataFrame, questions: pl.DataFrame, first: str, second: str
+) -> tuple[pl.DataFrame, Config]:
+    """The markets both bet on: question, each agent's side, stake, stated P(YES), and who was right."""
+    view = pairs.join(questions, on="market_id", how="left").select(
+        pl.col("question").fill_null(pl.col("market_id")).alias("Question"),
+        *_agent_columns("first", first),
+        *_agent_columns("second", second),
+        pl.col("resolution").fill_null("open").alias("Resolution"),
+        pl.col("who_was_right").alias("Who was right"),
+    )
+    config: Config = {}
+    for name in (first, second):
+        config |= {f"{name}: stake": DOLLARS, f"{name}: stated P(YES)": PROBABILITY, f"{name}: P/L": DOLLARS}
+    return view, config | {"Question": st.column_config.TextColumn(width="large")}
+
+
+def _agent_columns(which: str, name: str) -> list[pl.Expr]:
+    return [
+        pl.col(f"sides_{which}").alias(f"{name}: side"),
+        pl.col(f"staked_{which}").cast(pl.Float64).alias(f"{name}: stake"),
+        pl.col(f"stated_yes_{which}").alias(f"{name}: stated P(YES)"),
+        pl.col(f"pnl_{which}").cast(pl.Float64).alias(f"{name}: P/L"),
+    ]
+
+
+def market_positions(stances: pl.DataFrame, positions: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
+    """Each agent's position on one market: side, stake, stated P(YES), shares held, status, P/L."""
+    held = positions.group_by("agent").agg(
+        held=pl.col("shares").filter(pl.col("status") == "open").sum().cast(pl.Float64),
+        status=pl.col("status").unique().sort().str.join(", "),
+    )
+    view = (
+        stances.join(held, on="agent", how="left")
+        .sort("agent")
+        .select(
+            pl.col("agent").alias("Agent"),
+            pl.col("sides").alias("Side"),
+            pl.col("staked").cast(pl.Float64).alias("Staked"),
+            pl.col("stated_yes").alias("Stated P(YES), last"),
+            pl.col("held").fill_null(0.0).alias("Shares held"),
+            pl.col("status").alias("Status"),
+            pl.col("pnl").cast(pl.Float64).alias("P/L on this market"),
+            pl.when(pl.col("right"))
+            .then(pl.lit("yes"))
+            .when(pl.col("right").not_())
+            .then(pl.lit("no"))
+            .alias("Right"),
+        )
+    )
+    config: Config = {
+        "Staked": DOLLARS,
+        "Stated P(YES), last": PROBABILITY,
+        "Shares held": st.column_config.NumberColumn(format="%.2f"),
+        "P/L on this market": DOLLARS,
+    }
+    return view, config
+
+
+def _priced(value: str, why: str) -> pl.Expr:
+    """Dollars per unit as text, or "— <reason>" when there is nothing to divide by."""
+    dollars = pl.col(value).cast(pl.Float64).map_elements(lambda v: f"${v:,.4f}", return_dtype=pl.String)
+    return pl.when(pl.col(value).is_null()).then(pl.concat_str(pl.lit("— "), pl.col(why))).otherwise(dollars)
+
+
+def value_for_money(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
+    """Cost, skill and return per LLM agent, with dollars per Brier point and per 1% of return."""
+    view = table.select(
+        pl.col("agent").alias("Agent"),
+        pl.col("cost").cast(pl.Float64).alias("Model cost"),
+        pl.col("points").alias("Points vs 50%"),
+        _priced("per_point", "per_point_why").alias("$ per point vs 50%"),
+        pl.col("market_points").alias("Points vs market"),
+        _priced("per_market_point", "per_market_point_why").alias("$ per point vs market"),
+        pl.col("return_pct").alias("Return %"),
+        _priced("per_return_pct", "per_return_pct_why").alias("$ per 1% of return"),
+    )
+    points = st.column_config.NumberColumn(format="%+.1f")
+    config: Config = {
+        "Model cost": st.column_config.NumberColumn(format="$%.4f", width="small"),
+        "Points vs 50%": points,
+        "Points vs market": points,
+        "Return %": st.column_config.NumberColumn(format="%+.2f%%", width="small"),
+    }
+    return view, config
