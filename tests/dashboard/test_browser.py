@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.dashboard.conftest import PLANTED
-from tests.dashboard.server import ARGS, CHROMIUM, ROOT, dashboard, require_chromium
+from tests.dashboard.server import ARGS, CHROMIUM, ROOT, dashboard, require_chromium, settled
 from tests.dashboard.world import REPLAY
 
 SHOTS = ROOT / "artifacts" / "screenshots"
@@ -24,8 +24,6 @@ PAGES = [
     ("markets", "Markets", "5 of 5 markets", 1),
     ("calibration", "Calibration", "Reliability", 1),
 ]
-READY = """() => !document.querySelector('[data-testid=stStatusWidget]')
-  && document.querySelectorAll('[data-testid=stPlotlyChart] .main-svg').length >= CHARTS"""
 
 pytestmark = require_chromium()
 
@@ -46,7 +44,7 @@ def test_every_page_renders_in_a_real_browser(served: str) -> None:
         for path, heading, marker, charts in PAGES:
             page.goto(f"{served}/{path}?cohort={REPLAY}")
             page.wait_for_selector(f"h1:has-text('{heading}')", timeout=60_000)
-            page.wait_for_function(READY.replace("CHARTS", str(charts)), timeout=60_000)
+            page.wait_for_function(settled(charts), timeout=60_000)
             page.wait_for_timeout(1_500)  # plotly finishes drawing
             page.screenshot(path=str(SHOTS / f"{path or 'leaderboard'}.png"))
             text = page.inner_text("body")
