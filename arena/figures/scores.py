@@ -18,7 +18,7 @@ def leaderboard_intervals(
     axis: str,
     reference: float | None = None,
 ) -> go.Figure:
-    """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines in grey.
+    """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines as ◆.
 
     ``axis`` titles the axis (the caller's label of the metric, e.g. from the scoring registry,
     which this package does not import); ``reference`` draws a dotted line (0.25, 0, ...).
