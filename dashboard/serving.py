@@ -62,7 +62,9 @@ def dashboard(database_url: str, env: Mapping[str, str] | None = None) -> Iterat
             except httpx.TransportError:
                 time.sleep(0.3)
         else:
-            output = process.stdout.read1().decode() if process.stdout else ""
+            process.send_signal(signal.SIGTERM)  # it stops its Streamlit child, so the pipe ends
+            process.wait(timeout=30)
+            output = process.stdout.read().decode(errors="replace") if process.stdout else ""
             raise RuntimeError(f"dashboard did not start within {STARTUP_SECONDS} s: {output}")
         yield base
     finally:

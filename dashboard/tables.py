@@ -11,8 +11,8 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from arena.reports.formatting import bounds
-from arena.scoring.registry import METRICS, Metric, headline
+from arena.reports.formatting import MISSING, bounds, interval, percent
+from arena.scoring.registry import BY_KEY, METRICS, Metric
 from arena.scoring.scores import Reading, suffixed
 
 Config = dict[str, Any]
@@ -57,36 +57,87 @@ def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
     return exprs, {title: style}
 
 
-def leaderboard(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:
-    """The compact table: rank, agent and the registry's headline metrics (chosen Brier first)."""
-    return _metric_table(table, headline(implied), implied, words=True)
+# The compact leaderboard's key figures, in reading order; any other metric is in "Every metric".
+KEY_FIGURES = ("return_pct", "brier", "bets", "win_rate", "valid_rate", "cost")
+# Widths in pixels: the key figures add up to ~915, what the main column holds beside the sidebar.
+WIDTHS = {
+    "#": 36,
+    "Agent": 120,
+    "Status": 190,
+    "percent": 148,
+    "score": 124,
+    "count": 52,
+    "share": 84,
+    "cost": 82,
+}
+
+
+def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.DataFrame, Config]:
+    """The compact table, sized to fit a 1400-px window without a sideways scroll: rank, agent,
+    status in words, return and the headline Brier each with its interval as one text cell (as
+    the CLI prints them), bets, win rate, valid answers and model cost; the metric ranked ``by``
+    follows when it is not one of those."""
+    brier = suffixed("brier", implied)
+    keys = [brier if k == "brier" else k for k in KEY_FIGURES]
+    extra = [] if by in keys else [BY_KEY[by]]
+    exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _status(implied).alias("Status")]
+    config: Config = {
+        "#": st.column_config.NumberColumn(width=WIDTHS["#"]),
+        "Agent": st.column_config.TextColumn(width=WIDTHS["Agent"]),
+        "Status": st.column_config.TextColumn(
+            width=WIDTHS["Status"],
+            help="FAILED (not ranked: too few valid answers), baseline, and the labels in words",
+        ),
+    }
+    for metric in (*(BY_KEY[k] for k in keys), *extra):
+        title = metric.display_label(implied)
+        width = WIDTHS.get(metric.fmt, WIDTHS["cost"])
+        if metric.interval:
+            exprs.append(_with_interval(metric.key, metric.fmt).alias(title))
+            config[title] = st.column_config.TextColumn(
+                width=width, help=f"{metric.description}; 95% interval"
+            )
+            continue
+        columns, styles = _column(metric, implied)
+        exprs += columns
+        config[title] = {**styles[title], "width": width, "help": metric.description}
+    return table.select(exprs), config
+
+
+def _status(implied: Reading) -> pl.Expr:
+    """What a reader must know before reading the numbers: failed, baseline, the labels in words."""
+    return pl.concat_str(
+        pl.when(pl.col("failed").cast(pl.Boolean)).then(pl.lit("FAILED: not ranked")),
+        pl.when(pl.col("baseline")).then(pl.lit("baseline")),
+        pl.col("return_label"),
+        pl.col(suffixed("brier_label", implied)),
+        pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
+        separator=" · ",
+        ignore_nulls=True,
+    )
+
+
+def _with_interval(key: str, fmt: str) -> pl.Expr:
+    """A value with its interval as text, e.g. ``+26.3% [1.7, 47.6]`` or ``0.593 [0.563, 0.618]``."""
+
+    def text(row: dict[str, float | None]) -> str:
+        value, lo, hi = row[key], row[f"{key}_lo"], row[f"{key}_hi"]
+        if fmt != "percent":
+            return interval(value, lo, hi, digits=3)
+        ends = bounds(lo, hi, digits=1)
+        return percent(value, signed=True, digits=1) + ("" if ends == MISSING else f" {ends}")
+
+    return pl.struct(key, f"{key}_lo", f"{key}_hi").map_elements(text, return_dtype=pl.String)
 
 
 def every_metric(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:
     """Every registered metric with its interval, one row per agent."""
-    return _metric_table(table, METRICS, implied, words=False)
-
-
-def _metric_table(
-    table: pl.DataFrame, metrics: tuple[Metric, ...], implied: Reading, *, words: bool
-) -> tuple[pl.DataFrame, Config]:
     exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), pl.col("baseline").alias("Baseline")]
     config: Config = {}
-    for metric in metrics:
+    for metric in METRICS:
         columns, styles = _column(metric, implied)
         exprs += columns
         config |= styles
-    if words:
-        brier_label = suffixed("brier_label", implied)
-        exprs.append(
-            pl.concat_str(
-                pl.col("return_label"),
-                pl.col(brier_label),
-                pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
-                separator=" · ",
-                ignore_nulls=True,
-            ).alias("In words")
-        )
     return table.select(exprs), config
 
 
