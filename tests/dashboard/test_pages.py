@@ -124,10 +124,29 @@ def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> Non
     open_positions, closed = app.dataframe[0].value, app.dataframe[1].value
     assert open_positions["Market"].tolist() == ["Will the incumbent win the election?"]
     assert open_positions["Outcome"].tolist() == ["open"]
+    assert open_positions["Venue"].tolist() == ["https://example.org/election"]
     assert sorted(zip(closed["Side"], closed["Status"], closed["Outcome"], strict=True)) == [
         ("NO", "settled", "NO"),
         ("YES", "settled", "YES"),
     ]
+    # Settled positions show what they held and had cost at settlement, not the row's zeros:
+    # Fed NO, $300 for 500 shares paying $1; BTC YES, $500 bet, half sold, the rest settled.
+    at_close = closed.set_index("Side")[["Shares", "Cost basis", "Closed for"]].round(2)
+    assert at_close.loc["NO"].tolist() == [500.0, 300.0, 500.0]
+    assert at_close.loc["YES"].tolist() == [454.55, 250.0, 454.55]
+    # Every action and stated forecast names its market by question, with the venue link.
+    sell = app.dataframe[2].value  # round 3 has no actions; round 2 is the sell
+    assert sell[["Action", "Market", "Side", "Sell %"]].values.tolist() == [
+        ["sell", "Will Bitcoin close above $100k on Jan 31?", "YES", 50.0]
+    ]
+    first_bets = app.dataframe[6].value  # round 0
+    assert first_bets["Market"].tolist() == [
+        "Will Bitcoin close above $100k on Jan 31?", "Will the Fed cut rates in March 2025?",
+    ]  # fmt: skip
+    assert first_bets["Venue"].tolist() == ["https://example.org/btc-100k", "https://example.org/fed-cut"]
+    stated = app.dataframe[7].value
+    fed = stated.set_index("Id").loc["polymarket:fed-cut"]
+    assert (fed["Market"], fed["Stated probability"]) == ("Will the Fed cut rates in March 2025?", "YES 0.2")
     assert [e.label.split(" · ")[0] for e in app.expander] == ["Round 3", "Round 2", "Round 1", "Round 0"]
     assert "BTC momentum is strong" in text and "Taking half the BTC profit." in text
     assert len(app.get("plotly_chart")) == 3  # equity curve, stated vs implied, cost and latency
