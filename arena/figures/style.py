@@ -18,6 +18,7 @@ BASELINE_COLOURS = ("#332288", "#44AA99", "#999933", "#CC6677", "#882255", "#88C
 DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")  # 5 and 8 are coprime: 40 distinct pairs
 NEUTRAL = "#6b7280"  # anything not in the roster
 TEMPLATE = "plotly_white"
+LEGEND_BOTTOM, NO_LEGEND_BOTTOM = 120, 60  # room under the x axis, with and without a legend
 FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
 
 
@@ -74,7 +75,7 @@ def house_figure(
     """The house look: template, font, left-aligned title, horizontal legend under the x axis
     (where it may wrap onto several rows without covering the title or the data)."""
     fig = base if base is not None else go.Figure()
-    bottom = 120
+    bottom = LEGEND_BOTTOM
     fig.update_layout(
         template=TEMPLATE,
         title={"text": title, "x": 0.0, "xanchor": "left"},

@@ -7,7 +7,12 @@ failure (``.ci/run`` installs it).
 
 from __future__ import annotations
 
+import os
+import struct
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +101,19 @@ def test_leaderboard_key_figures_and_cohort_name_fit_a_1400_px_window(served: st
         assert picker.input_value() == "Replay demo"  # the name, not cut behind a long id
         assert REPLAY in page.locator("[data-testid=stSidebar]").inner_text()  # the id, wrapped below
         browser.close()
+
+
+def test_screenshot_script_writes_the_leaderboard_picture(world_url: str, tmp_path: Path) -> None:
+    """``scripts/screenshot.py`` (the README's picture) on a given database: a 1400-px-wide PNG
+    that ends under the leaderboard table,."""
+    out = tmp_path / "dashboard.png"
+    script = [sys.executable, str(ROOT / "scripts" / "screenshot.py")]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [*script, "--database-url", world_url, "--out", str(out)], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    header = out.read_bytes()[:24]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", header[16:24])
+    assert width == 1400 and 900 < height < 1600
