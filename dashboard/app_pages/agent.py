@@ -38,9 +38,12 @@ pnl = row.get("pnl")
 cols = st.columns(5)
 cols[0].metric("Value", money(row.get("value")), signed_money(pnl) if pnl else None)
 cols[1].metric("Return", percent(row.get("return_pct"), signed=True))
-cols[2].metric(
-    "Brier (bets): fa / kelly",
-    f"{number(row.get('brier'))} / {number(row.get('brier_kelly'))}",
+cols[2].metric(  # two readings: the kelly one under the fa one (side by side they were cut)
+    "Brier (bets), fa",
+    number(row.get("brier")),
+    f"kelly {number(row.get('brier_kelly'))}",
+    delta_arrow="off",
+    delta_color="off",
     help="Bet sizes read as forecasts two ways (leaderboard legend) · 0 perfect · 0.25 = always 50%",
 )
 cols[3].metric(
