@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench browser-deps clean
+.PHONY: demo test lint bench browser-deps screenshot clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -25,6 +25,9 @@ test: $(STAMP) lint
 
 browser-deps:
 	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
+
+screenshot: $(STAMP) browser-deps
+	$(BIN)/python scripts/screenshot.py
 
 bench: $(STAMP)
 	$(BIN)/python -m pytest tests/benchmarks -q -s -m benchmark

@@ -144,8 +144,11 @@ def decisions(url: str, cohort_id: str, data: Version, agent: str | None = None)
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
 def positions(url: str, cohort_id: str, data: Version) -> pl.DataFrame:
+    """Every position, with the shares, cost and proceeds of the fill that closed it (if any)."""
     with _read(url) as connection:
-        return log_tables.positions(connection, cohort_id)
+        held = log_tables.positions(connection, cohort_id)
+        closes = log_tables.position_closes(connection, cohort_id)
+    return held.join(closes, on=["agent", "position_id"], how="left")
 
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)

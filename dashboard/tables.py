@@ -6,13 +6,15 @@ Each function turns a frame from ``dashboard.queries`` into ``(frame, column_con
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import polars as pl
 import streamlit as st
 
-from arena.reports.formatting import bounds
-from arena.scoring.registry import METRICS, Metric, headline
+from arena.reports.escaping import web_address
+from arena.reports.formatting import MISSING, bounds, interval, percent
+from arena.scoring.registry import BY_KEY, METRICS, Metric
 from arena.scoring.scores import Reading, suffixed
 
 Config = dict[str, Any]
@@ -57,36 +59,87 @@ def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
     return exprs, {title: style}
 
 
-def leaderboard(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:
-    """The compact table: rank, agent and the registry's headline metrics (chosen Brier first)."""
-    return _metric_table(table, headline(implied), implied, words=True)
+# The compact leaderboard's key figures, in reading order; any other metric is in "Every metric".
+KEY_FIGURES = ("return_pct", "brier", "bets", "win_rate", "valid_rate", "cost")
+# Widths in pixels: the key figures add up to ~915, what the main column holds beside the sidebar.
+WIDTHS = {
+    "#": 36,
+    "Agent": 120,
+    "Status": 190,
+    "percent": 148,
+    "score": 124,
+    "count": 52,
+    "share": 84,
+    "cost": 82,
+}
+
+
+def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.DataFrame, Config]:
+    """The compact table, sized to fit a 1400-px window without a sideways scroll: rank, agent,
+    status in words, return and the headline Brier each with its interval as one text cell (as
+    the CLI prints them), bets, win rate, valid answers and model cost; the metric ranked ``by``
+    follows when it is not one of those."""
+    brier = suffixed("brier", implied)
+    keys = [brier if k == "brier" else k for k in KEY_FIGURES]
+    extra = [] if by in keys else [BY_KEY[by]]
+    exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _status(implied).alias("Status")]
+    config: Config = {
+        "#": st.column_config.NumberColumn(width=WIDTHS["#"]),
+        "Agent": st.column_config.TextColumn(width=WIDTHS["Agent"]),
+        "Status": st.column_config.TextColumn(
+            width=WIDTHS["Status"],
+            help="FAILED (not ranked: too few valid answers), baseline, and the labels in words",
+        ),
+    }
+    for metric in (*(BY_KEY[k] for k in keys), *extra):
+        title = metric.display_label(implied)
+        width = WIDTHS.get(metric.fmt, WIDTHS["cost"])
+        if metric.interval:
+            exprs.append(_with_interval(metric.key, metric.fmt).alias(title))
+            config[title] = st.column_config.TextColumn(
+                width=width, help=f"{metric.description}; 95% interval"
+            )
+            continue
+        columns, styles = _column(metric, implied)
+        exprs += columns
+        config[title] = {**styles[title], "width": width, "help": metric.description}
+    return table.select(exprs), config
+
+
+def _status(implied: Reading) -> pl.Expr:
+    """What a reader must know before reading the numbers: failed, baseline, the labels in words."""
+    return pl.concat_str(
+        pl.when(pl.col("failed").cast(pl.Boolean)).then(pl.lit("FAILED: not ranked")),
+        pl.when(pl.col("baseline")).then(pl.lit("baseline")),
+        pl.col("return_label"),
+        pl.col(suffixed("brier_label", implied)),
+        pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
+        separator=" · ",
+        ignore_nulls=True,
+    )
+
+
+def _with_interval(key: str, fmt: str) -> pl.Expr:
+    """A value with its interval as text, e.g. ``+26.3% [1.7, 47.6]`` or ``0.593 [0.563, 0.618]``."""
+
+    def text(row: dict[str, float | None]) -> str:
+        value, lo, hi = row[key], row[f"{key}_lo"], row[f"{key}_hi"]
+        if fmt != "percent":
+            return interval(value, lo, hi, digits=3)
+        ends = bounds(lo, hi, digits=1)
+        return percent(value, signed=True, digits=1) + ("" if ends == MISSING else f" {ends}")
+
+    return pl.struct(key, f"{key}_lo", f"{key}_hi").map_elements(text, return_dtype=pl.String)
 
 
 def every_metric(table: pl.DataFrame, implied: Reading) -> tuple[pl.DataFrame, Config]:
     """Every registered metric with its interval, one row per agent."""
-    return _metric_table(table, METRICS, implied, words=False)
-
-
-def _metric_table(
-    table: pl.DataFrame, metrics: tuple[Metric, ...], implied: Reading, *, words: bool
-) -> tuple[pl.DataFrame, Config]:
     exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), pl.col("baseline").alias("Baseline")]
     config: Config = {}
-    for metric in metrics:
+    for metric in METRICS:
         columns, styles = _column(metric, implied)
         exprs += columns
         config |= styles
-    if words:
-        brier_label = suffixed("brier_label", implied)
-        exprs.append(
-            pl.concat_str(
-                pl.col("return_label"),
-                pl.col(brier_label),
-                pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
-                separator=" · ",
-                ignore_nulls=True,
-            ).alias("In words")
-        )
     return table.select(exprs), config
 
 
@@ -115,32 +168,125 @@ def errors(decisions: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
     return view, {"Message": st.column_config.TextColumn(width="large")}
 
 
-def positions(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
+LINK = st.column_config.LinkColumn(
+    "Venue", display_text="open ↗", width=70, help="The market's page on its venue (plain http(s) links only)"
+)
+MARKET = st.column_config.TextColumn(width="large", help="The market's question, as its venue wrote it")
+
+
+def market_names(markets: pl.DataFrame) -> pl.DataFrame:
+    """``market_id`` → ``question`` and ``link``: the venue address when it is a plain http(s)
+    one (``web_address``), else null, so a ``javascript:`` URL from venue data is never a link."""
+    return markets.select(
+        "market_id", "question", link=pl.col("url").map_elements(web_address, return_dtype=pl.String)
+    )
+
+
+def positions(table: pl.DataFrame, names: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
+    """Positions by question. A closed or settled one shows what it held and had cost when it
+    closed (its row ends at zero of both), and what that fetched."""
     value = pl.col("shares").cast(pl.Float64) * pl.col("last_price").cast(pl.Float64)
-    view = table.select(
+    is_open = pl.col("status") == "open"
+    view = table.join(names.select("market_id", "link"), on="market_id", how="left").select(
         pl.col("question").alias("Market"),
         pl.col("outcome").alias("Side"),
         pl.col("status").alias("Status"),
-        pl.col("shares").cast(pl.Float64).alias("Shares"),
-        pl.col("cost_basis").cast(pl.Float64).alias("Cost basis"),
+        pl.when(is_open)
+        .then(pl.col("shares"))
+        .otherwise(pl.col("closing_shares"))
+        .cast(pl.Float64)
+        .alias("Shares"),
+        pl.when(is_open)
+        .then(pl.col("cost_basis"))
+        .otherwise(pl.col("closing_cost_basis"))
+        .cast(pl.Float64)
+        .alias("Cost basis"),
         pl.col("last_price").cast(pl.Float64).alias("Mark"),
-        pl.when(pl.col("status") == "open").then(value).alias("Value"),
+        pl.when(is_open).then(value).alias("Value"),
+        pl.col("closing_amount").cast(pl.Float64).alias("Closed for"),
         pl.col("realized_pnl").cast(pl.Float64).alias("Realised P/L"),
         pl.col("stale").alias("Stale mark"),
         pl.col("resolution").fill_null("open").alias("Outcome"),
         pl.col("opened_at").alias("Opened"),
         pl.col("closed_at").alias("Closed"),
+        pl.col("link").alias("Venue"),
+        pl.col("market_id").alias("Id"),
     )
+    at_close = " (closed or settled: when it closed)"
     config: Config = {
-        "Shares": st.column_config.NumberColumn(format="%.2f"),
-        "Cost basis": DOLLARS,
+        "Market": MARKET,
+        "Shares": st.column_config.NumberColumn(format="%.2f", help="Shares held" + at_close),
+        "Cost basis": st.column_config.NumberColumn(
+            format="dollar", help="What the shares held had cost, fees included" + at_close
+        ),
         "Mark": st.column_config.NumberColumn(format="%.3f", help="Last price of the side held"),
         "Value": DOLLARS,
+        "Closed for": st.column_config.NumberColumn(
+            format="dollar",
+            help="Cash the closing sale or the settlement paid (a void market refunds the cost)",
+        ),
         "Realised P/L": DOLLARS,
         "Opened": UTC_TIME,
         "Closed": UTC_TIME,
+        "Venue": LINK,
     }
     return view, config
+
+
+ACTION_FIELDS = ("type", "market_id", "outcome", "amount", "position_id", "percent")
+
+
+def actions(
+    stored: list[dict[str, object]], names: pl.DataFrame, held: pl.DataFrame
+) -> tuple[pl.DataFrame, Config]:
+    """A decision's actions (``actions_json``) by question: a sell names a position, whose market
+    and side come from the agent's positions ``held``. Ids are the agent's text, kept as written."""
+    rows = [{k: None if a.get(k) is None else str(a.get(k)) for k in ACTION_FIELDS} for a in stored]
+    frame = pl.DataFrame(rows, schema=dict.fromkeys(ACTION_FIELDS, pl.String))
+    sold = held.select("position_id", sold_market="market_id", sold_outcome="outcome").unique("position_id")
+    view = (
+        frame.join(sold, on="position_id", how="left")
+        .with_columns(
+            market_id=pl.coalesce("market_id", "sold_market"), outcome=pl.coalesce("outcome", "sold_outcome")
+        )
+        .join(names, on="market_id", how="left")
+        .select(
+            pl.col("type").alias("Action"),
+            pl.col("question").alias("Market"),
+            pl.col("outcome").alias("Side"),
+            pl.col("amount").cast(pl.Float64, strict=False).alias("Amount"),
+            pl.col("percent").cast(pl.Float64, strict=False).alias("Sell %"),
+            pl.col("link").alias("Venue"),
+            pl.coalesce("market_id", "position_id").alias("Id"),
+        )
+    )
+    config: Config = {
+        "Market": MARKET,
+        "Amount": DOLLARS,
+        "Sell %": st.column_config.NumberColumn(format="%.0f%%"),
+        "Venue": LINK,
+    }
+    return view, config
+
+
+def forecasts(stated: dict[str, object], names: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
+    """A decision's stated probabilities (``probabilities_json``: market id → outcome → p) by question."""
+    rows = [{"market_id": str(m), "stated": _probabilities(p)} for m, p in stated.items()]
+    frame = pl.DataFrame(rows, schema={"market_id": pl.String, "stated": pl.String})
+    view = frame.join(names, on="market_id", how="left").select(
+        pl.col("question").alias("Market"),
+        pl.col("stated").alias("Stated probability"),
+        pl.col("link").alias("Venue"),
+        pl.col("market_id").alias("Id"),
+    )
+    return view, {"Market": MARKET, "Venue": LINK}
+
+
+def _probabilities(value: object) -> str:
+    """``YES 0.75`` (an outcome → probability map), else the stored value as JSON text."""
+    if isinstance(value, dict):
+        return ", ".join(f"{outcome} {p}" for outcome, p in value.items())
+    return json.dumps(value)
 
 
 def markets(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:

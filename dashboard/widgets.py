@@ -57,7 +57,7 @@ def sidebar() -> Context | None:
     table = queries.cohorts(url, data)
     if table.is_empty():
         return None
-    names = dict(zip(table["cohort_id"], table["name"], strict=True))
+    names = _picker_names(table)
     default = _default_cohort(table)
     options = [*table["cohort_id"].to_list(), ALL]
     if st.session_state.get(COHORT_KEY) not in options:  # first visit: a shared link, else the default
@@ -67,15 +67,28 @@ def sidebar() -> Context | None:
         "Cohort",
         options,
         key=COHORT_KEY,
-        format_func=lambda c: "All cohorts (pooled)" if c == ALL else f"{names[c]} · {c}",
+        format_func=lambda c: "All cohorts (pooled)" if c == ALL else names[c],
         help="Leaderboard, calibration and markets can pool every cohort; the other pages show one.",
     )
+    if choice != ALL:  # the full name and id, wrapped: the box above cuts what does not fit
+        row = table.filter(pl.col("cohort_id") == choice).row(0, named=True)
+        st.sidebar.caption(f"{streamlit_literal(row['name'])} · {streamlit_literal(row['cohort_id'])}")
     st.query_params[COHORT_KEY] = str(choice)  # the address bar always links to what is shown
     live = catalog.live_cohorts(table)
     if live:
         st.sidebar.success(f"Live: {len(live)} cohort(s) running; refreshing every {REFRESH_SECONDS} s.")
         _watch(url, data)
     return Context(url, data, table, str(choice))
+
+
+def _picker_names(table: pl.DataFrame) -> dict[str, str]:
+    """What the picker shows per cohort id: its name, with the id only where names repeat (the
+    id is long and would push the name out of the sidebar)."""
+    repeated = set(table.filter(pl.col("name").is_duplicated())["name"])
+    return {
+        c: f"{n} · {c}" if n in repeated else n
+        for c, n in zip(table["cohort_id"], table["name"], strict=True)
+    }
 
 
 def _default_cohort(table: pl.DataFrame) -> str:

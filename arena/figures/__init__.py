@@ -4,7 +4,8 @@ Nothing here reads the database or Streamlit state, so each builder is unit-test
 frames and the HTML report draws exactly the charts the dashboard shows. Shared conventions:
 
 - an agent keeps one colour everywhere (``agent_styles``): LLMs and plug-ins get distinct
-  colours, baseline bots a grey with a dashed line, so references never look like contenders;
+  colours as solid lines, baseline bots colours of their own (colour-blind safe) as thinner
+  dashed lines, each with its own dash, so references never look like contenders or like each other;
 - money axes are in dollars with cents in hover labels; returns and probabilities say their unit;
 - every figure has a title and axis titles, and an empty frame gives an empty, titled figure.
 
@@ -16,10 +17,10 @@ from arena.figures.activity import decision_costs, equity_curves, pnl_bars, roun
 from arena.figures.calibration import reliability_diagrams
 from arena.figures.markets import market_history
 from arena.figures.scores import leaderboard_intervals, stated_vs_implied
-from arena.figures.style import GREYS, PALETTE, AgentStyle, agent_styles
+from arena.figures.style import BASELINE_COLOURS, PALETTE, AgentStyle, agent_styles
 
 __all__ = [
-    "GREYS",
+    "BASELINE_COLOURS",
     "PALETTE",
     "AgentStyle",
     "agent_styles",

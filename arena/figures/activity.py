@@ -11,6 +11,7 @@ from plotly.subplots import make_subplots
 
 from arena.figures.style import AgentStyle, as_floats, house_figure, plain, style_of
 
+ROUND_LINES = "rgba(148, 163, 184, 0.3)"  # slate, mostly transparent
 STATUS_COLOURS = {
     "done": "#059669",
     "rejected": "#d97706",
@@ -47,7 +48,7 @@ def equity_curves(
                 y=series["total_value"].to_list(),
                 mode="lines",
                 name=plain(agent),
-                line={"color": style.colour, "dash": style.dash, "width": 1.8 if style.baseline else 2.4},
+                line={"color": style.colour, "dash": style.dash, "width": style.width},
                 hovertemplate=f"<b>{plain(agent)}</b><br>%{{x|%Y-%m-%d %H:%M}}<br>{hover}<extra></extra>",
             )
         )
@@ -62,10 +63,11 @@ def equity_curves(
 
 
 def _verticals(times: Sequence[datetime], low: float, high: float, name: str) -> go.Scatter:
-    """Dotted vertical lines at ``times`` as ONE trace (one legend entry, toggled together)."""
+    """Faint vertical lines at ``times`` as ONE trace (one legend entry, toggled together): a
+    cohort has dozens of rounds, so they stay a hint behind the curves, never a mesh over them."""
     xs: list[datetime | None] = [t for when in times for t in (when, when, None)]
     ys: list[float | None] = [y for _ in times for y in (low, high, None)]
-    line = {"color": "#cbd5e1", "dash": "dot", "width": 1}
+    line = {"color": ROUND_LINES, "width": 0.6}
     return go.Scatter(x=xs, y=ys, mode="lines", name=name, hoverinfo="skip", line=line)
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import plotly.graph_objects as go
 import polars as pl
 
-from arena.figures.style import AgentStyle, house_figure, plain, style_of
+from arena.figures.style import LEGEND_BOTTOM, NO_LEGEND_BOTTOM, AgentStyle, house_figure, plain, style_of
 
 
 def leaderboard_intervals(
@@ -18,7 +18,7 @@ def leaderboard_intervals(
     axis: str,
     reference: float | None = None,
 ) -> go.Figure:
-    """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines in grey.
+    """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines as ◆.
 
     ``axis`` titles the axis (the caller's label of the metric, e.g. from the scoring registry,
     which this package does not import); ``reference`` draws a dotted line (0.25, 0, ...).
@@ -56,6 +56,9 @@ def leaderboard_intervals(
         )
     if reference is not None:
         fig.add_vline(x=reference, line={"color": "#9ca3af", "dash": "dot"})
+    # No legend here (the agents name the rows), so none of the room kept for one under the axis.
+    spare = LEGEND_BOTTOM - NO_LEGEND_BOTTOM
+    fig.update_layout(margin_b=NO_LEGEND_BOTTOM, height=fig.layout.height - spare)
     return fig
 
 

@@ -8,22 +8,17 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import polars as pl
 
-PALETTE = (
-    "#2563eb",
-    "#dc2626",
-    "#059669",
-    "#7c3aed",
-    "#ea580c",
-    "#0891b2",
-    "#db2777",
-    "#854d0e",
-    "#65a30d",
-    "#1e3a8a",
-)
-# Baselines: a family of greys crossed with dash patterns (distinct for up to 40 baselines).
-GREYS = ("#6b7280", "#a8a29e", "#374151", "#94a3b8", "#78716c", "#9ca3af", "#57534e", "#64748b")
-DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")
+# Colour-blind-safe colours (checked for deuteranopia, protanopia and tritanopia by their
+# authors). Contenders (LLMs, plug-ins) get Okabe-Ito's vivid hues as solid lines (its yellow is
+# left out: unreadable on white); baselines get Paul Tol's "muted" scheme as thinner dashed
+# lines, each baseline its own colour *and* dash, so six references never blur into one grey
+# and never pass for a contender.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000")
+BASELINE_COLOURS = ("#332288", "#44AA99", "#999933", "#CC6677", "#882255", "#88CCEE", "#117733", "#AA4499")
+DASHES = ("dash", "dot", "dashdot", "longdash", "longdashdot")  # 5 and 8 are coprime: 40 distinct pairs
+NEUTRAL = "#6b7280"  # anything not in the roster
 TEMPLATE = "plotly_white"
+LEGEND_BOTTOM, NO_LEGEND_BOTTOM = 120, 60  # room under the x axis, with and without a legend
 FONT = {"family": "Inter, Segoe UI, Helvetica, Arial, sans-serif", "size": 13}
 
 
@@ -32,6 +27,11 @@ class AgentStyle:
     colour: str
     dash: str  # "solid" for contenders, a dash pattern for baselines
     baseline: bool
+
+    @property
+    def width(self) -> float:
+        """Line width: contenders drawn bolder than the references they are measured against."""
+        return 1.6 if self.baseline else 2.6
 
 
 BIDI_CONTROLS: dict[str, str | int | None] = {
@@ -55,7 +55,9 @@ def agent_styles(roster: pl.DataFrame) -> dict[str, AgentStyle]:
     contenders = baselines = 0
     for name, baseline in names.iter_rows():
         if baseline:
-            styles[name] = AgentStyle(GREYS[baselines % len(GREYS)], DASHES[baselines % len(DASHES)], True)
+            styles[name] = AgentStyle(
+                BASELINE_COLOURS[baselines % len(BASELINE_COLOURS)], DASHES[baselines % len(DASHES)], True
+            )
             baselines += 1
         else:
             styles[name] = AgentStyle(PALETTE[contenders % len(PALETTE)], "solid", False)
@@ -64,7 +66,7 @@ def agent_styles(roster: pl.DataFrame) -> dict[str, AgentStyle]:
 
 
 def style_of(styles: Mapping[str, AgentStyle], agent: str) -> AgentStyle:
-    return styles.get(agent, AgentStyle(GREYS[0], "solid", False))
+    return styles.get(agent, AgentStyle(NEUTRAL, "solid", False))
 
 
 def house_figure(
@@ -73,7 +75,7 @@ def house_figure(
     """The house look: template, font, left-aligned title, horizontal legend under the x axis
     (where it may wrap onto several rows without covering the title or the data)."""
     fig = base if base is not None else go.Figure()
-    bottom = 120
+    bottom = LEGEND_BOTTOM
     fig.update_layout(
         template=TEMPLATE,
         title={"text": title, "x": 0.0, "xanchor": "left"},

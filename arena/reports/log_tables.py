@@ -176,6 +176,27 @@ def positions(connection: Connection, cohort_id: str) -> pl.DataFrame:
     return read_frame(connection, query).sort("agent", "opened_at", "position_id")
 
 
+def position_closes(connection: Connection, cohort_id: str) -> pl.DataFrame:
+    """Per closed or settled position, the fill that closed it (its settlement, or its last sell):
+    the shares held then, what they had cost (``amount − realized_pnl``: the cost basis the fill
+    released) and the cash they fetched. The position row itself ends at zero shares and zero
+    cost basis, which says nothing about what was at stake."""
+    closing = fills(connection, cohort_id).filter(pl.col("kind").is_in(["sell", "settle"]))
+    return (
+        closing.group_by("agent", "position_id", maintain_order=True)
+        .last()
+        .select(
+            "agent",
+            "position_id",
+            closing_kind="kind",
+            closing_shares="shares",
+            closing_cost_basis=pl.col("amount") - pl.col("realized_pnl"),
+            closing_amount="amount",
+        )
+        .sort("agent", "position_id")
+    )
+
+
 def portfolio_snapshots(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Every portfolio mark of the cohort's agents (the equity curves), by agent and time."""
     query = (

@@ -38,9 +38,12 @@ pnl = row.get("pnl")
 cols = st.columns(5)
 cols[0].metric("Value", money(row.get("value")), signed_money(pnl) if pnl else None)
 cols[1].metric("Return", percent(row.get("return_pct"), signed=True))
-cols[2].metric(
-    "Brier (bets): fa / kelly",
-    f"{number(row.get('brier'))} / {number(row.get('brier_kelly'))}",
+cols[2].metric(  # two readings: the kelly one under the fa one (side by side they were cut)
+    "Brier (bets), fa",
+    number(row.get("brier")),
+    f"kelly {number(row.get('brier_kelly'))}",
+    delta_arrow="off",
+    delta_color="off",
     help="Bet sizes read as forecasts two ways (leaderboard legend) · 0 perfect · 0.25 = always 50%",
 )
 cols[3].metric(
@@ -58,6 +61,8 @@ if not marks.is_empty():
 
 st.subheader("Positions")
 held = queries.positions(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)
+listed = queries.markets(ctx.url, cohort_id, ctx.data)
+names = tables.market_names(listed)
 if held.is_empty():
     st.info("No positions: this agent has not placed a valid bet yet.", icon=":material/info:")
 else:
@@ -66,7 +71,7 @@ else:
     if opened.is_empty():  # a finished agent: open on what it held, not on an empty tab
         parts.reverse()
     for tab, (_, part) in zip(st.tabs([label for label, _ in parts]), parts, strict=True):
-        view, config = tables.positions(part)
+        view, config = tables.positions(part, names)
         widgets.table(view, tab, column_config=config)
 
 decisions = queries.decisions(ctx.url, cohort_id, ctx.data, agent)
@@ -79,10 +84,7 @@ stated = queries.stated(ctx.url, ctx.ids, ctx.data).filter(
 pairs = bets.join(
     stated, left_on=["market_id", "filled_at"], right_on=["market_id", "stated_at"], how="inner"
 )
-questions = queries.markets(ctx.url, cohort_id, ctx.data).select("market_id", "question")
-points = pairs.join(questions, on="market_id", how="left").select(
-    "question", implied="forecast_yes", stated="p"
-)
+points = pairs.join(names, on="market_id", how="left").select("question", implied="forecast_yes", stated="p")
 if points.is_empty():
     left.caption(
         "No bet came with a stated probability for the same market, so there is nothing to compare yet."
@@ -116,11 +118,13 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
         st.markdown("**Reasoning**")
         st.text(visible_controls(d["reasoning"] or MISSING))  # the model's words: never Markdown
         if actions:
-            widgets.table(pl.DataFrame(actions))
+            view, config = tables.actions(actions, names, held)
+            widgets.table(view, column_config=config)
         stated_now = json.loads(d["probabilities_json"] or "{}")
         if stated_now:
-            stated_text = "; ".join(f"{m} {json.dumps(p)}" for m, p in stated_now.items())
-            st.caption("Stated probabilities: " + streamlit_literal(stated_text))
+            st.caption("Stated probabilities")
+            view, config = tables.forecasts(stated_now, names)
+            widgets.table(view, column_config=config)
         tokens = d["prompt_tokens"] + d["completion_tokens"]
         cost = f"${Decimal(str(d['cost_usd'])):,.6f}"
         cash = f"Cash at start {money(d['cash_at_start'])} · max bet {money(d['max_bet'])}"

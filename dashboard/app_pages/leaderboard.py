@@ -47,14 +47,16 @@ LEGEND = """
   may already know how they ended, so its scores may not be forecasts at all.
 - **95% interval** — the range the score would plausibly take on another draw of markets
   (bootstrap over markets). Wide intervals, or fewer than 30 resolved markets, mean: too early to tell.
-- **Baselines** (grey, dashed, ◆) are simple reference bots: an LLM should beat them before
-  claiming skill.
+- **Status** — *FAILED: not ranked* when too few of the agent's answers were valid (its scores
+  say nothing about skill), *baseline* for a reference bot, then the return and Brier in words.
+- **Baselines** (thin dashed lines, ◆) are simple reference bots: an LLM should beat them before
+  claiming skill. The table shows the key figures; every other metric is under *Every metric*.
 """
 
 ctx = widgets.context()
 st.title("Leaderboard")
 widgets.cohort_caption(ctx)
-left, right = st.columns([1, 2])
+left, right = st.columns(2)
 implied = queries.scoring_choice(ctx.url, ctx.ids, ctx.data).implied
 
 
@@ -92,9 +94,8 @@ elif bool(table["few_markets"].any()):
         "Some agents have fewer than 30 resolved markets: their intervals are wide, rankings tentative."
     )
 
-metric = right.segmented_control(
-    "Chart", list(CHARTED), format_func=_label, default="return_pct", required=True, key="leaderboard_chart"
-)
+# A select box, not a row of buttons: eight metric names never fit beside "Rank by".
+metric = right.selectbox("Chart", list(CHARTED), format_func=_label, key="leaderboard_chart")
 chosen = BY_KEY[str(metric)]
 if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
     st.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
@@ -106,7 +107,7 @@ else:
         )
     )
 
-view, config = tables.leaderboard(table, implied)
+view, config = tables.leaderboard(table, implied, by)
 widgets.table(view, column_config=config)
 for note in stated_notes(list(table.iter_rows(named=True))):
     st.caption(streamlit_literal(note))  # notes name agents: data, shown as written

@@ -40,22 +40,27 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     # broken-bot never answered validly: failed, not ranked, listed after the working agents.
     assert table["Agent"].tolist() == ["gpt-4o", "market", "random", "claude", "broken-bot"]
     assert table.set_index("Agent")["#"].isna().tolist() == [False, False, False, False, True]
-    assert table.set_index("Agent")["Baseline"].to_dict() == {
-        "gpt-4o": False, "broken-bot": False, "market": True, "random": True, "claude": False,
-    }  # fmt: skip
-    assert table.set_index("Agent").loc["gpt-4o", "Return % 95% CI"] == "[0.26, 10.96]"
-    assert round(table.set_index("Agent").loc["gpt-4o", "Value"], 2) == 10525.42
+    status = table.set_index("Agent")["Status"].to_dict()
+    assert status["broken-bot"].startswith("FAILED: not ranked")
+    assert status["market"].startswith("baseline") and status["random"].startswith("baseline")
+    assert not status["gpt-4o"].startswith(("baseline", "FAILED"))
+    # The key figures, in reading order; a value and its interval share one cell.
+    assert list(table.columns) == [
+        "#", "Agent", "Status", "Return %", "Brier (bets)", "Bets", "Win rate", "Valid answers", "Model cost",
+    ]  # fmt: skip
+    assert table.set_index("Agent").loc["gpt-4o", "Return %"] == "+5.3% [0.3, 11.0]"
     assert [m.value for m in app.metric][:2] == ["gpt-4o", "+$525.42"]
     assert any("fewer than 30 resolved markets" in w.value for w in app.warning)
     assert len(app.get("plotly_chart")) == 1
     assert "What these numbers mean" in [e.label for e in app.expander]
     # gpt-4o and claude are LLMs of a replay cohort without knowledge_cutoff; market is a baseline.
-    words = table.set_index("Agent")["In words"].to_dict()
-    assert "leakage guard: off" in words["gpt-4o"] and "leakage guard" not in words["market"]
+    assert "leakage guard: off" in status["gpt-4o"] and "leakage guard" not in status["market"]
     captions = [c.value.replace("\\", "").replace(WORD_JOINER, "") for c in app.caption]  # escaped
     assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
     every = app.dataframe[1].value.set_index("Agent")  # the "Every metric" table
     assert every.loc["market", "Imputed share"] == 0.0  # it states every market
+    assert every.loc["gpt-4o", "Return % 95% CI"] == "[0.26, 10.96]" and every.loc["market", "Baseline"]
+    assert round(every.loc["gpt-4o", "Value"], 2) == 10525.42
 
 
 def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
@@ -87,7 +92,7 @@ def test_live_cohort_without_resolved_bets_explains_the_empty_scores(page: Runne
 def test_all_cohorts_pool_an_agent_across_its_seats(page: Runner) -> None:
     app = page("leaderboard", cohort="__all__")
     _clean(app)
-    table = app.dataframe[0].value.set_index("Agent")
+    table = app.dataframe[1].value.set_index("Agent")  # every metric
     assert len(table) == 6 and round(table.loc["gpt-4o", "Value"], 2) == 20532.70  # two seats, summed
 
 
@@ -119,10 +124,29 @@ def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> Non
     open_positions, closed = app.dataframe[0].value, app.dataframe[1].value
     assert open_positions["Market"].tolist() == ["Will the incumbent win the election?"]
     assert open_positions["Outcome"].tolist() == ["open"]
+    assert open_positions["Venue"].tolist() == ["https://example.org/election"]
     assert sorted(zip(closed["Side"], closed["Status"], closed["Outcome"], strict=True)) == [
         ("NO", "settled", "NO"),
         ("YES", "settled", "YES"),
     ]
+    # Settled positions show what they held and had cost at settlement, not the row's zeros:
+    # Fed NO, $300 for 500 shares paying $1; BTC YES, $500 bet, half sold, the rest settled.
+    at_close = closed.set_index("Side")[["Shares", "Cost basis", "Closed for"]].round(2)
+    assert at_close.loc["NO"].tolist() == [500.0, 300.0, 500.0]
+    assert at_close.loc["YES"].tolist() == [454.55, 250.0, 454.55]
+    # Every action and stated forecast names its market by question, with the venue link.
+    sell = app.dataframe[2].value  # round 3 has no actions; round 2 is the sell
+    assert sell[["Action", "Market", "Side", "Sell %"]].values.tolist() == [
+        ["sell", "Will Bitcoin close above $100k on Jan 31?", "YES", 50.0]
+    ]
+    first_bets = app.dataframe[6].value  # round 0
+    assert first_bets["Market"].tolist() == [
+        "Will Bitcoin close above $100k on Jan 31?", "Will the Fed cut rates in March 2025?",
+    ]  # fmt: skip
+    assert first_bets["Venue"].tolist() == ["https://example.org/btc-100k", "https://example.org/fed-cut"]
+    stated = app.dataframe[7].value
+    fed = stated.set_index("Id").loc["polymarket:fed-cut"]
+    assert (fed["Market"], fed["Stated probability"]) == ("Will the Fed cut rates in March 2025?", "YES 0.2")
     assert [e.label.split(" · ")[0] for e in app.expander] == ["Round 3", "Round 2", "Round 1", "Round 0"]
     assert "BTC momentum is strong" in text and "Taking half the BTC profit." in text
     assert len(app.get("plotly_chart")) == 3  # equity curve, stated vs implied, cost and latency

@@ -11,17 +11,18 @@ import polars as pl
 import pytest
 
 from arena import figures
-from arena.figures import GREYS, PALETTE, agent_styles
+from arena.figures import BASELINE_COLOURS, PALETTE, agent_styles
+from arena.figures.activity import ROUND_LINES
 
 T0 = datetime(2025, 1, 6, tzinfo=UTC)
 ROSTER = pl.DataFrame({"agent": ["zeta", "hold", "alpha", "random"], "baseline": [False, True, False, True]})
 
 
-def test_styles_are_stable_by_name_and_keep_baselines_grey_and_dashed() -> None:
+def test_styles_are_stable_by_name_and_keep_baselines_in_their_own_dashed_colours() -> None:
     styles = agent_styles(ROSTER)
     assert agent_styles(ROSTER.reverse()) == styles
     assert (styles["alpha"].colour, styles["zeta"].colour) == (PALETTE[0], PALETTE[1])
-    assert {styles["hold"].colour, styles["random"].colour} <= set(GREYS)
+    assert {styles["hold"].colour, styles["random"].colour} <= set(BASELINE_COLOURS)
     assert (
         styles["hold"].dash != "solid"
         and styles["random"].dash != "solid"
@@ -69,6 +70,49 @@ def test_equity_curves_in_dollars_percent_and_with_decision_rounds() -> None:
     percent = figures.equity_curves(_marks(), styles, bankroll=10_000.0, percent=True)
     assert [round(y, 9) for y in {t.name: t.y for t in percent.data}["alpha"]] == [0.0, 2.505]
     assert percent.layout.yaxis.title.text == "Return (%)"
+
+
+def _rgb(colour: str) -> tuple[int, ...]:
+    return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+
+
+def _chroma(colour: str) -> int:
+    """How far a colour is from grey (0 for any grey)."""
+    return max(_rgb(colour)) - min(_rgb(colour))
+
+
+def _distance(a: str, b: str) -> float:
+    return float(sum((x - y) ** 2 for x, y in zip(_rgb(a), _rgb(b), strict=True)) ** 0.5)
+
+
+def test_six_baselines_and_two_llms_are_told_apart_on_the_equity_chart() -> None:
+    """The demo's case: six reference bots beside LLMs. Every curve has its own colour and
+    dash, no baseline shares a colour with an LLM, LLMs are solid and bolder, and the round
+    lines stay faint behind them."""
+    bots = ["contrarian", "favorite", "half", "hold", "kelly", "market"]
+    roster = pl.DataFrame({"agent": [*bots, "gpt", "llama"], "baseline": [True] * 6 + [False] * 2})
+    marks = pl.DataFrame(
+        {
+            "agent": [a for a in roster["agent"] for _ in range(2)],
+            "marked_at": [T0, T0 + timedelta(days=1)] * len(roster),
+            "total_value": [Decimal(10_000)] * (2 * len(roster)),
+        }
+    )
+    fig = figures.equity_curves(marks, agent_styles(roster), decision_times=[T0, T0 + timedelta(days=1)])
+    curves = {t.name: t.line for t in fig.data if t.name != "decision rounds"}
+    assert sorted(curves) == sorted(roster["agent"])
+    baseline_colours = [curves[b].color for b in bots]
+    assert all(_chroma(c) >= 0x40 for c in baseline_colours)  # colours, not near-identical greys
+    assert min(_distance(a, b) for a in baseline_colours for b in baseline_colours if a != b) >= 80
+    assert len(set(baseline_colours)) == 6
+    assert len({curves[b].dash for b in bots}) == 5 and all(curves[b].dash != "solid" for b in bots)
+    assert not set(baseline_colours) & {curves["gpt"].color, curves["llama"].color}
+    assert curves["gpt"].color != curves["llama"].color
+    assert curves["gpt"].dash == "solid" and curves["gpt"].width > curves["hold"].width
+    rounds = next(t for t in fig.data if t.name == "decision rounds")
+    assert rounds.line.color == ROUND_LINES and rounds.line.width < 1 and rounds.hoverinfo == "skip"
+    alpha = float(ROUND_LINES.rsplit(",", 1)[1].rstrip(")"))
+    assert alpha <= 0.4  # a hint behind the curves
 
 
 def test_equity_curves_in_dollars_need_no_bankroll_and_percent_never_guesses_one() -> None:
