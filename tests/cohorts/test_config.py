@@ -292,12 +292,16 @@ def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Pat
 
 
 def test_sections_added_later_keep_older_cohorts_hashes() -> None:
-    """A cohort frozen before [tournament] and [scoring] existed still verifies: those sections
-    are left out of the hash while at their defaults, and count once set."""
+    """A cohort frozen before [tournament], [scoring], [tools] and [budget] existed still verifies:
+    those sections are left out of the hash while at their defaults, and count once set."""
     cfg = parse_config({"name": "x", "agents": HOLD})
     frozen = cfg.model_dump(mode="json")
-    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring")}
+    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring", "tools", "budget")}
     older_hash = hashlib.sha256(json.dumps(older, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert config_from_frozen(older).config_hash() == older_hash == cfg.config_hash()
     tuned = parse_config({"name": "x", "agents": HOLD, "scoring": {"implied": "kelly"}})
     assert tuned.config_hash() != cfg.config_hash()
+    researching = parse_config({"name": "x", "agents": HOLD, "tools": {"corpus": "news"}})
+    assert researching.config_hash() != cfg.config_hash()
+    capped = parse_config({"name": "x", "agents": HOLD, "budget": {"max_cost_usd": "5"}})
+    assert capped.config_hash() != cfg.config_hash()
