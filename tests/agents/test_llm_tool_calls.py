@@ -196,7 +196,7 @@ async def test_without_tools_enabled_or_offered_no_tools_are_sent(server: FakeOp
 
 
 def test_tools_need_the_prompt_version_that_explains_them() -> None:
-    with pytest.raises(ValueError, match="tools.enabled needs a prompt version"):
+    with pytest.raises(ValueError, match=r"tools\.enabled needs a prompt version"):
         LLMSettings(model="m", tools={"enabled": True})
     with pytest.raises(ValueError, match="max_calls"):
         LLMSettings(model="m", prompt_version="v2", tools={"enabled": True, "max_calls": 51})
