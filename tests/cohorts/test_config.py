@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from agents.registry import validate_agent
 from arena.clock import SimulatedClock
 from arena.cohorts.config import ConfigError, config_from_frozen, load_config, parse_config
 from arena.cohorts.launch import launch
@@ -193,8 +194,16 @@ def test_toml_file_errors(tmp_path: Path) -> None:
 def test_the_example_configs_parse() -> None:
     folder = Path(__file__).resolve().parents[2] / "data" / "configs"
     names = {p.name: load_config(p) for p in folder.glob("*.toml")}
-    assert {"demo-baselines.toml", "replay-with-llm.toml", "live-polymarket.toml"} <= names.keys()
+    assert {
+        "demo-baselines.toml",
+        "replay-with-llm.toml",
+        "live-polymarket.toml",
+        "researcher.toml",
+    } <= names.keys()
     assert names["live-polymarket.toml"].fills.model == "realistic"
+    researcher = names["researcher.toml"]
+    assert researcher.agents[0].settings["tools"]["enabled"] is True
+    validate_agent("llm", researcher.agents[0].settings, environ={"OPENROUTER_API_KEY": "k"})
 
 
 def _launch(
