@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 from arena.db.models import DecisionRow, LLMRequestRow, ToolCallRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.replay import ReplayRunner
+from arena.reports import log_tables
 from tests.engine.helpers import A, B, C, config, launch_cohort, runtime, stored_decisions, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
@@ -106,6 +107,12 @@ def test_a_tool_using_agent_researches_as_of_each_round_and_every_step_is_stored
         ("tool_calls", Decimal("0.001")),
         ("answer", Decimal("0.002")),
     ] * 3
+    with engine.connect() as connection:
+        table = log_tables.tool_calls(connection, llm[0].cohort_id, agent="researcher")
+        billed = log_tables.llm_requests(connection, llm[0].cohort_id)
+    assert table.height == 15 and table["tool"].to_list()[:5] == [name for name, _ in RESEARCH]
+    assert table["result"].to_list() == [c.result for c in calls]
+    assert billed.height == 6 and billed["outcome"].to_list() == ["tool_calls", "answer"] * 3
     for decision in llm:
         own = [r for r in requests if r.decision_id == decision.id]
         assert decision.cost_usd == sum(r.cost_usd for r in own) == Decimal("0.003")

@@ -23,8 +23,8 @@ from arena.scoring.registry import METRICS
 from tests.dashboard.world import REPLAY
 
 TABLES = (
-    "agents", "breakdowns", "calibration", "decisions", "fills", "portfolio_snapshots", "positions",
-    "resolutions", "rounds", "scores",
+    "agents", "breakdowns", "calibration", "decisions", "fills", "llm_requests", "portfolio_snapshots",
+    "positions", "resolutions", "rounds", "scores", "tool_calls",
 )  # fmt: skip
 
 
