@@ -341,7 +341,7 @@ def _decide(
     session.add(decision)
     session.flush()
     if llm and agent.name == "gpt-4o" and rnd.cohort_id == REPLAY:
-        _research(session, decision, index)
+        _research(session, decision, index, leak)
     if status != "done" or not actions:
         return
     quotes = MidQuotes(prices, outcomes={m: ("YES", "NO") for m in prices})
@@ -353,10 +353,12 @@ def _decide(
 TOOL_RESULT = '{"question": "**not bold** <b>raw</b> [link](javascript:x)"}'
 
 
-def _research(session: Any, decision: DecisionRow, index: int) -> None:
-    """One market_details call, and in round 0 one whose result was too long to store."""
+def _research(session: Any, decision: DecisionRow, index: int, leak: str | None) -> None:
+    """One market_details call: in round 0 one whose result was too long to store, in round 1
+    one whose result holds the planted key (reports and the dashboard must mask it)."""
     assert decision.id is not None
     long = index == 0
+    result = TOOL_RESULT if index != 1 or not leak else f'{{"note": "key {leak}"}}'
     session.add(
         ToolCallRow(
             decision_id=decision.id,
@@ -368,9 +370,9 @@ def _research(session: Any, decision: DecisionRow, index: int) -> None:
             arguments='{"market_id": "polymarket:btc"}',
             arguments_sha256="a" * 64,
             arguments_chars=31,
-            result=None if long else TOOL_RESULT,
+            result=None if long else result,
             result_sha256="b" * 64,
-            result_chars=20_000 if long else len(TOOL_RESULT),
+            result_chars=20_000 if long else len(result),
             is_error=False,
             latency_s=0.0042,
         )
