@@ -121,9 +121,12 @@ def decisions(
     return read_frame(connection, query).sort("round_index", "agent", "decision_id")
 
 
-def tool_calls(connection: Connection, cohort_id: str, *, agent: str | None = None) -> pl.DataFrame:
+def tool_calls(
+    connection: Connection, cohort_id: str, *, texts: bool = True, agent: str | None = None
+) -> pl.DataFrame:
     """Every research-tool call of the cohort's decisions (of ``agent``, or all), in call order:
-    arguments and result as the text stored (NULL past the stored limit: sha256 and size then)."""
+    arguments and result as the text stored (NULL past the stored limit: sha256 and size then).
+    Without ``texts`` (a report without prompts) only their sizes and digests are kept."""
     query: Select[*tuple[Any, ...]] = (
         select(
             col(ToolCallRow.decision_id),
@@ -148,7 +151,8 @@ def tool_calls(connection: Connection, cohort_id: str, *, agent: str | None = No
     )
     if agent is not None:
         query = query.where(col(AgentRow.name) == agent)
-    return read_frame(connection, query).sort("round_index", "agent", "decision_id", "seq")
+    frame = read_frame(connection, query).sort("round_index", "agent", "decision_id", "seq")
+    return frame if texts else frame.drop("arguments", "result")
 
 
 def llm_requests(connection: Connection, cohort_id: str) -> pl.DataFrame:
