@@ -200,3 +200,19 @@ def test_tools_need_the_prompt_version_that_explains_them() -> None:
         LLMSettings(model="m", tools={"enabled": True})
     with pytest.raises(ValueError, match="max_calls"):
         LLMSettings(model="m", prompt_version="v2", tools={"enabled": True, "max_calls": 51})
+
+
+@pytest.mark.anyio
+async def test_arguments_sent_as_an_object_and_a_call_without_id_are_still_answered(
+    server: FakeOpenAIServer,
+) -> None:
+    """Some servers send ``arguments`` as an object, or omit the id: the call is still answered
+    (arguments re-encoded as JSON text, an id given) so the conversation stays well formed."""
+    entry = {"type": "function", "function": {"name": "lookup", "arguments": {"market_id": "A"}}}
+    server.script(Reply(content=None, finish_reason="tool_calls", tool_calls=[entry]), Reply.ok(valid_text()))
+    decision = await decide(server, replace(view(), toolbox=LittleToolbox()), settings(server))
+    assert not decision.is_error, decision.error
+    (call,) = decision.tool_calls
+    assert (call.call_id, call.arguments.text, call.is_error) == ("call_1", '{"market_id": "A"}', False)
+    calling, result = server.requests[1].body["messages"][-2:]
+    assert calling["tool_calls"][0]["id"] == result["tool_call_id"] == "call_1"

@@ -147,3 +147,20 @@ def test_a_cohort_cap_stops_the_agents_that_spend(engine: Engine, tmp_path: Path
     with Session(engine) as session:
         held = session.exec(select(DecisionRow).where(DecisionRow.error_kind == "over_budget")).one()
     assert "the cohort spent $0.0030 of its $0.001 cap" in (held.error or "")
+
+
+def test_tools_hide_prices_while_the_cohort_hides_them(engine: Engine, tmp_path: Path) -> None:
+    with FakeOpenAIServer() as server:
+        server.responder = research_then_hold
+        run_cohort(
+            engine,
+            tmp_path,
+            researcher(server.base_url),
+            schedule={"every": "7d", "rounds": 1},
+            price_visibility={"after_days": 14},
+        )
+    with Session(engine) as session:
+        calls = {c.name: c for c in session.exec(select(ToolCallRow)).all()}
+    assert calls["price_history"].is_error and "hidden" in (calls["price_history"].result or "")
+    found = json.loads(calls["search_markets"].result or "")["results"]
+    assert len(found) == 3 and all(r["prices"] is None for r in found)
