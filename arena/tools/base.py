@@ -23,15 +23,23 @@ from markets.types import Market, MarketSnapshot, SnapshotEntry
 
 
 class NewsHitLike(Protocol):
-    """One document found by a corpus search (``arena.corpus.search.NewsHit`` has these fields)."""
+    """One document found by a corpus search (``arena.corpus.search.NewsHit`` has these fields);
+    read-only, so a frozen dataclass with ``url: str`` fits as well as one with ``str | None``."""
 
-    id: str
-    title: str
-    published_at: datetime
-    url: str | None
-    source: str | None
-    snippet: str
-    score: float
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def published_at(self) -> datetime: ...
+    @property
+    def url(self) -> str | None: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def snippet(self) -> str: ...
+    @property
+    def score(self) -> float: ...
 
 
 # (query, k, before) -> documents published strictly before ``before``, best first.
