@@ -12,6 +12,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Protocol, runtime_checkable
 
+from agents.tools import Toolbox, ToolCallRecord
 from markets.types import MarketSnapshot
 from portfolio.actions import Action
 from portfolio.rules import Rules
@@ -65,17 +66,32 @@ class AgentView:
     # Decision time (``now``) of the cohort's previous round; None for the first round. Lets
     # stateless bettors (scripted replays) know exactly which time window this round covers.
     previous_round_at: datetime | None = None
+    # Research tools answering as of ``now`` (arena/tools/); None where the arena offers none.
+    toolbox: Toolbox | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RequestUsage:
+    """Tokens, cost and latency of one provider request of a decision; ``outcome`` is ``answer``,
+    ``tool_calls`` or the error kind of a failed request."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    latency_s: float = 0.0
+    outcome: str = "answer"
 
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Cost of producing a decision, summed over every attempt."""
+    """Cost of producing a decision, summed over every attempt; ``requests`` lists each one."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
     latency_s: float = 0.0
     attempts: int = 0
+    requests: tuple[RequestUsage, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +112,7 @@ class Decision:
     raw_response: str | None = None
     prompt_hash: str | None = None
     prompt_version: str | None = None
+    tool_calls: tuple[ToolCallRecord, ...] = ()
 
     @property
     def is_error(self) -> bool:

@@ -143,6 +143,14 @@ def decisions(url: str, cohort_id: str, data: Version, agent: str | None = None)
 
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
+def tool_calls(url: str, cohort_id: str, data: Version, agent: str) -> pl.DataFrame:
+    """One agent's research-tool calls, secrets redacted."""
+    with _read(url) as connection:
+        table = log_tables.tool_calls(connection, cohort_id, agent=agent)
+    return Redactor.from_environ(os.environ).frame(table)
+
+
+@st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
 def positions(url: str, cohort_id: str, data: Version) -> pl.DataFrame:
     """Every position, with the shares, cost and proceeds of the fill that closed it (if any)."""
     with _read(url) as connection:

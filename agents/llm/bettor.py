@@ -22,6 +22,7 @@ from agents.llm.output import DECISION_SCHEMA, InvalidOutput, ParsedOutput, pars
 from agents.llm.prompt import RenderedPrompt, load_templates, render_prompt
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
+from agents.llm.tool_loop import ToolSession
 from agents.llm.wire import ChatMessage, Completion
 from agents.types import AgentView, Decision, Usage
 
@@ -86,24 +87,33 @@ class LLMBettor:
         context = OutputContext.for_view(view, prompt.markets)
         messages = prompt.messages()
         meter = Meter()
-        result, raw = await self._converse(messages, context, meter)
+        tools = self._tool_session(view)
+        result, raw = await self._converse(messages, context, meter, tools)
         usage = Usage(
             prompt_tokens=meter.prompt_tokens,
             completion_tokens=meter.completion_tokens,
             cost_usd=meter.cost_usd,
             latency_s=time.perf_counter() - started,
             attempts=meter.requests,
+            requests=tuple(meter.log),
         )
-        return _decision(result, raw, prompt, messages, usage)
+        decision = _decision(result, raw, prompt, messages, usage)
+        return replace(decision, tool_calls=tuple(tools.calls)) if tools else decision
+
+    def _tool_session(self, view: AgentView) -> ToolSession | None:
+        """Tools for this decision, when the agent uses them and the arena offers any."""
+        if not self.settings.tools.enabled or view.toolbox is None:
+            return None
+        return ToolSession(self.name, view.toolbox, self.settings.tools)
 
     async def _converse(
-        self, messages: list[ChatMessage], context: OutputContext, meter: Meter
+        self, messages: list[ChatMessage], context: OutputContext, meter: Meter, tools: ToolSession | None
     ) -> tuple[ParsedOutput | _Failure, str | None]:
         """Ask, judge, and ask again with the reasons while invalid retries remain."""
         retries = self.settings.invalid_retries
         attempt = 0
         while True:
-            result, raw = await self._attempt(messages, context, meter)
+            result, raw = await self._attempt(messages, context, meter, tools)
             if isinstance(result, ParsedOutput):
                 return result, raw
             log.warning(
@@ -120,14 +130,21 @@ class LLMBettor:
             attempt += 1
 
     async def _attempt(
-        self, messages: list[ChatMessage], context: OutputContext, meter: Meter
+        self, messages: list[ChatMessage], context: OutputContext, meter: Meter, tools: ToolSession | None
     ) -> tuple[ParsedOutput | _Failure, str | None]:
-        """One answer (after any transport retries), judged; the raw text or error body with it."""
-        try:
-            completion = await self._chat.complete(messages, DECISION_SCHEMA, meter)
-        except ChatError as error:
-            return _Failure(error.kind, error.message, ""), error.body
-        return self._judge(completion, context), completion.content
+        """One answer (after any transport retries and tool calls), judged; the raw text or error
+        body with it. A reply that calls tools is answered and the model asked again."""
+        specs = tools.specs if tools else ()
+        while True:
+            try:
+                completion = await self._chat.complete(messages, DECISION_SCHEMA, meter, specs)
+            except ChatError as error:
+                return _Failure(error.kind, error.message, ""), error.body
+            if tools is None or not completion.tool_calls:
+                return self._judge(completion, context), completion.content
+            stop = await tools.answer(completion, messages)
+            if stop is not None:
+                return _Failure(ErrorKind.TOOL_LOOP, stop, completion.content), completion.content
 
     def _judge(self, completion: Completion, context: OutputContext) -> ParsedOutput | _Failure:
         content = completion.content

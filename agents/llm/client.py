@@ -9,8 +9,9 @@ decision's cost includes the calls that failed (the peer arena undercounted exac
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -21,23 +22,29 @@ from agents.llm.errors import ChatError, ErrorKind, Spend
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import ChatMessage, Completion, encode_request, parse_response
+from agents.tools import ToolSpec
+from agents.types import RequestUsage
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
 class Meter:
-    """Running totals over every HTTP request of one decision."""
+    """Running totals over every HTTP request of one decision, and each request's own usage."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
     requests: int = 0
+    log: list[RequestUsage] = field(default_factory=list)
 
-    def add(self, spend: Spend) -> None:
+    def add(self, spend: Spend, *, latency_s: float = 0.0, outcome: str = "answer") -> None:
         self.prompt_tokens += spend.prompt_tokens
         self.completion_tokens += spend.completion_tokens
         self.cost_usd += spend.cost_usd
+        self.log.append(
+            RequestUsage(spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, latency_s, outcome)
+        )
 
 
 class ChatClient:
@@ -61,9 +68,13 @@ class ChatClient:
         }
 
     async def complete(
-        self, messages: Sequence[ChatMessage], schema: Mapping[str, Any], meter: Meter
+        self,
+        messages: Sequence[ChatMessage],
+        schema: Mapping[str, Any],
+        meter: Meter,
+        tools: Sequence[ToolSpec] = (),
     ) -> Completion:
-        body = encode_request(self._settings, messages, schema)
+        body = encode_request(self._settings, messages, schema, tools)
         attempt = 0
         while True:
             try:
@@ -104,19 +115,25 @@ class ChatClient:
         meter.requests += 1
         headers = {**self._headers, **self._secret.auth_headers()}
         timeout = self._settings.timeout_s
+        started = time.perf_counter()
         try:
             with anyio.fail_after(timeout):
                 response = await self._http.post(self._url, content=body, headers=headers, timeout=timeout)
         except (TimeoutError, httpx.TimeoutException):
+            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TIMEOUT.value)
             raise ChatError(ErrorKind.TIMEOUT, f"no answer within timeout_s={timeout:g}") from None
         except httpx.TransportError as exc:
+            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.SERVER.value)
             detail = self._secret.scrub(f"{type(exc).__name__}: {exc}")
             raise ChatError(ErrorKind.SERVER, f"connection failed: {detail}") from None
         text = self._secret.scrub(response.text)
+        latency = time.perf_counter() - started
         try:
             completion = parse_response(response.status_code, response.headers, text, self._settings)
         except ChatError as error:
-            meter.add(error.spend)
+            meter.add(error.spend, latency_s=latency, outcome=error.kind.value)
             raise
-        meter.add(completion.spend)
+        meter.add(
+            completion.spend, latency_s=latency, outcome="tool_calls" if completion.tool_calls else "answer"
+        )
         return completion

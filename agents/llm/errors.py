@@ -21,6 +21,7 @@ class ErrorKind(StrEnum):
     EMPTY_CONTENT = "empty_content"  # the model answered nothing
     LENGTH = "length"  # finish_reason=length: the answer was cut at max_tokens
     INVALID_OUTPUT = "invalid_output"  # an answer that fails the output schema or the rules
+    TOOL_LOOP = "tool_loop"  # the model kept calling tools after it was told its budget was spent
 
     @property
     def retriable(self) -> bool:

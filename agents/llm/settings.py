@@ -14,7 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 TEMPLATES_DIR = Path(__file__).parent / "templates"
@@ -23,6 +23,31 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key"})
 
 ResponseFormat = Literal["json_schema", "json_object", "none"]
+# Prompt versions whose system prompt explains the research tools (docs/tools.md).
+TOOL_PROMPT_VERSIONS = frozenset({"v2"})
+
+
+class ToolSettings(BaseModel):
+    """Whether the agent may call research tools before answering, and how much.
+
+    ``max_calls`` bounds the tool calls of one decision (calls past it are answered with an
+    error, and a model that keeps calling after being told is stopped); ``timeout_s`` bounds one
+    call. Each call's answer is a further request to the provider: cost grows with the calls.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool = False
+    max_calls: int = Field(default=5, ge=0, le=50)
+    timeout_s: float = Field(default=10.0, gt=0, le=600)
+
+
+class BudgetSettings(BaseModel):
+    """A dollar cap on what this agent may spend over its cohort; once reached it holds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_cost_usd: Decimal | None = Field(default=None, ge=0)
 
 
 class LLMSettings(BaseModel):
@@ -50,6 +75,17 @@ class LLMSettings(BaseModel):
     max_description_chars: int = Field(default=1200, ge=0)
     prompt_token_budget: int = Field(default=24_000, ge=1_000)
     extra_headers: dict[str, str] = Field(default_factory=dict)
+    tools: ToolSettings = ToolSettings()
+    budget: BudgetSettings = BudgetSettings()
+
+    @model_validator(mode="after")
+    def _tools_need_their_prompt(self) -> LLMSettings:
+        if self.tools.enabled and self.prompt_version not in TOOL_PROMPT_VERSIONS:
+            raise ValueError(
+                f"tools.enabled needs a prompt version that explains the tools "
+                f"({', '.join(sorted(TOOL_PROMPT_VERSIONS))}); got prompt_version {self.prompt_version!r}"
+            )
+        return self
 
     @field_validator("base_url")
     @classmethod

@@ -16,17 +16,28 @@ from typing import Any
 
 from agents.llm.errors import ChatError, ErrorKind, Spend
 from agents.llm.settings import LLMSettings
+from agents.tools import ToolSpec
 
 _MESSAGE_CHARS = 300  # how much of an error body goes into a one-line error message
 
 
 @dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """One entry of an assistant message's ``tool_calls``, as the model wrote it (arguments unparsed)."""
+
+    call_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
 class Completion:
-    """One successful HTTP exchange: the model's text and what it cost."""
+    """One successful HTTP exchange: the model's text, any tool calls, and what it cost."""
 
     content: str
     finish_reason: str | None
     spend: Spend
+    tool_calls: tuple[ToolRequest, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,18 +53,52 @@ class ChatMessage:
     role: str
     content: str
     content_json: str
+    extra_json: str = ""  # further members of the message object, each with its leading comma
 
     @classmethod
     def of(cls, role: str, content: str) -> ChatMessage:
         return cls(role, content, json.dumps(content))
 
+    @classmethod
+    def calling(cls, content: str, calls: Sequence[ToolRequest]) -> ChatMessage:
+        """The assistant's turn that asked for ``calls``, sent back as the protocol requires."""
+        listed = [
+            {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}
+            for c in calls
+        ]
+        shown = "\n".join(f"(tool call {c.call_id}: {c.name} {c.arguments})" for c in calls)
+        return cls(
+            "assistant",
+            f"{content}\n{shown}" if content else shown,
+            json.dumps(content) if content else "null",
+            f',"tool_calls":{json.dumps(listed)}',
+        )
+
+    @classmethod
+    def tool_result(cls, call_id: str, text: str) -> ChatMessage:
+        return cls("tool", text, json.dumps(text), f',"tool_call_id":{json.dumps(call_id)}')
+
 
 def encode_request(
-    settings: LLMSettings, messages: Sequence[ChatMessage], schema: Mapping[str, Any]
+    settings: LLMSettings,
+    messages: Sequence[ChatMessage],
+    schema: Mapping[str, Any],
+    tools: Sequence[ToolSpec] = (),
 ) -> bytes:
     """The UTF-8 JSON body of one chat-completions request; unset options are left out, not nulled."""
-    options = json.dumps(_request_options(settings, schema), ensure_ascii=False, allow_nan=False)
-    listed = ",".join(f'{{"role":{json.dumps(m.role)},"content":{m.content_json}}}' for m in messages)
+    body = _request_options(settings, schema)
+    if tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": dict(t.parameters)},
+            }
+            for t in tools
+        ]
+    options = json.dumps(body, ensure_ascii=False, allow_nan=False)
+    listed = ",".join(
+        f'{{"role":{json.dumps(m.role)},"content":{m.content_json}{m.extra_json}}}' for m in messages
+    )
     return f'{options[:-1]},"messages":[{listed}]}}'.encode()
 
 
@@ -132,7 +177,31 @@ def parse_response(status: int, headers: Mapping[str, str], text: str, settings:
         raise ChatError(
             ErrorKind.SERVER, "the provider ended the completion with finish_reason=error", text, spend=spend
         )
-    return Completion(_content_text(message.get("content")), finish_reason, spend)
+    return Completion(
+        _content_text(message.get("content")), finish_reason, spend, _tool_requests(message.get("tool_calls"))
+    )
+
+
+def _tool_requests(value: Any) -> tuple[ToolRequest, ...]:
+    """``message.tool_calls`` as written; a malformed entry keeps what it has (an empty name, or
+    arguments given as an object re-encoded) so the model is told what was wrong with it, and an
+    entry without an id gets one, since its answer must name a call."""
+    if not isinstance(value, list):
+        return ()
+    found = []
+    for index, entry in enumerate(value):
+        fields: dict[str, Any] = entry if isinstance(entry, dict) else {}
+        function = fields.get("function")
+        function = function if isinstance(function, dict) else {}
+        call_id = fields.get("id") if isinstance(fields.get("id"), str) and fields.get("id") else None
+        name = function.get("name")
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = "" if arguments is None else json.dumps(arguments)
+        found.append(
+            ToolRequest(call_id or f"call_{index + 1}", name if isinstance(name, str) else "", arguments)
+        )
+    return tuple(found)
 
 
 def _first_choice(payload: Mapping[str, Any]) -> tuple[Mapping[str, Any], str | None] | None:

@@ -285,6 +285,22 @@ class ScoringConfig(_Strict):
     implied: Literal["fa", "kelly"] = "fa"
 
 
+class ToolsConfig(_Strict):
+    """What the cohort's research tools may read (docs/tools.md). ``corpus`` names the imported
+    corpus ``search_news`` searches (none: the tool answers that no corpus is configured);
+    ``news_lag``: a document is found only if published before the round time minus this."""
+
+    corpus: str | None = Field(default=None, min_length=1)
+    news_lag: Duration = timedelta(days=1)
+
+
+class BudgetConfig(_Strict):
+    """A dollar cap on what all the cohort's agents together may spend on providers; once it is
+    reached, every agent that spends holds (with the reason recorded)."""
+
+    max_cost_usd: Annotated[Decimal, Field(ge=0), PlainSerializer(str)] | None = None
+
+
 class AgentConfig(BaseModel):
     """One ``[[agents]]`` entry: name, kind and the kind's own settings (checked by agents.registry)."""
 
@@ -299,7 +315,7 @@ class AgentConfig(BaseModel):
 
 
 # Added after the first release (see ``config_hash``): whole sections, and keys of older sections.
-LATER_SECTIONS = ("tournament", "scoring", "prices")
+LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget")
 LATER_KEYS = {"schedule": ("catch_up_grace",)}
 
 
@@ -320,6 +336,8 @@ class CohortConfig(_Strict):
     marks: MarksConfig = MarksConfig()
     prices: PricesConfig = PricesConfig()
     scoring: ScoringConfig = ScoringConfig()
+    tools: ToolsConfig = ToolsConfig()
+    budget: BudgetConfig = BudgetConfig()
     # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
     concurrency: int = Field(default=8, ge=1, le=64)
     call_timeout: Duration = timedelta(minutes=2)

@@ -281,6 +281,50 @@ class DecisionRow(ArenaTable, table=True):
     recorded_at: datetime = _recorded_at()
 
 
+class ToolCallRow(ArenaTable, table=True):
+    """One research-tool call made during a decision (``arena/tools``), in the order made.
+
+    Arguments and results are kept as text up to ``agents.tools.STORED_CHARS``; longer ones only
+    by sha256 and size (the text is then NULL), so a model that sends megabytes cannot bloat the
+    log. ``step`` is the provider request that asked for the call.
+    """
+
+    __tablename__ = "tool_call"
+    __table_args__ = (_fkc(["decision_id", "agent_id"], ["decision.id", "decision.agent_id"]),)
+
+    decision_id: int = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    agent_id: int
+    step: int
+    call_id: str
+    name: str
+    arguments: str | None = Field(default=None, sa_type=Text)
+    arguments_sha256: str
+    arguments_chars: int
+    result: str | None = Field(default=None, sa_type=Text)
+    result_sha256: str
+    result_chars: int
+    is_error: bool
+    latency_s: float
+
+
+class LLMRequestRow(ArenaTable, table=True):
+    """Tokens, cost and latency of one provider request of a decision (the decision row holds
+    their sums): a tool-using decision makes several, and each one is billed."""
+
+    __tablename__ = "llm_request"
+    __table_args__ = (_fkc(["decision_id", "agent_id"], ["decision.id", "decision.agent_id"]),)
+
+    decision_id: int = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    agent_id: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: Decimal = Field(sa_type=Price())
+    latency_s: float
+    outcome: str
+
+
 class PositionRow(ArenaTable, table=True):
     """A holding of one outcome, keyed by the ledger's ``position_id`` within its agent.
 

@@ -17,6 +17,7 @@ import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 
 from sqlmodel import Session, col, select
 
@@ -25,6 +26,7 @@ from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.asking import Call, ask_all
+from arena.engine.budgets import held_for_budget, spend_by_agent
 from arena.engine.claims import (
     DONE,
     ERROR,
@@ -43,6 +45,9 @@ from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, mar
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
+from arena.tools.base import RoundFacts, ToolContext
+from arena.tools.store import store_trace
+from arena.tools.toolbox import ArenaToolbox
 from markets.types import MarketSnapshot
 from portfolio import Quotes
 
@@ -120,7 +125,8 @@ class _Plan:
         held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
         self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
         self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
-        self.open_ids = {m.market_id for m in self.rt.source.open_markets(self.at)}
+        self.open_markets = self.rt.source.open_markets(self.at)
+        self.open_ids = {m.market_id for m in self.open_markets}
         self.previous = self.at - cfg.schedule.every if self.index > 0 else None
         self.questions = market_questions(self.rt.engine, held)
 
@@ -137,6 +143,24 @@ class _Plan:
             opened = first_offered(session, [self.rt.cohort_id], closes)
         return frozenset(
             m for _, m, opens in opened if self.at < tournament.window(opens, closes[m], end).hidden_until
+        )
+
+    @cached_property
+    def tool_facts(self) -> RoundFacts:
+        """What the research tools read this round (arena/tools): every open market the leakage
+        guard allows, the full snapshot's prices, and the same price visibility as the prompt,
+        with the hidden period judged over every open market, not only those offered."""
+        cfg = self.rt.config
+        return RoundFacts.build(
+            self.at,
+            self.full,
+            self.open_markets,
+            excluded=self.rt.excluded,
+            prices_visible=self.visible,
+            hidden=self._in_hidden_period(set(self.tradable)),
+            news=None,
+            news_lag=cfg.tools.news_lag,
+            corpus=cfg.tools.corpus,
         )
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
@@ -162,6 +186,7 @@ class _Plan:
             prices_visible=self.visible,
             previous_round_at=self.previous,
             peers=peers,
+            toolbox=ArenaToolbox(ToolContext(self.tool_facts, portfolio)),
         )
 
     def quotes_for(self, slot: AgentSlot) -> Quotes:
@@ -185,11 +210,13 @@ class _Plan:
         peers: dict[str, dict[str, dict[str, float]]] | None,
     ) -> None:
         cfg = self.rt.config
-        calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots]
+        held = held_for_budget(cfg, slots, spend_by_agent(self.rt.engine, self.rt.cohort_id))
+        calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(
             calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining
         )
+        answers.update(held)
         for slot in slots:
             self.commit(slot, claims[slot.id], answers[slot.name])
 
@@ -205,6 +232,7 @@ class _Plan:
         try:
             with session_scope(self.rt.engine) as session:
                 finish(session, claim, values)
+                store_trace(session, claim.decision_id, slot.id, decision)
                 lock_and_check(session, [book])
                 write_fills(session, book, outcome.fills, decision_id=claim.decision_id, at=self.at)
             committed(book, outcome.fills)
@@ -232,6 +260,7 @@ class _Plan:
                     decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.rt.happened_at(self.at)
                 ),
             )
+            store_trace(session, claim.decision_id, claim.agent_id, decision)
 
 
 def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:

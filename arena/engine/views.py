@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 
+from agents.tools import Toolbox
 from agents.types import AgentView, PortfolioView, PositionView
 from markets.types import MarketSnapshot, MarketSource
 from portfolio import Ledger, MarketId, Prices, Rules
@@ -73,6 +74,7 @@ def agent_view(
     prices_visible: bool,
     previous_round_at: datetime | None,
     peers: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
+    toolbox: Toolbox | None = None,
 ) -> AgentView:
     return AgentView(
         agent_id=name,
@@ -85,6 +87,7 @@ def agent_view(
         prices_visible=prices_visible,
         peer_probabilities=peers or {},
         previous_round_at=previous_round_at,
+        toolbox=toolbox,
     )
 
 

@@ -61,6 +61,8 @@ def gather(engine: Engine, cohort_id: str, *, prompts: bool, redactor: Redactor)
             "agents": log_tables.agents(connection, cohort_id),
             "rounds": log_tables.rounds(connection, cohort_id),
             "decisions": log_tables.decisions(connection, cohort_id, prompts=prompts),
+            "tool_calls": log_tables.tool_calls(connection, cohort_id, texts=prompts),
+            "llm_requests": log_tables.llm_requests(connection, cohort_id),
             "fills": log_tables.fills(connection, cohort_id),
             "positions": log_tables.positions(connection, cohort_id),
             "portfolio_snapshots": log_tables.portfolio_snapshots(connection, cohort_id),

@@ -5,6 +5,8 @@ every money metric and would rank as a "flat" contender. An agent with decisions
 than ``MIN_VALID_SHARE`` were valid answers (no error: unparseable output, timeouts, HTTP errors,
 rejected actions all count against it) is *failed*: the leaderboards say so and do not rank it
 among working agents, and ``arena demo``/``arena replay`` end with a warning and a non-zero exit.
+Decisions where the agent was not asked at all (``NOT_ASKED``: held for its dollar budget) are
+not answers, so they count neither way.
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from dataclasses import dataclass
 import polars as pl
 
 MIN_VALID_SHARE = 0.5
+NOT_ASKED = ("over_budget",)  # error kinds of decisions the arena made without asking the agent
+
+
+def answered(decisions: pl.DataFrame) -> pl.DataFrame:
+    """The decisions the agent was asked for (those held for its budget left out)."""
+    return decisions.filter(~pl.col("error_kind").is_in(NOT_ASKED) | pl.col("error_kind").is_null())
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,7 @@ class FailedAgent:
 
 def failed_agents(decisions: pl.DataFrame) -> list[FailedAgent]:
     """The failed agents of a ``decisions`` frame (columns ``agent``, ``error_kind``), by name."""
+    decisions = answered(decisions)
     counts = decisions.group_by("agent").agg(
         decisions=pl.len(), valid=pl.col("error_kind").is_null().sum().cast(pl.Int64)
     )

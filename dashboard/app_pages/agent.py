@@ -15,6 +15,33 @@ from arena.reports.formatting import MISSING, money, number, percent, share, sig
 from dashboard import queries, tables, widgets
 
 PAGE_SIZE = 20
+TOOL_TEXT_CHARS = 300  # of a tool call's arguments and result, in the table (the report has them all)
+
+
+def tool_call_rows(calls: pl.DataFrame) -> pl.DataFrame:
+    """Tool calls as plain-text rows: text clipped, or its size and digest when it was too long to store."""
+
+    def shown(name: str) -> pl.Expr:
+        clipped = pl.col(name).str.slice(0, TOOL_TEXT_CHARS)
+        kept = pl.when(pl.col(name).str.len_chars() > TOOL_TEXT_CHARS).then(clipped + " …").otherwise(clipped)
+        digest = pl.format("({} characters, sha256 {})", pl.col(f"{name}_chars"), pl.col(f"{name}_sha256"))
+        return (
+            pl.when(pl.col(name).is_null())
+            .then(digest)
+            .otherwise(kept)
+            .map_elements(visible_controls, return_dtype=pl.String)
+        )
+
+    return calls.select(
+        pl.col("seq").alias("#"),
+        pl.col("step").alias("Step"),
+        pl.col("tool").alias("Tool"),
+        pl.when(pl.col("is_error")).then(pl.lit("error")).otherwise(pl.lit("ok")).alias("Result kind"),
+        (pl.col("latency_s") * 1000).round(1).alias("ms"),
+        shown("arguments").alias("Arguments"),
+        shown("result").alias("Result"),
+    )
+
 
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
@@ -100,6 +127,7 @@ else:
 
 st.subheader("Decisions")
 show_raw = st.toggle("Show raw prompts and responses", key="agent_raw")
+research = queries.tool_calls(ctx.url, cohort_id, ctx.data, agent)
 newest = decisions.sort("round_index", descending=True)
 pages = max(1, -(-len(newest) // PAGE_SIZE))
 page = st.number_input(f"Page (of {pages}, newest first)", 1, pages, 1, key="agent_page") if pages > 1 else 1
@@ -131,6 +159,10 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
         st.caption(
             f"{cash} · {tokens:,} tokens · cost {cost} · {d['latency_s']:.2f} s · {d['attempts']} attempt(s)"
         )
+        calls = research.filter(pl.col("decision_id") == d["decision_id"])
+        if not calls.is_empty():
+            st.markdown(f"**Tool calls ({len(calls)})**")
+            widgets.table(tool_call_rows(calls))
         if show_raw:
             st.code(d["raw_prompt"] or "(no prompt recorded)", language=None, wrap_lines=True)
             st.code(d["raw_response"] or "(no response recorded)", language=None, wrap_lines=True)

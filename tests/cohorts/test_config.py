@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
+from agents.registry import validate_agent
 from arena.clock import SimulatedClock
 from arena.cohorts.config import ConfigError, config_from_frozen, load_config, parse_config
 from arena.cohorts.launch import launch
@@ -193,8 +194,16 @@ def test_toml_file_errors(tmp_path: Path) -> None:
 def test_the_example_configs_parse() -> None:
     folder = Path(__file__).resolve().parents[2] / "data" / "configs"
     names = {p.name: load_config(p) for p in folder.glob("*.toml")}
-    assert {"demo-baselines.toml", "replay-with-llm.toml", "live-polymarket.toml"} <= names.keys()
+    assert {
+        "demo-baselines.toml",
+        "replay-with-llm.toml",
+        "live-polymarket.toml",
+        "researcher.toml",
+    } <= names.keys()
     assert names["live-polymarket.toml"].fills.model == "realistic"
+    researcher = names["researcher.toml"]
+    assert researcher.agents[0].settings["tools"]["enabled"] is True
+    validate_agent("llm", researcher.agents[0].settings, environ={"OPENROUTER_API_KEY": "k"})
 
 
 def _launch(
@@ -292,16 +301,21 @@ def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Pat
 
 
 def test_sections_added_later_keep_older_cohorts_hashes() -> None:
-    """A cohort frozen before [tournament] and [scoring] existed still verifies: those sections
-    are left out of the hash while at their defaults, and count once set."""
+    """A cohort frozen before [tournament], [scoring], [tools] and [budget] existed still verifies:
+    those sections are left out of the hash while at their defaults, and count once set."""
     cfg = parse_config({"name": "x", "agents": HOLD})
     frozen = cfg.model_dump(mode="json")
-    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring", "prices")}
+    later = ("tournament", "scoring", "prices", "tools", "budget")
+    older = {k: v for k, v in frozen.items() if k not in later}
     older["schedule"] = {k: v for k, v in frozen["schedule"].items() if k != "catch_up_grace"}
     older_hash = hashlib.sha256(json.dumps(older, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert config_from_frozen(older).config_hash() == older_hash == cfg.config_hash()
     tuned = parse_config({"name": "x", "agents": HOLD, "scoring": {"implied": "kelly"}})
     assert tuned.config_hash() != cfg.config_hash()
+    researching = parse_config({"name": "x", "agents": HOLD, "tools": {"corpus": "news"}})
+    assert researching.config_hash() != cfg.config_hash()
+    capped = parse_config({"name": "x", "agents": HOLD, "budget": {"max_cost_usd": "5"}})
+    assert capped.config_hash() != cfg.config_hash()
 
 
 def test_settings_added_later_at_their_defaults_keep_the_first_release_hashes() -> None:

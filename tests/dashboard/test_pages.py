@@ -151,6 +151,11 @@ def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> Non
     assert "BTC momentum is strong" in text and "Taking half the BTC profit." in text
     assert len(app.get("plotly_chart")) == 3  # equity curve, stated vs implied, cost and latency
     assert "[REDACTED]" in text  # the planted key in its reasoning and prompt is masked
+    calls = [t.value for t in app.dataframe if "Tool" in t.value.columns]
+    assert len(calls) == 4 and all(c["Tool"].tolist() == ["market_details"] for c in calls)
+    newest, oldest = calls[0], calls[-1]  # expanders run newest first
+    assert newest["Result"].tolist() == ['{"question": "**not bold** <b>raw</b> [link](javascript:x)"}']
+    assert oldest["Result"].tolist() == [f"(20000 characters, sha256 {'b' * 64})"]
 
 
 def test_agent_with_only_errors_gets_empty_states_not_tracebacks(page: Runner) -> None:

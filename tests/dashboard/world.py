@@ -39,6 +39,7 @@ from arena.db.models import (
     ResolutionRow,
     RoundMarketRow,
     RoundRow,
+    ToolCallRow,
 )
 from arena.engine.decisions import action_json
 from arena.engine.ledger_store import fill_to_row, position_row
@@ -339,12 +340,43 @@ def _decide(
     )
     session.add(decision)
     session.flush()
+    if llm and agent.name == "gpt-4o" and rnd.cohort_id == REPLAY:
+        _research(session, decision, index, leak)
     if status != "done" or not actions:
         return
     quotes = MidQuotes(prices, outcomes={m: ("YES", "NO") for m in prices})
     fills = ledger.apply_decision(actions, quotes, at, decision_id=str(decision.id))
     for fill in fills:
         session.add(FillRow(**fill_to_row(fill, agent_id=agent.id, decision_id=decision.id)))
+
+
+TOOL_RESULT = '{"question": "**not bold** <b>raw</b> [link](javascript:x)"}'
+
+
+def _research(session: Any, decision: DecisionRow, index: int, leak: str | None) -> None:
+    """One market_details call: in round 0 one whose result was too long to store, in round 1
+    one whose result holds the planted key (reports and the dashboard must mask it)."""
+    assert decision.id is not None
+    long = index == 0
+    result = TOOL_RESULT if index != 1 or not leak else f'{{"note": "key {leak}"}}'
+    session.add(
+        ToolCallRow(
+            decision_id=decision.id,
+            seq=1,
+            agent_id=decision.agent_id,
+            step=1,
+            call_id="call_1",
+            name="market_details",
+            arguments='{"market_id": "polymarket:btc"}',
+            arguments_sha256="a" * 64,
+            arguments_chars=31,
+            result=None if long else result,
+            result_sha256="b" * 64,
+            result_chars=20_000 if long else len(result),
+            is_error=False,
+            latency_s=0.0042,
+        )
+    )
 
 
 def _resolve_sell(action: Any, ledger: Ledger) -> Any:

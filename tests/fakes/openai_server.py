@@ -51,10 +51,26 @@ class Reply:
     delay_s: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     body: str | bytes | dict[str, Any] | None = None
+    # The assistant message's ``tool_calls`` entries, sent as given (malformed ones included).
+    tool_calls: list[Any] | None = None
 
     @classmethod
     def ok(cls, content: str, **kwargs: Any) -> Reply:
         return cls(content=content, **kwargs)
+
+    @classmethod
+    def calls(cls, *calls: tuple[str, str | dict[str, Any]], **kwargs: Any) -> Reply:
+        """A turn that calls tools: ``(name, arguments)`` pairs, arguments as a JSON text or a dict
+        (encoded), with ids ``call_1``, ``call_2``... as OpenAI's ``finish_reason=tool_calls``."""
+        entries = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+            }
+            for i, (name, args) in enumerate(calls, start=1)
+        ]
+        return cls(content=None, finish_reason="tool_calls", tool_calls=entries, **kwargs)
 
     @classmethod
     def error(
@@ -86,7 +102,8 @@ class Reply:
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": self.content},
+                    "message": {"role": "assistant", "content": self.content}
+                    | ({"tool_calls": self.tool_calls} if self.tool_calls is not None else {}),
                     "finish_reason": self.finish_reason,
                 }
             ],

@@ -23,8 +23,8 @@ from arena.scoring.registry import METRICS
 from tests.dashboard.world import REPLAY
 
 TABLES = (
-    "agents", "breakdowns", "calibration", "decisions", "fills", "portfolio_snapshots", "positions",
-    "resolutions", "rounds", "scores",
+    "agents", "breakdowns", "calibration", "decisions", "fills", "llm_requests", "portfolio_snapshots",
+    "positions", "resolutions", "rounds", "scores", "tool_calls",
 )  # fmt: skip
 
 
@@ -127,7 +127,7 @@ def test_html_opens_offline_with_plotly_embedded_once(
     assert "- **Note:** leakage guard\\: off for gpt-4o (replay LLM without knowledge\\_cutoff)" in markdown
 
 
-def test_no_prompts_leaves_raw_prompts_and_responses_out(
+def test_no_prompts_leaves_raw_prompts_responses_and_tool_texts_out(
     world: Engine, clock: SimulatedClock, tmp_path: Path
 ) -> None:
     folder = build_report(
@@ -137,6 +137,9 @@ def test_no_prompts_leaves_raw_prompts_and_responses_out(
     decisions = pl.read_parquet(folder / "tables/decisions.parquet")
     assert "raw_prompt" not in decisions.columns and "raw_response" not in decisions.columns
     assert "<markets>" not in (folder / "tables/decisions.csv").read_text()
+    calls = pl.read_parquet(folder / "tables/tool_calls.parquet")
+    assert calls.height == 4 and "result" not in calls.columns and "arguments" not in calls.columns
+    assert calls["result_sha256"].to_list() == ["b" * 64] * 4
     assert json.loads((folder / "manifest.json").read_text())["options"] == {"prompts": False}
 
 

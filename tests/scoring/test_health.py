@@ -34,3 +34,15 @@ def test_failed_agents_are_those_below_half_valid_answers() -> None:
         ("flaky", 1, "timeout", 2),
     ]
     assert failed_agents(decisions.head(0)) == []
+
+
+def test_holds_for_the_budget_are_not_answers() -> None:
+    """An agent held for its dollar cap for most of a run was not asked: it has not failed."""
+    decisions = pl.DataFrame(
+        {"agent": ["capped"] * 4, "error_kind": [None, "over_budget", "over_budget", "over_budget"]}
+    )
+    assert failed_agents(decisions) == []
+    broken = pl.DataFrame(
+        {"agent": ["capped"] * 4, "error_kind": ["timeout", "over_budget", "over_budget", "over_budget"]}
+    )
+    assert failed_agents(broken) == [FailedAgent("capped", 1, 0, "timeout", 1)]

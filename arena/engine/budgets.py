@@ -1,0 +1,70 @@
+"""Dollar caps on provider spend (``budget.max_cost_usd``), per agent and per cohort.
+
+Tool loops multiply what a decision costs, so a cohort can cap it. Before each phase of a round
+the spend recorded so far (the sum of the agents' ``decision.cost_usd``, every request of every
+attempt included) is read back; an agent at or over its own cap, or any agent once the cohort is
+at or over its cap, is not asked: it holds, with the reason recorded as an ``over_budget`` error.
+Agents that never spend (no cost recorded, e.g. baselines) are never stopped by the cohort cap.
+A cap is checked between decisions, so the decision that crosses it is completed and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, col, select
+
+from agents.types import Decision
+from arena.cohorts.config import CohortConfig
+from arena.db.models import DecisionRow
+from arena.engine.runtime import AgentSlot
+
+OVER_BUDGET = "over_budget"
+
+
+def spend_by_agent(engine: Engine, cohort_id: str) -> dict[int, Decimal]:
+    """Recorded provider spend of each agent of the cohort, in dollars."""
+    with Session(engine) as session:
+        rows = session.exec(
+            select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd))
+            .where(DecisionRow.cohort_id == cohort_id)
+            .group_by(col(DecisionRow.agent_id))
+        ).all()
+    return {agent_id: Decimal(total or 0) for agent_id, total in rows}
+
+
+def agent_caps(config: CohortConfig) -> dict[str, Decimal]:
+    """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting."""
+    caps = {}
+    for agent in config.agents:
+        budget = agent.settings.get("budget")
+        cap = budget.get("max_cost_usd") if isinstance(budget, Mapping) else None
+        if cap is not None:
+            caps[agent.name] = Decimal(str(cap))
+    return caps
+
+
+def held_for_budget(
+    config: CohortConfig, slots: Sequence[AgentSlot], spent: Mapping[int, Decimal]
+) -> dict[str, Decision]:
+    """The hold decision of every agent in ``slots`` that is over a cap, by agent name."""
+    caps = agent_caps(config)
+    cohort_cap = config.budget.max_cost_usd
+    cohort_spent = sum(spent.values(), Decimal(0))
+    held = {}
+    for slot in slots:
+        own = spent.get(slot.id, Decimal(0))
+        cap = caps.get(slot.name)
+        if cap is not None and own >= cap:
+            reason = f"over budget: this agent spent ${own:.4f} of its ${cap} cap (budget.max_cost_usd)"
+        elif cohort_cap is not None and own > 0 and cohort_spent >= cohort_cap:
+            reason = (
+                f"over budget: the cohort spent ${cohort_spent:.4f} of its ${cohort_cap} cap "
+                "(budget.max_cost_usd)"
+            )
+        else:
+            continue
+        held[slot.name] = Decision(error=reason, error_kind=OVER_BUDGET)
+    return held
