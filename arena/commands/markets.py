@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.clock import SystemClock
+from arena.commands import resolutions
 from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
@@ -212,3 +213,6 @@ def _print_report(report: SyncReport) -> None:
         console.print(f"[yellow]problem[/] {subject}: {reason}", highlight=False)
     if len(report.problems) > 20:
         console.print(f"… and {len(report.problems) - 20} more (run with -v to log them all)")
+
+
+resolutions.register(app)

@@ -28,7 +28,7 @@ from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import head_revision, upgrade
 from arena.db.models import PortfolioSnapshotRow
 from arena.engine.marks import record_closes
-from arena.reports import build_report
+from arena.reports.bundle import build_report
 from tests.dashboard.world import REPLAY, build_world
 
 pytestmark = pytest.mark.benchmark
