@@ -197,6 +197,7 @@ def _print_report(report: SyncReport) -> None:
         ("open markets listed", report.listed),
         ("kept (top N after filters)", report.selected),
         ("stored markets refreshed", report.refreshed),
+        ("unchanged since the last sync (skipped)", report.unchanged),
         ("market rows written", report.markets_written),
         ("price snapshots written", report.snapshots_written),
         ("history points written", report.history_written),
