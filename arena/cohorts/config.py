@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from arena.cohorts.provider_limits import MAX_CONCURRENCY, LLMLimitsConfig
 from markets.types import Venue
 from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
 from portfolio.units import Money
@@ -278,7 +279,8 @@ class AgentConfig(BaseModel):
         return dict(self.model_extra or {})
 
 
-LATER_SECTIONS = ("tournament", "scoring")  # added after the first release: see ``config_hash``
+# Added after the first release: see ``config_hash``.
+LATER_SECTIONS = ("tournament", "scoring", "llm_limits")
 
 
 class CohortConfig(_Strict):
@@ -297,8 +299,10 @@ class CohortConfig(_Strict):
     tournament: TournamentConfig = TournamentConfig()
     marks: MarksConfig = MarksConfig()
     scoring: ScoringConfig = ScoringConfig()
-    # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
-    concurrency: int = Field(default=8, ge=1, le=64)
+    # A round asks up to ``concurrency`` agents at once (default: all, up to the cap), each LLM
+    # provider within ``llm_limits``; one agent call may take at most call_timeout.
+    concurrency: int = Field(default=MAX_CONCURRENCY, ge=1, le=MAX_CONCURRENCY)
+    llm_limits: LLMLimitsConfig = LLMLimitsConfig()
     call_timeout: Duration = timedelta(minutes=2)
     round_budget: Duration = timedelta(minutes=15)
     agents: tuple[AgentConfig, ...] = Field(min_length=1)
@@ -353,9 +357,9 @@ class CohortConfig(_Strict):
 
     def config_hash(self) -> str:
         """sha256 of the canonical form, less the sections added after the first release while
-        they hold their defaults: a cohort launched before ``[tournament]`` and ``[scoring]``
-        existed still verifies (and relaunches under its id), and one that sets them is hashed
-        with them."""
+        they hold their defaults: a cohort launched before ``[tournament]``, ``[scoring]`` and
+        ``[llm_limits]`` existed still verifies (and relaunches under its id), and one that sets
+        them is hashed with them."""
         frozen = self.model_dump(mode="json")
         for section in LATER_SECTIONS:
             if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):

@@ -14,11 +14,10 @@ from collections.abc import Mapping
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
-from agents.registry import NewHttpClient
 from arena.clock import Clock
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, ResolutionRow, RoundMarketRow, RoundRow
-from arena.engine.agent_http import AgentHttpClients
+from arena.engine.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.marks import mark_rows, persist_marks, unmarked_agents
 from arena.engine.rounds import round_time, run_round
@@ -64,7 +63,7 @@ def _runtime(
     clock: Clock,
     *,
     environ: Mapping[str, str],
-    new_http_client: NewHttpClient | None = None,
+    new_http_client: ClientUnderLimits | None = None,
     with_bettors: bool = True,
 ) -> CohortRuntime:
     return load_runtime(

@@ -14,6 +14,7 @@ from sqlmodel import Session, select
 from arena.clock import SimulatedClock
 from arena.cohorts.config import ConfigError, config_from_frozen, load_config, parse_config
 from arena.cohorts.launch import launch
+from arena.cohorts.provider_limits import MAX_CONCURRENCY
 from arena.db.models import AgentRow, CohortRow
 from markets.replay import ReplaySource
 from tests.engine.helpers import config, tiny_dataset
@@ -292,12 +293,26 @@ def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Pat
 
 
 def test_sections_added_later_keep_older_cohorts_hashes() -> None:
-    """A cohort frozen before [tournament] and [scoring] existed still verifies: those sections
-    are left out of the hash while at their defaults, and count once set."""
+    """A cohort frozen before [tournament], [scoring] and [llm_limits] existed still verifies:
+    those sections are left out of the hash while at their defaults, and count once set."""
     cfg = parse_config({"name": "x", "agents": HOLD})
     frozen = cfg.model_dump(mode="json")
-    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring")}
+    older = {k: v for k, v in frozen.items() if k not in ("tournament", "scoring", "llm_limits")}
     older_hash = hashlib.sha256(json.dumps(older, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert config_from_frozen(older).config_hash() == older_hash == cfg.config_hash()
     tuned = parse_config({"name": "x", "agents": HOLD, "scoring": {"implied": "kelly"}})
     assert tuned.config_hash() != cfg.config_hash()
+    limited = parse_config({"name": "x", "agents": HOLD, "llm_limits": {"max_in_flight": 4}})
+    assert limited.config_hash() != cfg.config_hash()
+
+
+def test_a_round_asks_every_agent_at_once_up_to_the_cap() -> None:
+    cfg = parse_config({"name": "x", "agents": HOLD})
+    assert cfg.concurrency == MAX_CONCURRENCY == 256
+    assert (cfg.llm_limits.requests_per_second, cfg.llm_limits.max_in_flight) == (100, 128)
+    with pytest.raises(ConfigError, match="concurrency"):
+        parse_config({"name": "x", "agents": HOLD, "concurrency": MAX_CONCURRENCY + 1})
+    with pytest.raises(ConfigError, match=r"llm_limits\.requests_per_second"):
+        parse_config({"name": "x", "agents": HOLD, "llm_limits": {"requests_per_second": 0}})
+    with pytest.raises(ConfigError, match=r"llm_limits\.burst"):
+        parse_config({"name": "x", "agents": HOLD, "llm_limits": {"burst": 5}})
