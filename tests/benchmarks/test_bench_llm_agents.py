@@ -8,8 +8,9 @@ the same cohort with one LLM agent (one call through the same path: the floor) a
 The diagnostics below it call ``decide`` directly. There the figure that matters is wall time /
 1.0 s: close to 1 means the agents really run concurrently and the arena's own work (prompt
 rendering, parsing, validation) is small next to the provider's latency. Each agent gets a
-50-market prompt (of 64 open markets) with realistic descriptions, and each agent has an ``httpx.AsyncClient`` of its own, made by
-``AgentHttpClients`` as the arena's composition root makes them. The fake provider runs in a
+50-market prompt (of 64 open markets) with realistic descriptions, and each agent has an
+``httpx.AsyncClient`` of its own, made by ``AgentHttpClients`` as the arena's composition root
+makes them. The fake provider runs in a
 process of its own, as a real one would be remote.
 
 Two rounds run on the same clients: the first opens the connections, the second reuses the
