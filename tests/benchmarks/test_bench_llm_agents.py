@@ -119,6 +119,7 @@ def replay_one_round(tmp_path: Path, base_url: str, agents: int, kind: str) -> t
     """Wall time of ``replay_cohort`` over a one-round cohort of ``agents`` agents of ``kind``, and
     the statuses of its decisions."""
     llm = {"kind": "llm", "model": "bench/model", "base_url": base_url, "api_key_env": "", "timeout_s": 30}
+    llm["knowledge_cutoff"] = "2024-12-01"  # before the data: the leakage guard stays on
     specs = [{"name": f"{kind}-{i}", **(llm if kind == "llm" else {"kind": kind})} for i in range(agents)]
     engine = make_engine(f"sqlite:///{tmp_path / f'{kind}-{agents}.db'}")
     upgrade(engine)
