@@ -116,7 +116,7 @@ def million() -> str:
         build_world(engine)
         _add_dense_marks(engine)
         with session_scope(engine, write=False) as session:  # bulk rows read back as the marks written
-            newest = select(PortfolioSnapshotRow).order_by(PortfolioSnapshotRow.id.desc())  # type: ignore[union-attr]
+            newest = select(PortfolioSnapshotRow).order_by(PortfolioSnapshotRow.id.desc()).limit(1)  # type: ignore[union-attr]
             last = session.execute(newest).scalars().first()
             assert last is not None and last.total_value == last.cash + last.positions_value
             closes = select(PortfolioCloseRow.agent_id, func.max(PortfolioCloseRow.closed_at)).group_by(
