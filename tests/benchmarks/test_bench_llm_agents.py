@@ -115,17 +115,19 @@ async def bare_round(clients: list[httpx.AsyncClient], url: str, body: bytes) ->
     return time.perf_counter() - started, time.process_time() - cpu
 
 
-def replay_one_round(tmp_path: Path, base_url: str, agents: int, kind: str) -> tuple[float, list[str]]:
-    """Wall time of ``replay_cohort`` over a one-round cohort of ``agents`` agents of ``kind``, and
-    the statuses of its decisions."""
+def replay_one_round(
+    tmp_path: Path, base_url: str, agents: int, kind: str, **overrides: Any
+) -> tuple[float, list[str]]:
+    """Wall time of ``replay_cohort`` over a one-round cohort of ``agents`` agents of ``kind``
+    (config ``overrides`` on top of the defaults), and the statuses of its decisions."""
     llm = {"kind": "llm", "model": "bench/model", "base_url": base_url, "api_key_env": "", "timeout_s": 30}
     llm["knowledge_cutoff"] = "2024-12-01"  # before the data: the leakage guard stays on
     specs = [{"name": f"{kind}-{i}", **(llm if kind == "llm" else {"kind": kind})} for i in range(agents)]
-    engine = make_engine(f"sqlite:///{tmp_path / f'{kind}-{agents}.db'}")
+    label = f"{kind}-{agents}-" + "-".join(f"{k}{v}" for k, v in overrides.items())
+    engine = make_engine(f"sqlite:///{tmp_path / f'{label}.db'}")
     upgrade(engine)
-    data = config(
-        tiny_dataset(tmp_path / f"data-{kind}-{agents}"), specs, schedule={"every": "7d", "rounds": 1}
-    )
+    data = config(tiny_dataset(tmp_path / f"data-{label}"), specs, schedule={"every": "7d", "rounds": 1})
+    data.update(overrides)
     cohort_id, source = launch_cohort(engine, data)
     started = time.perf_counter()
     result = anyio.run(lambda: replay_cohort(engine, cohort_id, source, environ={}, wall_clock=SystemClock()))
@@ -147,6 +149,7 @@ def test_bench_100_llm_agents_through_a_replay_round(tmp_path: Path) -> None:
         one, one_statuses = replay_one_round(tmp_path, base_url, 1, "llm")
         hundred, statuses = replay_one_round(tmp_path, base_url, AGENTS, "llm")
         holds, _ = replay_one_round(tmp_path, base_url, AGENTS, "hold")
+        eights, _ = replay_one_round(tmp_path, base_url, AGENTS, "llm", concurrency=8)
     finally:
         ours.send("stop")
         child.join(timeout=10)
@@ -155,6 +158,7 @@ def test_bench_100_llm_agents_through_a_replay_round(tmp_path: Path) -> None:
         f"\nreplay round, default config: 1 LLM agent {one:.2f} s (the floor: one call, "
         f"provider latency {PROVIDER_LATENCY_S:.1f} s); {AGENTS} LLM agents {hundred:.2f} s, "
         f"ratio {hundred / one:.2f} (target ≤ 1.3); {AGENTS} hold agents (no provider) {holds:.2f} s; "
+        f"{AGENTS} LLM agents at the former default concurrency = 8: {eights:.2f} s; "
         f"load average {os.getloadavg()[0]:.1f}"
     )
 
