@@ -13,8 +13,8 @@ and retry together. The limiter makes the arena keep to the provider's limits in
   (``ChatClient`` waits the same time before asking again).
 
 Providers are told apart by the origin (scheme, host, port) of the request, so agents using
-different models at one provider share its limits. The limiter sits in the HTTP transport of each
-agent's client (``LimitedTransport``), which leaves the chat client and its timeouts as they are:
+different models at one provider share its limits. The limiter sits in the HTTP client of each
+agent's client (``LimitedClient``), which leaves the chat client and its timeouts as they are:
 time spent waiting for a slot counts toward the call's ``timeout_s``.
 """
 
@@ -24,6 +24,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import httpx
@@ -109,26 +110,23 @@ class ProviderLimiters:
         return self._by_origin[origin]
 
 
-class LimitedTransport(httpx.AsyncBaseTransport):
-    """An HTTP transport that sends each request through its provider's limiter."""
+class LimitedClient(httpx.AsyncClient):
+    """An ``httpx.AsyncClient`` that sends each request through its provider's limiter.
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, limiters: ProviderLimiters) -> None:
-        self._inner = inner
+    A subclass rather than a transport of its own: a client given a transport ignores the
+    environment's proxy settings, and this one keeps every setting of a plain client.
+    """
+
+    def __init__(self, limiters: ProviderLimiters, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
         self._limiters = limiters
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
         limiter = self._limiters.for_url(request.url)
-        async with limiter.slot():
-            response = await self._inner.handle_async_request(request)
-            try:
-                await response.aread()  # the slot is held until the answer is in
-            finally:
-                await response.aclose()
+        async with limiter.slot():  # held until the answer is in (``send`` reads it unless streaming)
+            response = await super().send(request, **kwargs)
         if response.status_code in _PROVIDER_BUSY:
             wait = retry_after_seconds(response.headers)
             if wait is not None:
                 limiter.pause(wait)
         return response
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import anyio
 import httpx
 
-from agents.llm.limiter import LimitedTransport, ProviderLimiters, ProviderLimits
+from agents.llm.limiter import LimitedClient, ProviderLimiters, ProviderLimits
 
 # What a cohort's runtime is handed: a new client for one agent, under the cohort's limits.
 ClientUnderLimits = Callable[[ProviderLimits], httpx.AsyncClient]
@@ -42,8 +42,7 @@ class AgentHttpClients:
             client = httpx.AsyncClient(verify=self._ssl)
         else:
             limiters = self._limiters.setdefault(limits, ProviderLimiters(limits))
-            transport = LimitedTransport(httpx.AsyncHTTPTransport(verify=self._ssl), limiters)
-            client = httpx.AsyncClient(transport=transport)
+            client = LimitedClient(limiters, verify=self._ssl)
         self._clients.append(client)
         return client
 
