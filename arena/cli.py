@@ -1,44 +1,125 @@
-"""The ``arena`` command line: mounts the command groups of ``arena.commands``."""
+"""The ``arena`` command line: mounts the commands of ``arena.commands``, each imported when it runs.
+
+Why lazily: the command modules pull in very different things (the scheduler, the replay engine,
+HTTP clients, the report builder with plotly). ``arena leaderboard`` should pay for scoring only
+and ``arena --help`` for nothing, so each command is named here with its one-line help, and its
+module is imported only when the command is invoked (``tests/commands/test_cli_imports.py`` checks
+that these lines match the commands' own help, and what each command imports).
+"""
 
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
 import typer
+from typer import _click as click  # typer vendors click; its commands and contexts are these classes
+from typer.core import TyperCommand, TyperGroup
 
-from arena.commands import (
-    cohort,
-    dashboard,
-    data,
-    db,
-    help_format,
-    leaderboard,
-    markets,
-    report,
-    resolutions,
-    run,
-    serve,
-    worker,
-)
+from arena import help_format
 
-help_format.install()
+help_format.install()  # before any command is built: flags without typer's `<bool>` tags
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Where a command lives. A group module exposes a ``typer.Typer`` named ``app``; any other
+    module has ``register(app)``, which adds its commands (``run``: replay and demo)."""
+
+    module: str
+    help: str
+    group: bool = False
+
+
+COMMANDS: dict[str, Entry] = {
+    "replay": Entry(
+        "arena.commands.run",
+        "Replay a cohort through its dataset in simulated time, then print the leaderboard.",
+    ),
+    "demo": Entry(
+        "arena.commands.run",
+        "The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled "
+        "dataset, offline: launch, replay to the end, print the leaderboard, write the report.",
+    ),
+    "leaderboard": Entry(
+        "arena.commands.leaderboard",
+        "Rank the agents of one cohort, or of several pooled (P/L summed, return on capital allocated).",
+    ),
+    "report": Entry(
+        "arena.commands.report",
+        "Write report.html (opens offline), report.md, tables/ (Parquet + CSV) and manifest.json.",
+    ),
+    "dashboard": Entry(
+        "arena.commands.dashboard",
+        "Open the dashboard (leaderboard, cohorts, agents, markets, calibration) in your browser.",
+    ),
+    "serve": Entry(
+        "arena.commands.serve",
+        "Run the live scheduler: market sync, due rounds, marks, settlement, completion. Ctrl-C stops.",
+    ),
+    "status": Entry(
+        "arena.commands.serve",
+        "Show the scheduler's leader and, per job, last and next run, outcome and recent failures.",
+    ),
+    "data": Entry("arena.commands.data", "Replay datasets: import, inspect.", group=True),
+    "markets": Entry(
+        "arena.commands.markets", "Live markets: sync, record, pending resolutions.", group=True
+    ),
+    "db": Entry("arena.commands.db", "Database schema: upgrade, show the revision.", group=True),
+    "cohort": Entry(
+        "arena.commands.cohort", "Cohorts: launch, list, show, pause, resume, cancel.", group=True
+    ),
+    "worker": Entry(
+        "arena.commands.worker",
+        "Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.",
+    ),
+}
+
+
+def load(name: str) -> click.Command:
+    """The real command ``name``, importing its module now."""
+    entry = COMMANDS[name]
+    module = importlib.import_module(entry.module)
+    holder = typer.Typer(add_completion=False, rich_markup_mode="rich")
+    if entry.group:
+        holder.add_typer(module.app, name=name, help=entry.help)
+    else:
+        module.register(holder)
+    return typer.main.get_group(holder).commands[name]
+
+
+class LazyGroup(TyperGroup):
+    """Lists every command by its line in ``COMMANDS`` (enough for ``--help`` and suggestions) and
+    loads only the command being invoked."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self.commands.update({name: TyperCommand(name, help=entry.help) for name, entry in COMMANDS.items()})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        return name, (load(name) if name in COMMANDS else command), rest
+
 
 app = typer.Typer(
     name="arena",
+    cls=LazyGroup,
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode="rich",
     help="Bettor Arena: paper-trading cohorts of LLM bettors on real prediction markets.",
 )
-app.add_typer(data.app, name="data", help="Replay datasets: import, inspect.")
-app.add_typer(markets.app, name="markets", help="Live markets: sync, record, pending resolutions.")
-app.add_typer(db.app, name="db")
-app.add_typer(cohort.app, name="cohort", help="Cohorts: launch, list, show, pause, resume, cancel.")
-resolutions.register(markets.app)
-run.register(app)
-leaderboard.register(app)
-report.register(app)
-dashboard.register(app)
-serve.register(app)
-worker.register(app)
+
+
+@app.callback()
+def main() -> None:
+    """Bettor Arena: paper-trading cohorts of LLM bettors on real prediction markets."""
 
 
 if __name__ == "__main__":

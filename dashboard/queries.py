@@ -172,6 +172,13 @@ def markets(url: str, cohort_id: str | None, data: Version) -> pl.DataFrame:
 
 
 @st.cache_data(ttl=TTL, max_entries=32, show_spinner=False)
+def market_description(url: str, market_id: str, data: Version) -> str:
+    """The market's description as its venue wrote it ("" when it has none), secrets redacted."""
+    with _read(url) as connection:
+        return Redactor.from_environ(os.environ).text(catalog.market_description(connection, market_id))
+
+
+@st.cache_data(ttl=TTL, max_entries=32, show_spinner=False)
 def price_history(url: str, market_id: str, data: Version) -> pl.DataFrame:
     with _read(url) as connection:
         return catalog.price_history(connection, market_id)

@@ -8,14 +8,9 @@ last digit.
 
 from __future__ import annotations
 
-import os
-
 import polars as pl
 import streamlit as st
-from sqlmodel import col, select
 
-from arena.db.models import MarketRow
-from arena.reports.redact import Redactor
 from arena.scoring.pairs import market_stances, paired_comparison
 from arena.scoring.value_for_money import cost_per_point
 from dashboard import queries
@@ -40,11 +35,3 @@ def value_for_money(url: str, ids: Cohorts, data: Version) -> pl.DataFrame:
     """Dollars per Brier point and per 1% of return of the agents that recorded model usage."""
     implied = queries.scoring_choice(url, ids, data).implied
     return cost_per_point(queries.scores(url, ids, data, "return_pct"), implied)
-
-
-@st.cache_data(ttl=TTL, max_entries=32, show_spinner=False)
-def description(url: str, market_id: str, data: Version) -> str:
-    """The market's description as its venue wrote it ("" when it has none), secrets redacted."""
-    with queries._read(url) as connection:
-        found = connection.execute(select(col(MarketRow.description)).where(col(MarketRow.id) == market_id))
-        return Redactor.from_environ(os.environ).text(str(found.scalar() or ""))

@@ -17,7 +17,7 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from arena.cli import app
+from arena.cli import app, load
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -48,7 +48,9 @@ def _resolve(words: list[str]) -> tuple[list[str], Any, list[str]]:
     command, path = typer.main.get_command(app), []
     while words and hasattr(command, "commands") and words[0] in command.commands:
         path.append(words[0])
-        command = command.commands[words.pop(0)]
+        name = words.pop(0)
+        # The root lists its commands by name only (``arena.cli``): load the one named for real.
+        command = load(name) if len(path) == 1 else command.commands[name]
     return path, command, words
 
 

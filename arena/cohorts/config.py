@@ -30,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from arena.cohorts.provider_limits import MAX_CONCURRENCY, LLMLimitsConfig
 from markets.types import Venue
 from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
 from portfolio.units import Money
@@ -315,7 +316,7 @@ class AgentConfig(BaseModel):
 
 
 # Added after the first release (see ``config_hash``): whole sections, and keys of older sections.
-LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget")
+LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget", "llm_limits")
 LATER_KEYS = {"schedule": ("catch_up_grace",)}
 
 
@@ -338,8 +339,10 @@ class CohortConfig(_Strict):
     scoring: ScoringConfig = ScoringConfig()
     tools: ToolsConfig = ToolsConfig()
     budget: BudgetConfig = BudgetConfig()
-    # Decision rounds run agents concurrently; one agent call may take at most call_timeout.
-    concurrency: int = Field(default=8, ge=1, le=64)
+    # A round asks up to ``concurrency`` agents at once (default: all, up to the cap), each LLM
+    # provider within ``llm_limits``; one agent call may take at most call_timeout.
+    concurrency: int = Field(default=MAX_CONCURRENCY, ge=1, le=MAX_CONCURRENCY)
+    llm_limits: LLMLimitsConfig = LLMLimitsConfig()
     call_timeout: Duration = timedelta(minutes=2)
     round_budget: Duration = timedelta(minutes=15)
     agents: tuple[AgentConfig, ...] = Field(min_length=1)
@@ -395,8 +398,9 @@ class CohortConfig(_Strict):
     def config_hash(self) -> str:
         """sha256 of the canonical form, less the sections and keys added after the first
         release while they hold their defaults: a cohort launched before ``[tournament]``,
-        ``[scoring]``, ``[prices]`` or ``schedule.catch_up_grace`` existed still verifies (and
-        relaunches under its id), and one that sets them is hashed with them."""
+        ``[scoring]``, ``[prices]``, ``[tools]``, ``[budget]``, ``[llm_limits]`` or
+        ``schedule.catch_up_grace`` existed still verifies (and relaunches under its id), and one
+        that sets them is hashed with them."""
         frozen = self.model_dump(mode="json")
         for section in LATER_SECTIONS:
             if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):

@@ -19,6 +19,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.clock import SystemClock
+from arena.commands import resolutions
 from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
@@ -196,6 +197,7 @@ def _print_report(report: SyncReport) -> None:
         ("open markets listed", report.listed),
         ("kept (top N after filters)", report.selected),
         ("stored markets refreshed", report.refreshed),
+        ("unchanged since the last sync (skipped)", report.unchanged),
         ("market rows written", report.markets_written),
         ("price snapshots written", report.snapshots_written),
         ("history points written", report.history_written),
@@ -212,3 +214,6 @@ def _print_report(report: SyncReport) -> None:
         console.print(f"[yellow]problem[/] {subject}: {reason}", highlight=False)
     if len(report.problems) > 20:
         console.print(f"… and {len(report.problems) - 20} more (run with -v to log them all)")
+
+
+resolutions.register(app)

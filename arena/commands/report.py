@@ -10,7 +10,6 @@ import typer
 
 from arena.clock import SystemClock
 from arena.db.engine import make_engine, redact_url
-from arena.reports import ReportError, build_report
 from arena.reports.catalog import database_state
 from arena.settings import Settings
 
@@ -35,6 +34,11 @@ def report_command(
     ] = None,
 ) -> None:
     """Write report.html (opens offline), report.md, tables/ (Parquet + CSV) and manifest.json."""
+    # Imported here: building a report loads plotly and the figures, which `arena --help` and
+    # every other command must not pay for at start-up.
+    from arena.reports.bundle import build_report
+    from arena.reports.content import ReportError
+
     url = database_url or Settings().db_url
     state = database_state(url)
     if not state.ready:

@@ -135,7 +135,8 @@ def demo_command(
 
 def _write_report(engine: Engine, cohort_id: str) -> None:
     """The cohort's report folder (HTML, Markdown, tables) under ``$ARENA_HOME/reports``."""
-    from arena.reports import ReportError, build_report
+    from arena.reports.bundle import build_report
+    from arena.reports.content import ReportError
 
     out = Settings().home / "reports" / cohort_id
     try:

@@ -30,7 +30,7 @@ from arena.db.migrate import ensure_schema
 from arena.engine.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
-from arena.workers.queue import QueueNeedsPostgres, require_postgres
+from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_postgres
 from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, WorkerSettings
 
 console = Console()
@@ -51,9 +51,10 @@ def worker_command(
     ] = False,
     database_url: DatabaseOption = None,
 ) -> None:
-    """Take queued units (see `arena replay --queue`) and run them; start any number, anywhere,
-    against one PostgreSQL. Ctrl-C stops after the running unit; a second Ctrl-C stops at once (the
-    unit is resumed by another worker once its lease expires)."""
+    """Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.
+
+    Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
+    Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
     from arena.workers.worker import Worker  # the replay engine: only for this command
 
@@ -64,10 +65,10 @@ def worker_command(
         fail(str(exc))
     say = lambda line: console.print(escape(line))  # noqa: E731 -- unit lines hold cohort ids: plain text
     retrying(lambda: ensure_schema(url), say=say, stop=threading.Event())  # the server may be starting
-    engine = make_engine(url)
     settings = WorkerSettings(
         lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle
     )
+    engine = make_engine(fenced_session_url(url, settings.lease_ttl))
     worker = Worker(engine, clock=SystemClock(), settings=settings, environ=os.environ, say=say)
 
     def _stop(signum: int, _frame: FrameType | None) -> None:

@@ -39,7 +39,7 @@ MARKET_CONTENT_COLUMNS = (
     "token_ids_json",
 )
 # Market columns a sync refreshes; ``first_seen_at`` is set once, on insert.
-MARKET_UPDATE_COLUMNS = (*MARKET_CONTENT_COLUMNS, "raw_json", "updated_at")
+MARKET_UPDATE_COLUMNS = (*MARKET_CONTENT_COLUMNS, "raw_json", "sync_stamp", "updated_at")
 
 
 def market_row(market: Market, raw: Mapping[str, Any], seen_at: datetime) -> dict[str, Any]:

@@ -158,6 +158,8 @@ class MarketRow(ArenaTable, table=True):
     first_seen_at: datetime = _at()
     updated_at: datetime = _at()
     recorded_at: datetime = _recorded_at()
+    # Digest of the venue answers the last sync built this market from (``arena.sync.unchanged``).
+    sync_stamp: str | None = None
 
 
 class MarketSnapshotRow(ArenaTable, table=True):

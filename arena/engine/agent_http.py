@@ -10,12 +10,21 @@ loads the CA bundle (~90 ms each).
 
 The arena still owns connections and shutdown: it makes an ``AgentHttpClients`` per run, hands
 ``new_client`` to ``build_bettor``, and closes every client it handed out when the run ends.
+Clients made with the same ``ProviderLimits`` (a cohort's ``[llm_limits]``) send through one
+limiter per provider (``agents.llm.limiter``), however many agents call it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import anyio
 import httpx
+
+from agents.llm.limiter import LimitedClient, ProviderLimiters, ProviderLimits
+
+# What a cohort's runtime is handed: a new client for one agent, under the cohort's limits.
+ClientUnderLimits = Callable[[ProviderLimits], httpx.AsyncClient]
 
 
 class AgentHttpClients:
@@ -25,9 +34,15 @@ class AgentHttpClients:
         # httpx's own default context (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), built once.
         self._ssl = httpx.create_ssl_context()
         self._clients: list[httpx.AsyncClient] = []
+        self._limiters: dict[ProviderLimits, ProviderLimiters] = {}
 
-    def new_client(self) -> httpx.AsyncClient:
-        client = httpx.AsyncClient(verify=self._ssl)
+    def new_client(self, limits: ProviderLimits | None = None) -> httpx.AsyncClient:
+        """A client of its own; with ``limits``, its requests go through the provider's limiter."""
+        if limits is None:
+            client = httpx.AsyncClient(verify=self._ssl)
+        else:
+            limiters = self._limiters.setdefault(limits, ProviderLimiters(limits))
+            client = LimitedClient(limiters, verify=self._ssl)
         self._clients.append(client)
         return client
 

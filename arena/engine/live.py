@@ -15,12 +15,11 @@ from datetime import datetime
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
-from agents.registry import NewHttpClient
 from arena.clock import Clock
 from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow, ResolutionRow, RoundMarketRow, RoundRow
-from arena.engine.agent_http import AgentHttpClients
+from arena.engine.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
 from arena.engine.missed_rounds import miss_round, too_late
@@ -68,7 +67,7 @@ def _runtime(
     clock: Clock,
     *,
     environ: Mapping[str, str],
-    new_http_client: NewHttpClient | None = None,
+    new_http_client: ClientUnderLimits | None = None,
     with_bettors: bool = True,
 ) -> CohortRuntime:
     return load_runtime(

@@ -10,16 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from agents.registry import NewHttpClient, build_bettor
+from agents.llm.limiter import ProviderLimits
+from agents.registry import build_bettor
 from agents.types import AgentView, Bettor, Decision
 from arena.clock import Clock, SystemClock
 from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
+from arena.engine.agent_http import ClientUnderLimits
 from arena.engine.leakage import excluded_markets
 from arena.engine.ledger_store import AgentBook, fill_counts, load_books
 from arena.engine.sources import open_source
@@ -117,7 +120,7 @@ def load_runtime(
     *,
     source: MarketSource | None = None,
     environ: Mapping[str, str],
-    new_http_client: NewHttpClient | None = None,
+    new_http_client: ClientUnderLimits | None = None,
     lease_clock: Clock | None = None,
     with_bettors: bool = True,
 ) -> CohortRuntime:
@@ -138,6 +141,7 @@ def load_runtime(
         ).all()
         books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
     source = source or open_source(config, engine)
+    limits = ProviderLimits(config.llm_limits.requests_per_second, config.llm_limits.max_in_flight)
 
     def bettor(row: AgentRow) -> Bettor:
         if not with_bettors:
@@ -148,7 +152,7 @@ def load_runtime(
             row.settings_json,
             seed=cohort.seed,
             environ=environ,
-            new_http_client=new_http_client,
+            new_http_client=None if new_http_client is None else partial(new_http_client, limits),
         )
 
     agents = [AgentSlot(r.id, r.name, r.kind, bettor(r), books[r.id]) for r in rows if r.id is not None]

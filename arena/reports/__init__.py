@@ -4,10 +4,7 @@
   reports read through these; ``columnar`` makes them fast on millions of rows);
 - ``bundle.build_report``: ``arena report``'s self-contained folder (HTML, Markdown, tables,
   manifest) and zip; ``redact`` keeps secrets out of both.
+
+The package itself imports nothing: building a report pulls in plotly and the figures, which a
+command that only reads a catalog query (``arena leaderboard``) must not pay for at start-up.
 """
-
-from arena.reports.bundle import Report, build_report
-from arena.reports.content import ReportError
-from arena.reports.manifest import REPORT_FORMAT_VERSION
-
-__all__ = ["REPORT_FORMAT_VERSION", "Report", "ReportError", "build_report"]

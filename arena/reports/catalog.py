@@ -135,6 +135,12 @@ def data_version(connection: Connection) -> tuple[object, ...]:
     return (*counts, *(tuple(row) for row in statuses))
 
 
+def market_description(connection: Connection, market_id: str) -> str:
+    """The market's description as its venue wrote it ("" when it has none or is unknown)."""
+    found = connection.execute(select(col(MarketRow.description)).where(col(MarketRow.id) == market_id))
+    return str(found.scalar() or "")
+
+
 def markets(connection: Connection, cohort_id: str | None = None) -> pl.DataFrame:
     """Markets (all, or those a cohort offered or traded) with their resolution and latest price."""
     query: Select[*tuple[Any, ...]] = select(

@@ -24,6 +24,7 @@ from arena.sync.run import (
     backfill_each,
     exclusion,
 )
+from arena.sync.unchanged import stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.manifold import parse
 from markets.manifold.client import ManifoldClient
@@ -120,7 +121,7 @@ class ManifoldCollector:
     def _observe(
         self, market: Market, payload: dict[str, Any], now: datetime, report: SyncReport
     ) -> Observation:
-        obs = Observation(market, payload)
+        obs = Observation(market, payload, stamp=stamp(payload))
         try:
             outcome = parse.manifold_resolution(payload, market, now)
             if outcome is None:

@@ -26,6 +26,7 @@ from arena.sync.run import (
     backfill_each,
     exclusion,
 )
+from arena.sync.unchanged import stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query
@@ -185,7 +186,10 @@ class PolymarketCollector:
         now: datetime,
         report: SyncReport,
     ) -> Observation:
-        obs = Observation(market, payload)
+        tokens = gamma.ordered_tokens(market)
+        obs = Observation(
+            market, payload, stamp=stamp(payload, [[mids.get(t), quotes.get(t)] for t in tokens])
+        )
         if _open(payload):
             try:
                 snapshot = clob.clob_snapshot(market, mids, quotes, now)

@@ -43,6 +43,7 @@ from arena.db.market_rows import (
     write_resolutions,
     write_snapshots,
 )
+from arena.sync.unchanged import skippable, stored_stamps, write_stamps
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
@@ -82,6 +83,11 @@ class Observation:
     snapshots: list[tuple[PriceSnapshot, Any]] = field(default_factory=list)  # (snapshot, its raw)
     resolution: Resolution | None = None
     history: list[PriceSnapshot] = field(default_factory=list)
+    stamp: str = ""  # digest of the venue answers behind it (``arena.sync.unchanged``); "": none
+
+    def settled_open(self) -> bool:
+        """Open and priced, nothing resolved, nothing to backfill: skippable when its stamp holds."""
+        return self.resolution is None and not self.history and all(s.prices for s, _ in self.snapshots)
 
 
 @dataclass
@@ -95,6 +101,7 @@ class SyncReport:
     snapshots_written: int = 0
     history_written: int = 0
     resolutions_written: int = 0
+    unchanged: int = 0  # skipped: same venue answers as the last sync, no heartbeat due
     undecided: list[Undecided] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
@@ -262,6 +269,12 @@ def _write_batch(
     it failed (one line), or None."""
     try:
         with session_scope(engine) as session:
+            stamps = stored_stamps(session, [o.market.market_id for o in batch])
+            candidates = {
+                o.market.market_id: (o.stamp, [s for s, _ in o.snapshots]) for o in batch if o.settled_open()
+            }
+            skipped = skippable(session, candidates, stamps, settings.refresh_after)
+            batch = [o for o in batch if o.market.market_id not in skipped]
             stored = load_stored(session, [o.market.market_id for o in batch])
             markets, snapshots, history, resolutions = _rows(batch, stored, now, settings)
             written = (
@@ -270,6 +283,17 @@ def _write_batch(
                 write_snapshots(session, history),
                 write_resolutions(session, resolutions),
             )
+            rewritten = {row["id"] for row in markets}
+            write_stamps(
+                session,
+                {
+                    o.market.market_id: o.stamp
+                    for o in batch
+                    if o.stamp
+                    and o.market.market_id not in rewritten
+                    and stamps.get(o.market.market_id) != o.stamp
+                },
+            )
     except (SQLAlchemyError, ValueError) as exc:
         cause = getattr(exc, "orig", None) or exc  # the driver's reason, not the statement and rows
         return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
@@ -277,6 +301,7 @@ def _write_batch(
     report.snapshots_written += written[1]
     report.history_written += written[2]
     report.resolutions_written += written[3]
+    report.unchanged += len(skipped)
     return None
 
 
@@ -288,7 +313,7 @@ def _rows(
         previous = stored.get(obs.market.market_id)
         row = market_row(obs.market, obs.raw, now)
         if previous is None or any(row[c] != previous.row[c] for c in previous.row):
-            markets.append(row)
+            markets.append({**row, "sync_stamp": obs.stamp or None})
         latest = previous.latest if previous else {}
         snapshots += [snapshot_row(s, raw) for s, raw in obs.snapshots if _worth_writing(s, latest, settings)]
         history += [snapshot_row(s, None) for s in obs.history]

@@ -52,6 +52,20 @@ def require_postgres(url: URL | str) -> None:
         )
 
 
+def fenced_session_url(url: URL | str, ttl: timedelta) -> URL:
+    """``url`` with PostgreSQL ending any of our sessions left idle in a transaction for ``ttl``.
+
+    A worker paused (or cut off) inside a transaction would hold its row locks for as long as it
+    is stopped, and the worker that takes its unit over would wait on them: fencing is moot if the
+    taker can never proceed. The server ends such a session after one lease time, which rolls it
+    back and frees its locks; the paused worker finds its connection gone when it wakes."""
+    parsed = make_url(str(url)) if isinstance(url, str) else url
+    timeout = f"-c idle_in_transaction_session_timeout={int(ttl.total_seconds() * 1000)}"
+    given = parsed.query.get("options") or ()
+    options = " ".join([*((given,) if isinstance(given, str) else given), timeout])
+    return parsed.update_query_dict({"options": options})
+
+
 def enqueue_replay(engine: Engine, cohort_id: str, now: datetime) -> int:
     """Queue a replay cohort; an unfinished unit for the same cohort is reused, not doubled."""
     require_postgres(engine.url)

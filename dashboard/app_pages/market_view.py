@@ -42,7 +42,7 @@ st.caption(
     f"{streamlit_literal(market_id)} · {streamlit_literal(market['venue'])} · {streamlit_literal(ended)}"
 )
 with st.expander("Description"):
-    st.text(visible_controls(view_queries.description(ctx.url, market_id, ctx.data) or "(no description)"))
+    st.text(visible_controls(queries.market_description(ctx.url, market_id, ctx.data) or "(no description)"))
 
 prices = queries.price_history(ctx.url, market_id, ctx.data)
 scored = queries.frames(ctx.url, ctx.ids, ctx.data)

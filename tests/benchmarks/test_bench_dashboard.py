@@ -1,40 +1,37 @@
 """Benchmark: the leaderboard page and a cohort report on 1,000,000 portfolio snapshot rows.
 
 The database is the seeded world (``tests/dashboard/world.py``) whose replay cohort gets dense
-intraday marks between its daily ones, 1,000,000 snapshot rows in all. It is built once, with
-one bulk insert plus the day closes the mark writer keeps (``record_closes``), and cached under
-the system temp folder (keyed by schema revision and the generator's version). Figures are
+intraday marks between its daily ones, 1,000,000 snapshot rows in all. It is built once, in
+bulk SQL (one ``INSERT ... SELECT`` for the marks, one for the day closes the mark writer keeps),
+and cached under the system temp folder (keyed by schema revision and the generator's version). Figures are
 printed, never asserted on: run with ``make bench``.
 """
 
 from __future__ import annotations
 
 import os
-import random
 import shutil
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import streamlit as st
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select, text
 from streamlit.testing.v1 import AppTest
 
 from arena.clock import SimulatedClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import head_revision, upgrade
-from arena.db.models import PortfolioSnapshotRow
-from arena.engine.marks import record_closes
-from arena.reports import build_report
+from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow
+from arena.reports.bundle import build_report
 from tests.dashboard.world import REPLAY, build_world
 
 pytestmark = pytest.mark.benchmark
 
 ROWS = 1_000_000
-GENERATOR = 1  # bump when the generated data changes
+GENERATOR = 2  # bump when the generated data changes
 STEP_S = 11  # seconds between intraday marks
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
 COLUMNS = (
@@ -43,47 +40,63 @@ COLUMNS = (
 )
 
 
-def _micros(value: Decimal) -> int:
-    """Dollars as stored on SQLite: an integer count of micro-dollars (``arena.db.types.Money``)."""
-    return int(value.scaleb(6))
+STEPS_PER_DAY = 86_400 // STEP_S - 1  # intraday marks between two daily ones
+# Every intraday mark in one INSERT ... SELECT: the k-th extra mark of an agent (k from 0) falls
+# STEP_S·(k mod STEPS_PER_DAY + 1) seconds after its (k div STEPS_PER_DAY)-th daily mark, with its
+# cash and realised P/L, and the open positions' value wandering by up to $500 (a fixed hash of k
+# and the agent, so the data is the same on every build). Money is in micro-dollars, as stored.
+DENSE_MARKS = f"""
+WITH RECURSIVE step(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM step WHERE k + 1 < :most),
+daily AS (
+    SELECT *, row_number() OVER (PARTITION BY agent_id ORDER BY marked_at) - 1 AS day_index
+    FROM portfolio_snapshot WHERE cohort_id = :cohort
+),
+quota AS (
+    SELECT agent_id, :each + (row_number() OVER (ORDER BY agent_id) <= :extra) AS marks
+    FROM (SELECT DISTINCT agent_id FROM daily)
+),
+dense AS (
+    SELECT d.*, s.k,
+        CASE WHEN d.positions_value > 0
+            THEN (s.k * 2654435761 + d.agent_id * 40503) % 1000000001 - 500000000 ELSE 0 END AS noise
+    FROM quota q
+    JOIN step s ON s.k < q.marks
+    JOIN daily d ON d.agent_id = q.agent_id AND d.day_index = s.k / {STEPS_PER_DAY}
+)
+INSERT INTO portfolio_snapshot ({COLUMNS})
+SELECT agent_id, cohort_id,
+    strftime('%Y-%m-%d %H:%M:%S', marked_at, '+' || ((k % {STEPS_PER_DAY} + 1) * {STEP_S}) || ' seconds')
+        || '.000000',
+    cash, positions_value + noise, cash + positions_value + noise, realized_pnl, unrealized_pnl + noise,
+    open_positions, stale_count
+FROM dense
+"""
+# The day closes the mark writer keeps (``record_closes``): each agent's last mark of a UTC day.
+DAY_CLOSES = """
+INSERT INTO portfolio_close (agent_id, day, cohort_id, closed_at)
+SELECT agent_id, substr(marked_at, 1, 10), cohort_id, max(marked_at) FROM portfolio_snapshot
+WHERE cohort_id = :cohort GROUP BY agent_id, cohort_id, substr(marked_at, 1, 10)
+ON CONFLICT (agent_id, day) DO UPDATE SET closed_at = excluded.closed_at
+WHERE excluded.closed_at > portfolio_close.closed_at
+"""
 
 
-def _dense_marks(engine) -> list[tuple[object, ...]]:  # type: ignore[no-untyped-def]
-    """Marks every STEP_S seconds between each agent's daily marks: same cash and realised P/L
-    (no fill happens between marks), the open positions' value wandering by a few dollars."""
-    with engine.connect() as connection:
-        daily = connection.execute(
-            select(PortfolioSnapshotRow)
-            .where(PortfolioSnapshotRow.cohort_id == REPLAY)
-            .order_by(PortfolioSnapshotRow.agent_id, PortfolioSnapshotRow.marked_at)
-        ).all()
-    rng = random.Random(GENERATOR)
-    per_agent = {}
-    for row in daily:
-        per_agent.setdefault(row.agent_id, []).append(row)
-    needed = ROWS - len(daily)
-    rows: list[tuple[object, ...]] = []
-    agents = sorted(per_agent)
-    quota = {a: needed // len(agents) + (1 if i < needed % len(agents) else 0) for i, a in enumerate(agents)}
-    for agent in agents:
-        marks, made = per_agent[agent], 0
-        for mark in marks[:-1]:
-            for k in range(1, 86_400 // STEP_S):
-                if made == quota[agent]:
-                    break
-                noise = rng.randint(-500_000_000, 500_000_000) if mark.positions_value > 0 else 0
-                at = (mark.marked_at + timedelta(seconds=k * STEP_S)).astimezone(UTC).replace(tzinfo=None)
-                value = _micros(mark.positions_value) + noise
-                cash, realized, unrealized = (
-                    _micros(v) for v in (mark.cash, mark.realized_pnl, mark.unrealized_pnl)
-                )
-                rows.append((
-                    agent, REPLAY, f"{at:%Y-%m-%d %H:%M:%S.%f}", cash, value, cash + value, realized,
-                    unrealized + noise, mark.open_positions, mark.stale_count,
-                ))  # fmt: skip
-                made += 1
-        assert made == quota[agent], "the cohort is too short for the requested marks"
-    return rows
+def _add_dense_marks(engine: Engine) -> None:
+    """Marks every STEP_S seconds between each agent's daily marks up to ROWS in all, and their
+    day closes, in one transaction of two statements (foreign keys and checks stay on)."""
+    with engine.begin() as connection:
+        agents, daily = connection.execute(
+            text("SELECT count(DISTINCT agent_id), count(*) FROM portfolio_snapshot WHERE cohort_id = :c"),
+            {"c": REPLAY},
+        ).one()  # (the driver reports no row count for a WITH statement: counted again after)
+        needed = ROWS - daily
+        each, extra = divmod(needed, agents)
+        assert each + 1 < (daily // agents - 1) * STEPS_PER_DAY, "the cohort is too short for the marks"
+        params = {"cohort": REPLAY, "most": each + 1, "each": each, "extra": extra}
+        connection.execute(text(DENSE_MARKS), params)
+        count = text("SELECT count(*) FROM portfolio_snapshot WHERE cohort_id = :c")
+        assert connection.execute(count, {"c": REPLAY}).scalar() == ROWS
+        connection.execute(text(DAY_CLOSES), {"cohort": REPLAY})
 
 
 @pytest.fixture(scope="module")
@@ -101,34 +114,18 @@ def million() -> str:
         engine = make_engine(url)
         started = time.perf_counter()
         build_world(engine)
-        rows = _dense_marks(engine)
-        raw = engine.raw_connection()  # one transaction: the engine's connections autocommit otherwise
-        try:
-            cursor = raw.cursor()
-            cursor.execute("BEGIN IMMEDIATE")
-            cursor.executemany(
-                f"INSERT INTO portfolio_snapshot ({COLUMNS}) VALUES (?,?,?,?,?,?,?,?,?,?)", rows
-            )
-            cursor.execute("COMMIT")  # foreign keys and checks stay on: every row is validated
-        finally:
-            raw.close()
-        with session_scope(engine) as session:  # the day closes, as the mark writer keeps them
-            record_closes(
-                session,
-                (
-                    {
-                        "agent_id": r[0],
-                        "cohort_id": r[1],
-                        "marked_at": datetime.fromisoformat(f"{r[2]}+00:00"),
-                    }
-                    for r in rows
-                ),
-            )
+        _add_dense_marks(engine)
         with session_scope(engine, write=False) as session:  # bulk rows read back as the marks written
-            newest = select(PortfolioSnapshotRow).order_by(PortfolioSnapshotRow.id.desc())  # type: ignore[union-attr]
+            newest = select(PortfolioSnapshotRow).order_by(PortfolioSnapshotRow.id.desc()).limit(1)  # type: ignore[union-attr]
             last = session.execute(newest).scalars().first()
-            assert last is not None and f"{last.marked_at:%Y-%m-%d %H:%M:%S.%f}" == rows[-1][2]
-            assert last.total_value == Decimal(rows[-1][5]).scaleb(-6) == last.cash + last.positions_value
+            assert last is not None and last.total_value == last.cash + last.positions_value
+            closes = select(PortfolioCloseRow.agent_id, func.max(PortfolioCloseRow.closed_at)).group_by(
+                PortfolioCloseRow.agent_id
+            )
+            marks = select(PortfolioSnapshotRow.agent_id, func.max(PortfolioSnapshotRow.marked_at)).group_by(
+                PortfolioSnapshotRow.agent_id
+            )
+            assert dict(session.execute(closes).all()) == dict(session.execute(marks).all())  # days closed
         engine.dispose()
         shutil.move(partial, cache)
         print(f"\nbuilt {cache} in {time.perf_counter() - started:.1f} s")

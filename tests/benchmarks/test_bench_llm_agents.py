@@ -1,10 +1,16 @@
 """100 LLM agents deciding at once against a provider that takes 1.0 s per call (printed, not asserted).
 
-The figure that matters is wall time / 1.0 s: close to 1 means the agents really run
-concurrently and the arena's own work (prompt rendering, parsing, validation) is small next to
-the provider's latency. Each agent gets a 50-market prompt (of 64 open markets) with realistic
-descriptions, and each agent has an ``httpx.AsyncClient`` of its own, made by
-``AgentHttpClients`` as the arena's composition root makes them. The fake provider runs in a
+The headline runs the path a user runs: ``replay_cohort`` on a one-round cohort of 100 LLM agents
+with the default config (every agent asked at once, the default per-provider limits), against
+the same cohort with one LLM agent (one call through the same path: the floor) and with 100
+``hold`` agents (the arena's own work without any provider). Target: 100 agents ≤ 1.3× one.
+
+The diagnostics below it call ``decide`` directly. There the figure that matters is wall time /
+1.0 s: close to 1 means the agents really run concurrently and the arena's own work (prompt
+rendering, parsing, validation) is small next to the provider's latency. Each agent gets a
+50-market prompt (of 64 open markets) with realistic descriptions, and each agent has an
+``httpx.AsyncClient`` of its own, made by ``AgentHttpClients`` as the arena's composition root
+makes them. The fake provider runs in a
 process of its own, as a real one would be remote.
 
 Two rounds run on the same clients: the first opens the connections, the second reuses the
@@ -25,19 +31,27 @@ import time
 from multiprocessing.connection import Connection
 from multiprocessing.queues import Queue
 from multiprocessing.synchronize import Barrier
+from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from sqlmodel import Session, select
 
 from agents.llm import LLMBettor, LLMSettings
 from agents.llm.output import DECISION_SCHEMA
 from agents.llm.prompt import render_prompt
 from agents.llm.wire import encode_request
 from agents.types import AgentView, Decision
+from arena.clock import SystemClock
+from arena.db.engine import make_engine
+from arena.db.migrate import upgrade
+from arena.db.models import DecisionRow
 from arena.engine.agent_http import AgentHttpClients
+from arena.engine.replay import replay_cohort
 from tests.agents.corpus.world import entries, entry, market, valid_answer, view
+from tests.engine.helpers import config, launch_cohort, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
 AGENTS = 100
@@ -50,10 +64,15 @@ def answer_after_a_second(request: RecordedRequest) -> Reply:
     return Reply.ok(f"```json\n{json.dumps(valid_answer())}\n```", delay_s=PROVIDER_LATENCY_S, cost=0.001)
 
 
-def provider(conn: Connection) -> None:
+def hold_after_a_second(request: RecordedRequest) -> Reply:
+    answer = {"reasoning": "Nothing here is mispriced enough.", "actions": [], "probabilities": {}}
+    return Reply.ok(json.dumps(answer), delay_s=PROVIDER_LATENCY_S, cost=0.001)
+
+
+def provider(conn: Connection, holds: bool = False) -> None:
     """Child process: serve until told to stop; on "arrivals", send and forget the requests' arrival times."""
     with FakeOpenAIServer() as server:
-        server.responder = answer_after_a_second
+        server.responder = hold_after_a_second if holds else answer_after_a_second
         conn.send(server.base_url)
         while conn.recv() == "arrivals":
             conn.send([r.received_at for r in server.requests])
@@ -94,6 +113,54 @@ async def bare_round(clients: list[httpx.AsyncClient], url: str, body: bytes) ->
         for http in clients:
             group.start_soon(post, http)
     return time.perf_counter() - started, time.process_time() - cpu
+
+
+def replay_one_round(
+    tmp_path: Path, base_url: str, agents: int, kind: str, **overrides: Any
+) -> tuple[float, list[str]]:
+    """Wall time of ``replay_cohort`` over a one-round cohort of ``agents`` agents of ``kind``
+    (config ``overrides`` on top of the defaults), and the statuses of its decisions."""
+    llm = {"kind": "llm", "model": "bench/model", "base_url": base_url, "api_key_env": "", "timeout_s": 30}
+    llm["knowledge_cutoff"] = "2024-12-01"  # before the data: the leakage guard stays on
+    specs = [{"name": f"{kind}-{i}", **(llm if kind == "llm" else {"kind": kind})} for i in range(agents)]
+    label = f"{kind}-{agents}-" + "-".join(f"{k}{v}" for k, v in overrides.items())
+    engine = make_engine(f"sqlite:///{tmp_path / f'{label}.db'}")
+    upgrade(engine)
+    data = config(tiny_dataset(tmp_path / f"data-{label}"), specs, schedule={"every": "7d", "rounds": 1})
+    data.update(overrides)
+    cohort_id, source = launch_cohort(engine, data)
+    started = time.perf_counter()
+    result = anyio.run(lambda: replay_cohort(engine, cohort_id, source, environ={}, wall_clock=SystemClock()))
+    wall = time.perf_counter() - started
+    assert result.completed and len(result.rounds) == 1
+    with Session(engine) as session:
+        statuses = [d.status for d in session.exec(select(DecisionRow))]
+    engine.dispose()
+    return wall, statuses
+
+
+@pytest.mark.benchmark
+def test_bench_100_llm_agents_through_a_replay_round(tmp_path: Path) -> None:
+    ours, theirs = multiprocessing.get_context("spawn").Pipe()
+    child = multiprocessing.get_context("spawn").Process(target=provider, args=(theirs, True), daemon=True)
+    child.start()
+    base_url = ours.recv()
+    try:
+        one, one_statuses = replay_one_round(tmp_path, base_url, 1, "llm")
+        hundred, statuses = replay_one_round(tmp_path, base_url, AGENTS, "llm")
+        holds, _ = replay_one_round(tmp_path, base_url, AGENTS, "hold")
+        eights, _ = replay_one_round(tmp_path, base_url, AGENTS, "llm", concurrency=8)
+    finally:
+        ours.send("stop")
+        child.join(timeout=10)
+    assert one_statuses == ["done"] and statuses == ["done"] * AGENTS
+    print(
+        f"\nreplay round, default config: 1 LLM agent {one:.2f} s (the floor: one call, "
+        f"provider latency {PROVIDER_LATENCY_S:.1f} s); {AGENTS} LLM agents {hundred:.2f} s, "
+        f"ratio {hundred / one:.2f} (target ≤ 1.3); {AGENTS} hold agents (no provider) {holds:.2f} s; "
+        f"{AGENTS} LLM agents at the former default concurrency = 8: {eights:.2f} s; "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
 
 
 @pytest.mark.benchmark

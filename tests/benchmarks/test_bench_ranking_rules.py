@@ -11,18 +11,12 @@ leaderboard's own), printed, never asserted on time.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.own_process import run_measured
 
 CHILD = """
-import json, resource, time
+import json, time
 import numpy as np
 import polars as pl
 from arena.scoring import leaderboard
@@ -66,7 +60,6 @@ for _ in range(3):
     runs.append((time.perf_counter() - wall, time.process_time() - cpu))
 print(json.dumps({{
     "runs": runs, "floor_s": floor_s,
-    "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "agents": table.height, "offers": frames.offers.height, "statements": frames.forecasts.height,
     "bets": int(table["bets"].sum()), "markets": frames.resolutions.height,
     "imputed": int(table["stated_brier_imputed"].is_not_null().sum()),
@@ -78,16 +71,7 @@ print(json.dumps({{
 
 @pytest.mark.benchmark
 def test_bench_leaderboard_with_every_ranking_rule() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD.format()],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout)
+    figures = run_measured(CHILD.format())
     # Every rule really ran for every agent: both readings, imputation and the tournament.
     assert figures["agents"] == figures["imputed"] == figures["kelly"] == figures["tournament"] == 100
     walls = sorted(wall for wall, _ in figures["runs"])

@@ -8,17 +8,13 @@ every ledger reconciles with its fill log.
 
 from __future__ import annotations
 
-import json
-import os
-import resource
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.own_process import run_measured
+
 BASELINES = ("hold", "market", "random", "favorite", "contrarian", "kelly")
 
 
@@ -77,19 +73,9 @@ def test_replay_whole_bundled_dataset(tmp_path: Path) -> None:
         f"print(json.dumps(replay_bundled({db_url!r})))"
     )
     started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    figures = run_measured(code)
     wall = time.perf_counter() - started
-    assert done.returncode == 0, done.stderr[-3000:]
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    peak_mib = figures["peak_rss_mib"]
     days, replay_s = figures["simulated_days"], figures["replay_s"]
     print(
         f"\nreplay of the bundled dataset, {len(BASELINES)} baselines, weekly rounds, daily marks (SQLite):\n"

@@ -7,19 +7,14 @@ Run with ``make bench`` (or ``pytest tests/benchmarks/test_bench_scoring.py -s -
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.benchmarks.own_process import run_measured
+
 RUNS = 3
 
 CHILD = """
-import json, resource, time
+import json, time
 from arena.scoring import Settings, leaderboard, leaderboard_document
 from tests.scoring.synthetic import World, synthetic_frames
 
@@ -38,7 +33,6 @@ print(json.dumps({{
     "generated_s": generated,
     "runs": runs,
     "document_s": document_s,
-    "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "agents": table.height,
     "bets": int(table["bets"].sum()),
     "resolved_bets": int(table["resolved_bets"].sum()),
@@ -52,17 +46,7 @@ print(json.dumps({{
 
 @pytest.mark.benchmark
 def test_bench_full_leaderboard() -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD.format(runs=RUNS)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    figures = json.loads(done.stdout)
+    figures = run_measured(CHILD.format(runs=RUNS))
     assert figures["agents"] == 100
     assert figures["resolved_bets"] > 150_000
     walls = sorted(wall for wall, _ in figures["runs"])

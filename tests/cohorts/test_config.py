@@ -15,6 +15,7 @@ from agents.registry import validate_agent
 from arena.clock import SimulatedClock
 from arena.cohorts.config import ConfigError, config_from_frozen, load_config, parse_config
 from arena.cohorts.launch import launch
+from arena.cohorts.provider_limits import MAX_CONCURRENCY
 from arena.db.models import AgentRow, CohortRow
 from markets.replay import ReplaySource
 from tests.engine.helpers import config, tiny_dataset
@@ -301,17 +302,20 @@ def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Pat
 
 
 def test_sections_added_later_keep_older_cohorts_hashes() -> None:
-    """A cohort frozen before [tournament], [scoring], [tools] and [budget] existed still verifies:
-    those sections are left out of the hash while at their defaults, and count once set."""
+    """A cohort frozen before the later sections (tournament, scoring, prices, tools, budget,
+    llm_limits) existed still verifies: those sections are left out of the hash while at their
+    defaults, and count once set."""
     cfg = parse_config({"name": "x", "agents": HOLD})
     frozen = cfg.model_dump(mode="json")
-    later = ("tournament", "scoring", "prices", "tools", "budget")
+    later = ("tournament", "scoring", "prices", "tools", "budget", "llm_limits")
     older = {k: v for k, v in frozen.items() if k not in later}
     older["schedule"] = {k: v for k, v in frozen["schedule"].items() if k != "catch_up_grace"}
     older_hash = hashlib.sha256(json.dumps(older, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     assert config_from_frozen(older).config_hash() == older_hash == cfg.config_hash()
     tuned = parse_config({"name": "x", "agents": HOLD, "scoring": {"implied": "kelly"}})
     assert tuned.config_hash() != cfg.config_hash()
+    limited = parse_config({"name": "x", "agents": HOLD, "llm_limits": {"max_in_flight": 4}})
+    assert limited.config_hash() != cfg.config_hash()
     researching = parse_config({"name": "x", "agents": HOLD, "tools": {"corpus": "news"}})
     assert researching.config_hash() != cfg.config_hash()
     capped = parse_config({"name": "x", "agents": HOLD, "budget": {"max_cost_usd": "5"}})
@@ -321,7 +325,8 @@ def test_sections_added_later_keep_older_cohorts_hashes() -> None:
 def test_settings_added_later_at_their_defaults_keep_the_first_release_hashes() -> None:
     """Hashes computed before ``[prices]`` and ``schedule.catch_up_grace`` existed (pinned from
     that code) still match; setting either changes the hash."""
-    replay = {"name": "x", "agents": [{"name": "hold", "kind": "hold"}]}
+    # concurrency 8: the first release's default, frozen into every cohort it launched.
+    replay = {"name": "x", "agents": [{"name": "hold", "kind": "hold"}], "concurrency": 8}
     live = {
         **replay,
         "mode": "live",
@@ -341,3 +346,15 @@ def test_settings_added_later_at_their_defaults_keep_the_first_release_hashes() 
     aged = {**live, "prices": {"mark_max_age": "3d"}}
     assert parse_config(aged).config_hash() != parse_config(live).config_hash()
     assert config_from_frozen(parse_config(aged).effective_json()).prices.mark_max_age == timedelta(days=3)
+
+
+def test_a_round_asks_every_agent_at_once_up_to_the_cap() -> None:
+    cfg = parse_config({"name": "x", "agents": HOLD})
+    assert cfg.concurrency == MAX_CONCURRENCY == 256
+    assert (cfg.llm_limits.requests_per_second, cfg.llm_limits.max_in_flight) == (100, 128)
+    with pytest.raises(ConfigError, match="concurrency"):
+        parse_config({"name": "x", "agents": HOLD, "concurrency": MAX_CONCURRENCY + 1})
+    with pytest.raises(ConfigError, match=r"llm_limits\.requests_per_second"):
+        parse_config({"name": "x", "agents": HOLD, "llm_limits": {"requests_per_second": 0}})
+    with pytest.raises(ConfigError, match=r"llm_limits\.burst"):
+        parse_config({"name": "x", "agents": HOLD, "llm_limits": {"burst": 5}})

@@ -135,16 +135,19 @@ def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> Non
     assert at_close.loc["NO"].tolist() == [500.0, 300.0, 500.0]
     assert at_close.loc["YES"].tolist() == [454.55, 250.0, 454.55]
     # Every action and stated forecast names its market by question, with the venue link.
-    sell = app.dataframe[2].value  # round 3 has no actions; round 2 is the sell
+    # Per round, newest first: tool calls, actions, stated forecasts (tables by their columns).
+    tables = [d.value for d in app.dataframe[2:]]
+    actions = [t for t in tables if "Action" in t.columns]
+    sell = actions[0]  # round 3 has no actions; round 2 is the sell
     assert sell[["Action", "Market", "Side", "Sell %"]].values.tolist() == [
         ["sell", "Will Bitcoin close above $100k on Jan 31?", "YES", 50.0]
     ]
-    first_bets = app.dataframe[6].value  # round 0
+    first_bets = actions[-1]  # round 0
     assert first_bets["Market"].tolist() == [
         "Will Bitcoin close above $100k on Jan 31?", "Will the Fed cut rates in March 2025?",
     ]  # fmt: skip
     assert first_bets["Venue"].tolist() == ["https://example.org/btc-100k", "https://example.org/fed-cut"]
-    stated = app.dataframe[7].value
+    stated = [t for t in tables if "Stated probability" in t.columns][-1]
     fed = stated.set_index("Id").loc["polymarket:fed-cut"]
     assert (fed["Market"], fed["Stated probability"]) == ("Will the Fed cut rates in March 2025?", "YES 0.2")
     assert [e.label.split(" · ")[0] for e in app.expander] == ["Round 3", "Round 2", "Round 1", "Round 0"]

@@ -157,9 +157,10 @@ def test_threads_starting_together_migrate_one_after_the_other(db_url: str) -> N
 
 def test_upgrading_to_0002_fills_portfolio_close_from_stored_marks(db_url: str) -> None:
     """A database written before ``portfolio_close`` existed scores the same after the upgrade."""
-    upgrade(db_url, "0001")
+    upgrade(db_url)
     engine = make_engine(db_url)
-    world = build_world(engine)
+    world = build_world(engine)  # through today's models, so at head: then back to 0001 with its rows
+    downgrade(db_url, "0001")
     day = datetime(2025, 3, 1, tzinfo=UTC)
     instants = [day + timedelta(hours=h) for h in (1, 23.99, 24, 30, 47)]
     with session_scope(engine) as session:

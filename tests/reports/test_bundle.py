@@ -17,8 +17,9 @@ from sqlalchemy import Engine, func, select
 from agents.llm.settings import TEMPLATES_DIR
 from arena.clock import SimulatedClock
 from arena.db.models import AgentRow, DecisionRow, FillRow, PortfolioSnapshotRow
-from arena.reports import REPORT_FORMAT_VERSION, build_report
+from arena.reports.bundle import build_report
 from arena.reports.escaping import markdown_literal
+from arena.reports.manifest import REPORT_FORMAT_VERSION
 from arena.scoring.registry import METRICS
 from tests.dashboard.world import REPLAY
 

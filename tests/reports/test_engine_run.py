@@ -18,7 +18,7 @@ from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
 from arena.engine.replay import replay_cohort
 from arena.engine.sources import open_source
-from arena.reports import build_report
+from arena.reports.bundle import build_report
 from tests.dashboard.conftest import APP
 
 COHORT = "engine-run"

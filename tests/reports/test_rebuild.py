@@ -11,7 +11,9 @@ import pytest
 from sqlalchemy import Engine
 
 from arena.clock import SimulatedClock
-from arena.reports import ReportError, build_report, bundle
+from arena.reports import bundle
+from arena.reports.bundle import build_report
+from arena.reports.content import ReportError
 from tests.dashboard.world import LIVE, REPLAY
 
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.clock import SimulatedClock
-from arena.reports import build_report
+from arena.reports.bundle import build_report
 from tests.dashboard.world import REPLAY
 
 

@@ -11,7 +11,7 @@ import polars as pl
 from sqlalchemy import Engine
 
 from arena.clock import SimulatedClock
-from arena.reports import build_report
+from arena.reports.bundle import build_report
 from arena.reports.redact import REDACTED, Redactor
 from tests.dashboard.world import REPLAY
 from tests.reports.conftest import PLANTED

@@ -1,7 +1,7 @@
 """work_queue: units of work for `arena worker` processes, and the workers themselves
 
 Revision ID: 0006
-Revises: 0003
+Revises: 0005
 Create Date: 2026-11-24 02:40:00
 
 Studies replay many cohorts; `arena worker` processes on any number of machines take them from
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | None = "0003"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -1,0 +1,104 @@
+"""The CLI imports only what the invoked command needs (``arena.cli`` loads commands lazily).
+
+Each command runs in a fresh interpreter, the way a user starts it, and reports which modules it
+ended up with: the report builder, figures, plotly, Streamlit and the dashboard stay out of
+``--help``, ``cohort list``, ``status`` and ``leaderboard``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import COMMANDS, app, load
+from arena.db.engine import make_engine
+from arena.db.migrate import upgrade
+from tests.scoring.stored import populate
+
+ROOT = Path(__file__).resolve().parents[2]
+# Run the CLI, then print the names of the loaded modules (stdout of the command goes to stderr).
+CHILD = """
+import contextlib, json, sys
+with contextlib.redirect_stdout(sys.stderr):
+    from arena.cli import app
+    try:
+        app(sys.argv[1:])
+    except SystemExit as exit:
+        code = exit.code
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+HEAVY = ("plotly", "streamlit", "dashboard", "arena.figures", "arena.reports.bundle", "arena.reports.html")
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    url = f"sqlite:///{tmp_path_factory.mktemp('imports') / 'arena.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    populate(engine)
+    engine.dispose()
+    return url
+
+
+def _modules(*args: str) -> list[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    )
+    result = json.loads(done.stdout)
+    assert result["code"] in (0, None), done.stderr
+    return list(result["modules"])
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return [m for m in modules if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+
+
+def test_help_imports_no_command(url: str) -> None:
+    modules = _modules("--help")
+    assert not [m for m in modules if m.startswith("arena.commands.")]
+    assert "sqlalchemy" not in modules and not _heavy(modules)
+
+
+@pytest.mark.parametrize(
+    ("args", "absent"),
+    [
+        (("cohort", "list"), ("arena.scoring", "arena.scheduling")),
+        (("status",), ("arena.scoring", "arena.engine.replay")),
+        (
+            ("leaderboard", "--cohort", "c1", "--replicates", "20"),
+            ("arena.scheduling", "arena.engine.replay"),
+        ),
+    ],
+)
+def test_a_command_imports_only_what_it_needs(
+    url: str, args: tuple[str, ...], absent: tuple[str, ...]
+) -> None:
+    modules = _modules(*args, "--database-url", url)
+    assert _heavy(modules) == []
+    assert [m for m in modules if m.startswith(absent)] == []
+
+
+def test_report_still_loads_the_report_builder(url: str, tmp_path: Path) -> None:
+    """The control: the same check sees plotly when a command really uses it."""
+    modules = _modules("report", "c1", "--out", str(tmp_path / "r"), "--no-zip", "--database-url", url)
+    assert "arena.reports.bundle" in modules and "plotly" in modules
+
+
+def test_the_listed_help_is_each_commands_own() -> None:
+    """``arena --help`` prints the lines of ``COMMANDS``; they must say what the loaded command says."""
+    for name, entry in COMMANDS.items():
+        first_paragraph = (load(name).help or "").split("\n\n")[0]
+        assert " ".join(first_paragraph.split()) == entry.help, name
+
+
+def test_an_unknown_command_is_refused_with_a_suggestion() -> None:
+    result = CliRunner().invoke(app, ["leaderbord"])
+    assert result.exit_code == 2
+    assert "No such command 'leaderbord'. Did you mean 'leaderboard'?" in result.output
