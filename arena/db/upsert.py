@@ -20,17 +20,29 @@ Row = Mapping[str, Any] | ArenaTable
 
 
 def insert_ignore(
-    session: Session, model: type[ArenaTable], rows: Iterable[Row], *, on: Sequence[str]
+    session: Session,
+    model: type[ArenaTable],
+    rows: Iterable[Row],
+    *,
+    on: Sequence[str],
+    any_key: bool = False,
 ) -> int:
     """Insert rows whose key ``on`` (the columns of a unique constraint) is new; skip the rest.
 
-    Returns how many rows were inserted. Rows are dicts of column values or unsaved table objects.
+    ``any_key``: skip a row that collides on any unique constraint of the table, not only ``on``.
+    PostgreSQL resolves a race between two inserters only on the conflict target; a table with a
+    second unique key (markets: id, and venue + venue id) needs this when two processes may store
+    the same rows at once. Returns how many rows were inserted. Rows are dicts of column values
+    or unsaved table objects.
     """
     table = _table(model)
     params = [_params(table, row) for row in rows]
     if not params:
         return 0
-    stmt = _insert(session, table).on_conflict_do_nothing(index_elements=list(on))
+    insert = _insert(session, table)
+    stmt = (
+        insert.on_conflict_do_nothing() if any_key else insert.on_conflict_do_nothing(index_elements=list(on))
+    )
     return _count(session, stmt, params, table)
 
 

@@ -27,7 +27,8 @@ def ensure_markets(session: Session, markets: list[Market], at: datetime) -> Non
     """Store markets the cohort touches (fills and positions reference them); existing rows, e.g.
     kept fresh by the live sync, are left alone."""
     if markets:
-        insert_ignore(session, MarketRow, [market_row(m, {}, at) for m in markets], on=["id"])
+        rows = [market_row(m, {}, at) for m in markets]
+        insert_ignore(session, MarketRow, rows, on=["id"], any_key=True)  # two runners of one round
 
 
 def open_round(
