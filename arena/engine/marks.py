@@ -3,7 +3,8 @@
 Positions in markets that closed but are not resolved yet are still marked (from their last
 price); a position with no fresh price keeps its last mark flagged stale, and one never priced
 is valued at cost, also stale (``portfolio.valuation``). Each mark writes one
-``portfolio_snapshot`` per agent, with realised and unrealised P/L kept apart.
+``portfolio_snapshot`` per agent, with realised and unrealised P/L kept apart, and the new mark
+of each open position whose mark moved (its row's ``updated_at`` says when it last did).
 
 Marks are idempotent per time bucket (the cohort's mark cadence, counted from its start): a
 second run in the same bucket, or after a crash, writes nothing new.
@@ -14,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
-from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow
+from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
 from arena.db.upsert import insert_ignore, upsert
-from arena.engine.ledger_store import lock_and_check, position_row, write_positions
+from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
 from portfolio import Valuation
@@ -70,13 +72,46 @@ def persist_marks(
     slots = [rt.slot(a) for a in sorted({int(str(r["agent_id"])) for r in rows})]
     lock_and_check(session, [s.book for s in slots])
     if rows and replace:
-        upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+        upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"], count=False)
     elif rows:
-        insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+        insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"], count=False)
     record_closes(session, rows)
-    write_positions(
-        session, [position_row(s.id, p, at=at) for s in slots for p in s.book.ledger.open_positions()]
+    write_marks(session, [s.book for s in slots], at=at)
+
+
+def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -> None:
+    """Store the mark of every open position whose mark moved since its row was last written
+    (``AgentBook.stored_marks``); a stale position whose mark did not move is left alone. Only the
+    mark columns change on a mark (fills write the rest), so one UPDATE of those serves every row."""
+    moved = [
+        (book, p)
+        for book in books
+        for p in book.ledger.open_positions()
+        if p.position_id not in book.stored_marks or book.stored_marks[p.position_id] != p.mark
+    ]
+    if not moved:
+        return
+    session.execute(
+        _MARK_UPDATE,
+        [
+            {
+                "_agent_id": book.agent_id,
+                "_position_id": p.position_id,
+                "last_price": None if p.mark is None else p.mark.price,
+                "last_marked_at": None if p.mark is None else p.mark.at,
+                "stale": p.mark is None or p.mark.stale,
+                "updated_at": at,
+            }
+            for book, p in moved
+        ],
     )
+    remember_marks(session, [(book, p.position_id, p.mark) for book, p in moved])
+
+
+_POSITION = PositionRow.__table__  # type: ignore[attr-defined]
+_MARK_UPDATE = _POSITION.update().where(
+    _POSITION.c.agent_id == bindparam("_agent_id"), _POSITION.c.position_id == bindparam("_position_id")
+)
 
 
 def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> None:
@@ -91,7 +126,7 @@ def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> Non
         }
         for row in rows
     ]
-    upsert(session, PortfolioCloseRow, closes, on=["agent_id", "day"], if_greater="closed_at")
+    upsert(session, PortfolioCloseRow, closes, on=["agent_id", "day"], if_greater="closed_at", count=False)
 
 
 def _utc(value: object) -> datetime:

@@ -24,7 +24,7 @@ def ensure_markets(session: Session, markets: list[Market], at: datetime) -> Non
     """Store markets the cohort touches (fills and positions reference them); existing rows, e.g.
     kept fresh by the live sync, are left alone."""
     if markets:
-        insert_ignore(session, MarketRow, [market_row(m, {}, at) for m in markets], on=["id"])
+        insert_ignore(session, MarketRow, [market_row(m, {}, at) for m in markets], on=["id"], count=False)
 
 
 def open_round(session: Session, cohort_id: str, index: int, at: datetime, snapshot: MarketSnapshot) -> int:
@@ -33,7 +33,7 @@ def open_round(session: Session, cohort_id: str, index: int, at: datetime, snaps
     ensure_markets(session, [e.market for e in snapshot.entries], at)
     new = dict(cohort_id=cohort_id, round_index=index, scheduled_at=at, status="running", started_at=at)
     new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
-    insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"])
+    insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"], count=False)
     row = session.exec(
         select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)
     ).one()
@@ -60,7 +60,7 @@ def _store_prices(session: Session, round_id: int, snapshot: MarketSnapshot) -> 
         for e in snapshot.entries
     ]
     if rows:
-        insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"])
+        insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"], count=False)
 
 
 def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, str]:
