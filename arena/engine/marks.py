@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Dialect, text
+from sqlalchemy import Dialect
 from sqlmodel import Session, col, select
 
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
@@ -87,8 +87,8 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
 
     Only the mark columns change on a mark (fills write the rest), so one UPDATE of those serves
     every row. A replay marks thousands of positions a day: the values go through the columns'
-    own bind processors once each and straight to the driver's executemany, skipping
-    SQLAlchemy's per-row parameter handling, which cost more than the writes themselves."""
+    own bind processors and straight to the driver's executemany, skipping SQLAlchemy's per-row
+    parameter handling, which cost more than the writes themselves."""
     moved = [
         (book, p)
         for book in books
@@ -101,30 +101,36 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
     price, marked_at, stale, updated_at = _mark_processors(dialect)
     at_value = updated_at(at)
     params = [
-        {
-            "last_price": None if p.mark is None else price(p.mark.price),
-            "last_marked_at": None if p.mark is None else marked_at(p.mark.at),
-            "stale": stale(p.mark is None or p.mark.stale),
-            "updated_at": at_value,
-            "agent_id": book.agent_id,
-            "position_id": p.position_id,
-        }
+        (
+            None if p.mark is None else price(p.mark.price),
+            None if p.mark is None else marked_at(p.mark.at),
+            stale(p.mark is None or p.mark.stale),
+            at_value,
+            book.agent_id,
+            p.position_id,
+        )
         for book, p in moved
     ]
-    session.connection().execute(_MARK_UPDATE, params)
+    session.connection().exec_driver_sql(_mark_update(dialect.paramstyle), params)
     remember_marks(session, [(book, p.position_id, p.mark) for book, p in moved])
 
 
-_MARK_UPDATE = text(
-    "UPDATE position SET last_price = :last_price, last_marked_at = :last_marked_at, stale = :stale, "
-    "updated_at = :updated_at WHERE agent_id = :agent_id AND position_id = :position_id"
+_MARK_UPDATE = (
+    "UPDATE position SET last_price = ?, last_marked_at = ?, stale = ?, updated_at = ? "
+    "WHERE agent_id = ? AND position_id = ?"
 )
+
+
+def _mark_update(paramstyle: str) -> str:
+    """``_MARK_UPDATE`` in the driver's own parameter style (sqlite3: qmark, psycopg: pyformat)."""
+    assert paramstyle in ("qmark", "format", "pyformat"), f"unexpected DB-API paramstyle {paramstyle}"
+    return _MARK_UPDATE if paramstyle == "qmark" else _MARK_UPDATE.replace("?", "%s")
 
 
 @cache
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
     """The bind processors (our exact types, then the driver's) of the mark columns, in
-    ``_MARK_UPDATE``'s order; the identity where a column has none."""
+    ``_mark_update``'s order; the identity where a column has none."""
     table = PositionRow.__table__  # type: ignore[attr-defined]
     columns = ("last_price", "last_marked_at", "stale", "updated_at")
     return tuple(table.c[c].type.bind_processor(dialect) or _same for c in columns)

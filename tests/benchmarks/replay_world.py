@@ -9,11 +9,14 @@ import json
 import random
 import resource
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import polars as pl
+from sqlalchemy import Engine
 
 from markets.replay.format import DatasetInfo, write_info
 
@@ -63,18 +66,24 @@ def cohort_config(dataset: Path, agents: int) -> dict[str, Any]:
     return {
         "name": "bench",
         "dataset": str(dataset),
-        "start": datetime.combine(START + timedelta(days=1), datetime.min.time(), UTC),  # a close is usable the next day
+        "start": datetime.combine(
+            START + timedelta(days=1), datetime.min.time(), UTC
+        ),  # a close is usable the next day
         "seed": 5,
         "schedule": {"every": "7d"},
         "marks": {"every": "1d"},
         "universe": {"max_markets": 40, "min_price": "0.03", "max_price": "0.97"},
-        "agents": [{"name": f"{KINDS[i % len(KINDS)]}-{i}", "kind": KINDS[i % len(KINDS)]} for i in range(agents)],
+        "agents": [
+            {"name": f"{KINDS[i % len(KINDS)]}-{i}", "kind": KINDS[i % len(KINDS)]} for i in range(agents)
+        ],
     }
 
 
-def replay_world(db_url: str, dataset: str, agents: int) -> dict[str, float]:
+def replay_world(db_url: str, dataset: str, agents: int, floor_url: str | None = None) -> dict[str, float]:
     """Launch and replay the cohort in this process (a benchmark's own subprocess); the figures,
-    with this process's CPU time and peak RSS."""
+    with this process's CPU time and peak RSS. ``write_s`` is the CPU time spent inside the
+    replay's write transactions; with ``floor_url`` (an empty database) the same rows are then
+    copied there in one transaction, the floor those writes are compared with."""
     import asyncio
 
     from arena.clock import SystemClock
@@ -94,13 +103,71 @@ def replay_world(db_url: str, dataset: str, agents: int) -> dict[str, float]:
     loaded_cpu = time.process_time() - cpu
     cohort = launch(engine, config, source=source, environ={}, clock=SystemClock()).cohort_id
     rt = load_runtime(engine, cohort, source=source, environ={})
-    result = asyncio.run(ReplayRunner(rt).run())
+    with timed_writes() as writes:
+        result = asyncio.run(ReplayRunner(rt).run())
     assert result.completed, result
-    return {
+    figures = {
         "cpu_s": time.process_time() - cpu,
         "wall_s": time.perf_counter() - wall,
         "load_cpu_s": loaded_cpu,
+        "write_s": writes[0],
         "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "rounds": len(result.rounds),
         "fills": sum(s.book.fill_count for s in rt.agents),
     }
+    if floor_url is not None:
+        figures |= copy_floor(engine, floor_url)
+    return figures
+
+
+@contextmanager
+def timed_writes() -> Iterator[list[float]]:
+    """Sum the CPU time spent inside the write transactions of the replay path (rounds, marks,
+    settlements), by wrapping ``session_scope`` where those modules use it."""
+    from arena.db import engine as db_engine
+    from arena.engine import replay, round_store, rounds, settlement
+
+    total = [0.0]
+    real = db_engine.session_scope
+
+    @contextmanager
+    def scope(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        started = time.process_time()
+        try:
+            with real(*args, **kwargs) as session:
+                yield session
+        finally:
+            total[0] += time.process_time() - started
+
+    modules = (replay, rounds, settlement, round_store)
+    saved = [m.__dict__.get("session_scope") for m in modules]
+    for m in modules:
+        if "session_scope" in m.__dict__:
+            m.session_scope = scope  # type: ignore[attr-defined]
+    try:
+        yield total
+    finally:
+        for m, old in zip(modules, saved, strict=True):
+            if old is not None:
+                m.session_scope = old  # type: ignore[attr-defined]
+
+
+def copy_floor(engine: Engine, floor_url: str) -> dict[str, float]:
+    """Every row the replay stored, inserted into an empty database of the same schema in ONE
+    transaction (one executemany per table): the floor for the replay's writes."""
+    from arena.db.engine import make_engine
+    from arena.db.migrate import upgrade
+    from arena.db.models import metadata
+
+    target = make_engine(floor_url)
+    upgrade(target)
+    with engine.connect() as connection:
+        tables = [
+            (t, [dict(r) for r in connection.execute(t.select()).mappings()]) for t in metadata.sorted_tables
+        ]
+    tables = [(t, rows) for t, rows in tables if rows and t.name != "alembic_version"]
+    started = time.process_time()
+    with target.begin() as connection:
+        for table, rows in tables:
+            connection.execute(table.insert(), rows)
+    return {"floor_s": time.process_time() - started, "floor_rows": float(sum(len(r) for _, r in tables))}
