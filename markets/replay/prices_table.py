@@ -132,19 +132,19 @@ def _build_series(
         pl.col("price").replace_strict(codes).cast(pl.Int32).alias("p"),
         ROW,
     )
-    rows = rows.with_columns(
-        point=pl.struct("market_id", "us").is_first_distinct(),
-        market=pl.col("market_id").is_first_distinct(),
+    new_market = pl.col("market_id").ne_missing(pl.col("market_id").shift(1))  # rows are sorted:
+    rows = rows.with_columns(  # a new point or market starts where a key differs from the row above
+        point=new_market | pl.col("us").ne_missing(pl.col("us").shift(1)), market=new_market
     )
     points = rows.with_row_index("r").filter("point")
     first_prices = rows.filter(pl.col("o") == 0)["p"]
     assert first_prices.len() == points.height, "every point prices its market's first outcome"
     columns = PriceColumns(
         times=points["us"].to_numpy(),
-        starts=_ints([*points["r"].to_list(), rows.height]),
-        first_prices=_ints(first_prices.to_list()),
-        outcomes=_ints(rows["o"].to_list()),
-        prices=_ints(rows["p"].to_list()),
+        starts=_ints(points["r"].append(pl.Series([rows.height], dtype=points["r"].dtype))),
+        first_prices=_ints(first_prices),
+        outcomes=_ints(rows["o"]),
+        prices=_ints(rows["p"]),
         decimals=list(prices.values()),
         source=source,
     )
@@ -156,5 +156,8 @@ def _build_series(
     }
 
 
-def _ints(values: list[int]) -> array[int]:
-    return array("q", values)
+def _ints(values: pl.Series) -> array[int]:
+    """A compact array of Python-indexable integers, straight from polars' buffer."""
+    out = array("q")
+    out.frombytes(values.cast(pl.Int64).to_numpy().tobytes())
+    return out
