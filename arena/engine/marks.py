@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from typing import Any
 
 from sqlalchemy import Dialect
@@ -127,13 +126,18 @@ def _mark_update(paramstyle: str) -> str:
     return _MARK_UPDATE if paramstyle == "qmark" else _MARK_UPDATE.replace("?", "%s")
 
 
-@cache
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
     """The bind processors (our exact types, then the driver's) of the mark columns, in
-    ``_mark_update``'s order; the identity where a column has none."""
-    table = PositionRow.__table__  # type: ignore[attr-defined]
-    columns = ("last_price", "last_marked_at", "stale", "updated_at")
-    return tuple(table.c[c].type.bind_processor(dialect) or _same for c in columns)
+    ``_mark_update``'s order; the identity where a column has none. Built once per driver."""
+    key = (dialect.name, dialect.driver)
+    if key not in _PROCESSORS:
+        table = PositionRow.__table__  # type: ignore[attr-defined]
+        columns = ("last_price", "last_marked_at", "stale", "updated_at")
+        _PROCESSORS[key] = tuple(table.c[c].type.bind_processor(dialect) or _same for c in columns)
+    return _PROCESSORS[key]
+
+
+_PROCESSORS: dict[tuple[str, str], tuple[Callable[[Any], Any], ...]] = {}
 
 
 def _same(value: Any) -> Any:
