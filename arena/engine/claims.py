@@ -4,7 +4,8 @@ Before any agent is asked anything, the runner inserts one ``decision`` row per 
 holding its own random ``claim_token`` (the unique constraint on (round_id, agent_id) lets only
 one insert win). A claim whose lease has expired, because its owner died, can be taken over by
 compare-and-swap on the old token. The final write of a decision succeeds only while the token
-is still ours (``finish`` below), so a slow owner that lost its lease cannot execute anything.
+is still ours (``finish`` below; a round phase checks all its claims at once with ``held_claims``
+and writes them with ``finish_all``), so a slow owner that lost its lease cannot execute anything.
 
 Leases are measured on a wall clock, not the simulated clock of a replay: they are about whether
 a *process* is still alive, which simulated time knows nothing about. A token names its owner's
