@@ -59,7 +59,17 @@ class PriceColumns:
 class PriceSeries:
     """One market's prices, oldest first: points ``start`` to ``stop`` of the shared columns."""
 
-    __slots__ = ("_columns", "_latest", "_market", "_market_id", "_start", "_stop", "_times", "first_row")
+    __slots__ = (
+        "_columns",
+        "_latest",
+        "_market",
+        "_market_id",
+        "_points",
+        "_start",
+        "_stop",
+        "_times",
+        "first_row",
+    )
 
     def __init__(
         self, columns: PriceColumns, market: Market, market_id: str, start: int, stop: int, first_row: int
@@ -68,6 +78,7 @@ class PriceSeries:
         self._start, self._stop = start, stop
         self._times = columns.times[start:stop]
         self._latest: tuple[int, PriceSnapshot] | None = None
+        self._points: tuple[list[datetime], list[Decimal]] | None = None
         self.first_row = first_row  # prices.csv row of the earliest price, for error messages
 
     def __len__(self) -> int:
@@ -118,10 +129,15 @@ class PriceSeries:
         return built
 
     def history(self, index: int, points: int) -> tuple[tuple[datetime, Decimal], ...]:
-        """Up to ``points`` (time, first-outcome price) pairs ending at point ``index``, oldest first."""
-        columns = self._columns
-        first = self._start + max(0, index + 1 - points)
-        return tuple(
-            (columns.datetime_at(p), columns.decimals[columns.first_prices[p]])
-            for p in range(first, self._start + index + 1)
-        )
+        """Up to ``points`` (time, first-outcome price) pairs ending at point ``index``, oldest
+        first. Every round's snapshot asks this of every open market, so the market's times and
+        first-outcome prices are listed once, on the first ask (references to shared objects)."""
+        if self._points is None:
+            columns, span = self._columns, range(self._start, self._stop)
+            self._points = (
+                [columns.datetime_at(p) for p in span],
+                [columns.decimals[columns.first_prices[p]] for p in span],
+            )
+        times, prices = self._points
+        first = max(0, index + 1 - points)
+        return tuple(zip(times[first : index + 1], prices[first : index + 1], strict=True))
