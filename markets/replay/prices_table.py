@@ -125,13 +125,13 @@ def _build_series(
         outcome = pl.concat_str("market_id", pl.lit("\x1f"), "outcome").replace_strict(outcome_codes)
     else:
         outcome = pl.lit(0)
-    rows = frame.sort("market_id", _TIME, ROW).select(
+    rows = frame.select(  # coded first, so the sort moves integers rather than text
         "market_id",
         pl.col(_TIME).dt.epoch("us").alias("us"),
         outcome.cast(pl.Int32).alias("o"),
         pl.col("price").replace_strict(codes).cast(pl.Int32).alias("p"),
         ROW,
-    )
+    ).sort("market_id", "us", ROW)
     new_market = pl.col("market_id").ne_missing(pl.col("market_id").shift(1))  # rows are sorted:
     rows = rows.with_columns(  # a new point or market starts where a key differs from the row above
         point=new_market | pl.col("us").ne_missing(pl.col("us").shift(1)), market=new_market
