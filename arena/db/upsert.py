@@ -26,14 +26,16 @@ def insert_ignore(
     *,
     on: Sequence[str],
     any_key: bool = False,
+    count: bool = True,
 ) -> int:
     """Insert rows whose key ``on`` (the columns of a unique constraint) is new; skip the rest.
 
     ``any_key``: skip a row that collides on any unique constraint of the table, not only ``on``.
     PostgreSQL resolves a race between two inserters only on the conflict target; a table with a
     second unique key (markets: id, and venue + venue id) needs this when two processes may store
-    the same rows at once. Returns how many rows were inserted. Rows are dicts of column values
-    or unsaved table objects.
+    the same rows at once. Returns how many rows were inserted, or 0 with ``count=False`` (for
+    callers that do not use the count: no RETURNING, one plain executemany). Rows are dicts of
+    column values or unsaved table objects.
     """
     table = _table(model)
     params = [_params(table, row) for row in rows]
@@ -43,7 +45,7 @@ def insert_ignore(
     stmt = (
         insert.on_conflict_do_nothing() if any_key else insert.on_conflict_do_nothing(index_elements=list(on))
     )
-    return _count(session, stmt, params, table)
+    return _run(session, stmt, params, table, count)
 
 
 def upsert(
@@ -54,6 +56,7 @@ def upsert(
     on: Sequence[str],
     update: Sequence[str] | None = None,
     if_greater: str | None = None,
+    count: bool = True,
 ) -> int:
     """Insert rows, or update columns ``update`` (default: every given column not in ``on``) of the
     row already holding the same key ``on``. ``recorded_at`` is restamped on update.
@@ -62,7 +65,8 @@ def upsert(
     row's value there is greater, so concurrent or out-of-order writers keep the maximum.
 
     Rows repeating a key within one call are collapsed, since one statement may not update a row
-    twice: the last wins, or the greatest ``if_greater``. Returns how many rows were written.
+    twice: the last wins, or the greatest ``if_greater``. Returns how many rows were written, or 0
+    with ``count=False`` (no RETURNING, as in ``insert_ignore``).
     """
     table = _table(model)
     given = [_params(table, row) for row in rows]
@@ -77,11 +81,12 @@ def upsert(
     if "recorded_at" in table.c and "recorded_at" not in assignments:
         assignments["recorded_at"] = func.current_timestamp()
     where = None if if_greater is None else table.c[if_greater] < stmt.excluded[if_greater]
-    return _count(
+    return _run(
         session,
         stmt.on_conflict_do_update(index_elements=list(on), set_=assignments, where=where),
         params,
         table,
+        count,
     )
 
 
@@ -109,7 +114,11 @@ def _params(table: Table, row: Row) -> dict[str, Any]:
     }
 
 
-def _count(session: Session, stmt: Any, params: list[dict[str, Any]], table: Table) -> int:
-    """Run ``stmt`` for every row; RETURNING yields only rows written, skipped conflicts return none."""
+def _run(session: Session, stmt: Any, params: list[dict[str, Any]], table: Table, count: bool) -> int:
+    """Run ``stmt`` for every row. Counting needs RETURNING, which yields only rows written (skipped
+    conflicts return none); without it the rows go to the driver's executemany."""
+    if not count:
+        session.execute(stmt, params)
+        return 0
     result = session.exec(stmt.returning(*table.primary_key.columns), params=params)
     return len(result.all())

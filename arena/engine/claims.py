@@ -4,7 +4,8 @@ Before any agent is asked anything, the runner inserts one ``decision`` row per 
 holding its own random ``claim_token`` (the unique constraint on (round_id, agent_id) lets only
 one insert win). A claim whose lease has expired, because its owner died, can be taken over by
 compare-and-swap on the old token. The final write of a decision succeeds only while the token
-is still ours (``finish`` below), so a slow owner that lost its lease cannot execute anything.
+is still ours (``finish`` below; a round phase checks all its claims at once with ``held_claims``
+and writes them with ``finish_all``), so a slow owner that lost its lease cannot execute anything.
 
 Leases are measured on a wall clock, not the simulated clock of a replay: they are about whether
 a *process* is still alive, which simulated time knows nothing about. A token names its owner's
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlmodel import Session, col
 
 from arena.db.models import DecisionRow
@@ -97,7 +98,11 @@ def claim_round(
     """Claim every unfinished decision of the round for ``token``; the caller commits."""
     fresh = dict(round_id=round_id, cohort_id=cohort_id, claim_token=token, status=CLAIMED, claimed_at=now)
     insert_ignore(
-        session, DecisionRow, [{**fresh, "agent_id": a} for a in agent_ids], on=["round_id", "agent_id"]
+        session,
+        DecisionRow,
+        [{**fresh, "agent_id": a} for a in agent_ids],
+        on=["round_id", "agent_id"],
+        count=False,
     )
     columns = (
         col(DecisionRow.id),
@@ -157,3 +162,38 @@ def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
     )
     if session.execute(stmt).rowcount != 1:  # type: ignore[attr-defined]
         raise ClaimLost(f"decision {claim.decision_id}: the claim was taken over by another runner")
+
+
+def held_claims(session: Session, claims: Sequence[Claim]) -> set[int]:
+    """The decision ids of ``claims`` still ours (our token, still 'claimed'), read at the start
+    of a round phase's transaction; on PostgreSQL the rows are locked, so a concurrent takeover
+    waits and then finds them no longer 'claimed' (SQLite's writer lock already serialises)."""
+    if not claims:
+        return set()
+    query = select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
+        col(DecisionRow.id).in_(sorted(c.decision_id for c in claims)), col(DecisionRow.status) == CLAIMED
+    )
+    if session.get_bind().dialect.name != "sqlite":
+        query = query.order_by(col(DecisionRow.id)).with_for_update()
+    tokens = {c.decision_id: c.token for c in claims}
+    return {
+        decision_id for decision_id, owner in session.execute(query).all() if tokens[decision_id] == owner
+    }
+
+
+def finish_all(session: Session, finished: Sequence[tuple[Claim, Mapping[str, Any]]]) -> None:
+    """``finish`` for the claims of a round phase in one statement, after ``held_claims`` proved
+    them ours in the same transaction; the token stays in the WHERE clause as a second fence.
+    Every row of values has the same columns (``decision_values``)."""
+    if not finished:
+        return
+    table = DecisionRow.__table__  # type: ignore[attr-defined]
+    stmt = update(table).where(
+        table.c.id == bindparam("_decision_id"),
+        table.c.claim_token == bindparam("_token"),
+        table.c.status == CLAIMED,
+    )
+    params = [{**values, "_decision_id": c.decision_id, "_token": c.token} for c, values in finished]
+    result = session.execute(stmt, params)
+    if session.get_bind().dialect.supports_sane_multi_rowcount and result.rowcount != len(params):  # type: ignore[attr-defined]
+        raise ClaimLost(f"{len(params) - result.rowcount} of {len(params)} decisions were taken over")  # type: ignore[attr-defined]

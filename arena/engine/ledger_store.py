@@ -13,13 +13,13 @@ process moved the ledger meanwhile) is refused, so no fill is ever computed from
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from functools import cache
 from typing import Any
 
-from sqlalchemy import func
+from sqlalchemy import event, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -33,11 +33,26 @@ class LedgerConflict(RuntimeError):
 
 @dataclass
 class AgentBook:
-    """An agent's in-memory ledger plus the fill count it was built from (the fencing value)."""
+    """An agent's in-memory ledger plus the fill count it was built from (the fencing value), and
+    the mark each open position's row holds in the database (committed), so marks rewrite only
+    the rows whose mark moved (``marks.write_marks``)."""
 
     agent_id: int
     ledger: Ledger
     fill_count: int
+    stored_marks: dict[str, Mark | None] = field(default_factory=dict)
+
+
+def remember_marks(session: Session, written: Sequence[tuple[AgentBook, str, Mark | None]]) -> None:
+    """Once ``session`` commits, record the marks it wrote to position rows; a rolled-back
+    transaction records nothing, so those rows are written again next time."""
+
+    def committed_marks(_: Session) -> None:
+        for book, position_id, mark in written:
+            book.stored_marks[position_id] = mark
+
+    if written:
+        event.listen(session, "after_commit", committed_marks, once=True)
 
 
 def fill_to_row(fill: Fill, *, agent_id: int, decision_id: int | None) -> dict[str, object]:
@@ -87,15 +102,23 @@ def load_books(session: Session, rules: Rules, agent_ids: Sequence[int]) -> dict
     for row in rows:
         fills[row.agent_id].append(row_to_fill(row))
     marks: dict[int, dict[str, Mark]] = {a: {} for a in agent_ids}
+    stored: dict[int, dict[str, Mark | None]] = {a: {} for a in agent_ids}
     open_rows = session.exec(
         select(PositionRow).where(col(PositionRow.agent_id).in_(agent_ids), PositionRow.status == "open")
     )
     for pos in open_rows:
+        mark = None
         if pos.last_price is not None and pos.last_marked_at is not None:
-            marks[pos.agent_id][pos.position_id] = Mark(Price(pos.last_price), pos.last_marked_at, pos.stale)
+            mark = marks[pos.agent_id][pos.position_id] = Mark(
+                Price(pos.last_price), pos.last_marked_at, pos.stale
+            )
+        stored[pos.agent_id][pos.position_id] = mark
     return {
         a: AgentBook(
-            a, Ledger.from_fills(rules, fills[a], agent_id=AgentId(str(a)), marks=marks[a]), len(fills[a])
+            a,
+            Ledger.from_fills(rules, fills[a], agent_id=AgentId(str(a)), marks=marks[a]),
+            len(fills[a]),
+            stored[a],
         )
         for a in agent_ids
     }
@@ -104,18 +127,25 @@ def load_books(session: Session, rules: Rules, agent_ids: Sequence[int]) -> dict
 def lock_and_check(session: Session, books: Sequence[AgentBook]) -> None:
     """Lock the agents' rows (PostgreSQL; SQLite's writer lock already serialises) and verify that
     the database holds exactly the fills each ledger was built from."""
+    for problem in stale_books(session, books).values():
+        raise LedgerConflict(problem)
+
+
+def stale_books(session: Session, books: Sequence[AgentBook]) -> dict[int, str]:
+    """Lock the agents' rows as ``lock_and_check`` does and return, by agent id in the order of
+    ``books``, why each ledger no longer matches the database (its fill count moved): a round
+    phase stores every other agent's decision and records these as conflicts."""
     ids = sorted(b.agent_id for b in books)
     if session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE holds the write lock already
         locking = select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id))
         session.exec(locking.with_for_update()).all()
     counts = fill_counts(session, ids)
-    for book in books:
-        stored = counts.get(book.agent_id, 0)
-        if stored != book.fill_count:
-            raise LedgerConflict(
-                f"agent {book.agent_id}: the database holds {stored} fills, "
-                f"the ledger was built from {book.fill_count}"
-            )
+    return {
+        book.agent_id: f"agent {book.agent_id}: the database holds {counts.get(book.agent_id, 0)} fills, "
+        f"the ledger was built from {book.fill_count}"
+        for book in books
+        if counts.get(book.agent_id, 0) != book.fill_count
+    }
 
 
 def fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:
@@ -132,12 +162,34 @@ def write_fills(
     The caller has run ``lock_and_check`` in the same transaction; ``book.fill_count`` advances
     only once the transaction commits (see ``committed``).
     """
-    if not fills:
+    write_fill_batches(session, [FillBatch(book, fills, decision_id)], at=at)
+
+
+@dataclass(frozen=True)
+class FillBatch:
+    """Fills of one agent (already applied to its ledger), from one decision or a settlement."""
+
+    book: AgentBook
+    fills: Sequence[Fill]
+    decision_id: int | None
+
+
+def write_fill_batches(session: Session, batches: Sequence[FillBatch], *, at: datetime) -> None:
+    """``write_fills`` for several agents at once: every fill in one INSERT (in the order given, so
+    fill ids keep commit order) and every touched position in one upsert."""
+    rows = [
+        fill_to_row(f, agent_id=b.book.agent_id, decision_id=b.decision_id) for b in batches for f in b.fills
+    ]
+    if not rows:
         return
-    rows = [fill_to_row(f, agent_id=book.agent_id, decision_id=decision_id) for f in fills]
     session.execute(FillRow.__table__.insert(), rows)  # type: ignore[attr-defined]
-    touched = sorted({f.position_id for f in fills})
-    write_positions(session, [position_row(book.agent_id, book.ledger.positions[p], at=at) for p in touched])
+    touched = [
+        (b.book, b.book.ledger.positions[p])
+        for b in batches
+        for p in sorted({f.position_id for f in b.fills})
+    ]
+    write_positions(session, [position_row(book.agent_id, p, at=at) for book, p in touched])
+    remember_marks(session, [(book, p.position_id, p.mark) for book, p in touched])
 
 
 def committed(book: AgentBook, fills: Sequence[Fill]) -> None:

@@ -3,7 +3,8 @@
 Positions in markets that closed but are not resolved yet are still marked (from their last
 price); a position with no fresh price keeps its last mark flagged stale, and one never priced
 is valued at cost, also stale (``portfolio.valuation``). Each mark writes one
-``portfolio_snapshot`` per agent, with realised and unrealised P/L kept apart.
+``portfolio_snapshot`` per agent, with realised and unrealised P/L kept apart, and the new mark
+of each open position whose mark moved (its row's ``updated_at`` says when it last did).
 
 Marks are idempotent per time bucket (the cohort's mark cadence, counted from its start): a
 second run in the same bucket, or after a crash, writes nothing new.
@@ -11,14 +12,16 @@ second run in the same bucket, or after a crash, writes nothing new.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from sqlalchemy import Dialect
 from sqlmodel import Session, col, select
 
-from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow
+from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
 from arena.db.upsert import insert_ignore, upsert
-from arena.engine.ledger_store import lock_and_check, position_row, write_positions
+from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
 from portfolio import Valuation
@@ -70,13 +73,75 @@ def persist_marks(
     slots = [rt.slot(a) for a in sorted({int(str(r["agent_id"])) for r in rows})]
     lock_and_check(session, [s.book for s in slots])
     if rows and replace:
-        upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+        upsert(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"], count=False)
     elif rows:
-        insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"])
+        insert_ignore(session, PortfolioSnapshotRow, rows, on=["agent_id", "marked_at"], count=False)
     record_closes(session, rows)
-    write_positions(
-        session, [position_row(s.id, p, at=at) for s in slots for p in s.book.ledger.open_positions()]
-    )
+    write_marks(session, [s.book for s in slots], at=at)
+
+
+def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -> None:
+    """Store the mark of every open position whose mark moved since its row was last written
+    (``AgentBook.stored_marks``); a stale position whose mark did not move is left alone.
+
+    Only the mark columns change on a mark (fills write the rest), so one UPDATE of those serves
+    every row. A replay marks thousands of positions a day: the values go through the columns'
+    own bind processors and straight to the driver's executemany, skipping SQLAlchemy's per-row
+    parameter handling, which cost more than the writes themselves."""
+    moved = [
+        (book, p)
+        for book in books
+        for p in book.ledger.open_positions()
+        if p.position_id not in book.stored_marks or book.stored_marks[p.position_id] != p.mark
+    ]
+    if not moved:
+        return
+    dialect = session.get_bind().dialect
+    price, marked_at, stale, updated_at = _mark_processors(dialect)
+    at_value = updated_at(at)
+    params = [
+        (
+            None if p.mark is None else price(p.mark.price),
+            None if p.mark is None else marked_at(p.mark.at),
+            stale(p.mark is None or p.mark.stale),
+            at_value,
+            book.agent_id,
+            p.position_id,
+        )
+        for book, p in moved
+    ]
+    session.connection().exec_driver_sql(_mark_update(dialect.paramstyle), params)
+    remember_marks(session, [(book, p.position_id, p.mark) for book, p in moved])
+
+
+_MARK_UPDATE = (
+    "UPDATE position SET last_price = ?, last_marked_at = ?, stale = ?, updated_at = ? "
+    "WHERE agent_id = ? AND position_id = ?"
+)
+
+
+def _mark_update(paramstyle: str) -> str:
+    """``_MARK_UPDATE`` in the driver's own parameter style (sqlite3: qmark, psycopg: pyformat)."""
+    assert paramstyle in ("qmark", "format", "pyformat"), f"unexpected DB-API paramstyle {paramstyle}"
+    return _MARK_UPDATE if paramstyle == "qmark" else _MARK_UPDATE.replace("?", "%s")
+
+
+def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
+    """The bind processors (our exact types, then the driver's) of the mark columns, in
+    ``_mark_update``'s order; the identity where a column has none. Built once per driver."""
+    key = (dialect.name, dialect.driver)
+    if key not in _PROCESSORS:
+        table = PositionRow.__table__  # type: ignore[attr-defined]
+        columns = ("last_price", "last_marked_at", "stale", "updated_at")
+        _PROCESSORS[key] = tuple(table.c[c].type.bind_processor(dialect) or _same for c in columns)
+    return _PROCESSORS[key]
+
+
+_PROCESSORS: dict[tuple[str, str], tuple[Callable[[Any], Any], ...]] = {}
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> None:
@@ -91,7 +156,7 @@ def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> Non
         }
         for row in rows
     ]
-    upsert(session, PortfolioCloseRow, closes, on=["agent_id", "day"], if_greater="closed_at")
+    upsert(session, PortfolioCloseRow, closes, on=["agent_id", "day"], if_greater="closed_at", count=False)
 
 
 def _utc(value: object) -> datetime:

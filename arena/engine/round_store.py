@@ -28,7 +28,8 @@ def ensure_markets(session: Session, markets: list[Market], at: datetime) -> Non
     kept fresh by the live sync, are left alone."""
     if markets:
         rows = [market_row(m, {}, at) for m in markets]
-        insert_ignore(session, MarketRow, rows, on=["id"], any_key=True)  # two runners of one round
+        # any_key: two runners of one round may store the same markets at once.
+        insert_ignore(session, MarketRow, rows, on=["id"], any_key=True, count=False)
 
 
 def open_round(
@@ -48,7 +49,7 @@ def open_round(
         cohort_id=cohort_id, round_index=index, scheduled_at=at, status="running", started_at=started_at
     )
     new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
-    insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"])
+    insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"], count=False)
     row = session.exec(
         select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)
     ).one()
@@ -75,7 +76,7 @@ def _store_prices(session: Session, round_id: int, snapshot: MarketSnapshot) -> 
         for e in snapshot.entries
     ]
     if rows:
-        insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"])
+        insert_ignore(session, RoundMarketRow, rows, on=["round_id", "market_id"], count=False)
 
 
 def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, str]:

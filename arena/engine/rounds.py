@@ -6,8 +6,8 @@
 3. Agents are asked concurrently on the same snapshot; ensemble agents (``uses_peers``) go in a
    second phase with the stated probabilities of the first.
 4. Each answer is validated and executed atomically on the agent's ledger at the snapshot's
-   quotes, and committed in ONE transaction with its fills and position updates, which also
-   proves the claim is still ours (``_commit``).
+   quotes; then every agent's decision, fills and position updates of the phase are committed in
+   ONE transaction, which also proves each claim is still ours (``round_commit``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import asyncio
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from decimal import Decimal
 from functools import cached_property
 
 from sqlmodel import Session, col, select
@@ -27,26 +26,15 @@ from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.asking import Call, ask_all
 from arena.engine.budgets import held_for_budget, spend_by_agent
-from arena.engine.claims import (
-    DONE,
-    ERROR,
-    FINAL_STATUSES,
-    MISSED,
-    Claim,
-    ClaimLost,
-    claim_round,
-    finish,
-    new_token,
-)
-from arena.engine.decisions import Outcome, decision_values, execute
-from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, MISSED, Claim, claim_round, new_token
+from arena.engine.ledger_store import committed
 from arena.engine.quotes import build_quotes
+from arena.engine.round_commit import stage, store_phase
 from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
 from arena.tools.base import RoundFacts, ToolContext
-from arena.tools.store import store_trace
 from arena.tools.toolbox import ArenaToolbox
 from markets.types import MarketSnapshot
 from portfolio import Quotes
@@ -217,50 +205,36 @@ class _Plan:
             calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining
         )
         answers.update(held)
-        for slot in slots:
-            self.commit(slot, claims[slot.id], answers[slot.name])
+        self.commit_phase(slots, claims, answers)
 
-    def commit(self, slot: AgentSlot, claim: Claim, decision: Decision) -> None:
-        """Execute and store one agent's decision in one transaction (claim check included)."""
-        book = slot.book
-        cash, max_bet = book.ledger.cash, book.ledger.max_bet()
-        outcome = execute(
-            book.ledger, decision, self.quotes_for(slot), self.at, decision_id=str(claim.decision_id)
-        )
-        decided_at = self.rt.happened_at(self.at)
-        values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=decided_at)
-        try:
-            with session_scope(self.rt.engine) as session:
-                finish(session, claim, values)
-                store_trace(session, claim.decision_id, slot.id, decision)
-                lock_and_check(session, [book])
-                write_fills(session, book, outcome.fills, decision_id=claim.decision_id, at=self.at)
-            committed(book, outcome.fills)
-        except ClaimLost as exc:
-            log.warning("round %s, agent %s: %s; nothing executed by this runner", self.index, slot.name, exc)
-            self.rt.reload([slot.id])
-        except LedgerConflict as exc:
-            self.rt.reload([slot.id])
-            self._record_conflict(claim, decision, str(exc), cash, max_bet)
-        except BaseException:
-            self.rt.reload([slot.id])
-            raise
-
-    def _record_conflict(
-        self, claim: Claim, decision: Decision, message: str, cash: Decimal, max_bet: Decimal
+    def commit_phase(
+        self, slots: list[AgentSlot], claims: dict[int, Claim], answers: dict[str, Decision]
     ) -> None:
-        """Another process moved this agent's ledger mid-round: the decision was made on a stale
-        portfolio, so it is recorded as an error and not executed."""
-        failed = Outcome(ERROR, (), f"not executed: {message}", "ledger_conflict")
-        with session_scope(self.rt.engine) as session:
-            finish(
-                session,
-                claim,
-                decision_values(
-                    decision, failed, cash_at_start=cash, max_bet=max_bet, at=self.rt.happened_at(self.at)
-                ),
+        """Execute every agent's answer on its ledger and store them all in ONE transaction
+        (``round_commit``); ledgers whose decision was not stored are rebuilt from the database."""
+        decided_at = self.rt.happened_at(self.at)
+        try:
+            staged = [
+                stage(s, claims[s.id], answers[s.name], self.quotes_for(s), self.at, decided_at=decided_at)
+                for s in slots
+            ]
+            with session_scope(self.rt.engine) as session:
+                stored = store_phase(session, staged, self.at)
+        except BaseException:
+            self.rt.reload([s.id for s in slots])
+            raise
+        for s in stored.lost:
+            log.warning(
+                "round %s, agent %s: the claim was taken over; nothing executed by this runner",
+                self.index,
+                s.slot.name,
             )
-            store_trace(session, claim.decision_id, claim.agent_id, decision)
+        dropped = {s.slot.id for s in stored.lost + stored.conflicts}
+        for s in staged:
+            if s.slot.id not in dropped:
+                committed(s.slot.book, s.outcome.fills)
+        if dropped:
+            self.rt.reload(sorted(dropped))
 
 
 def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:

@@ -33,13 +33,22 @@ class SettlementReport:
 
 
 def settle(rt: CohortRuntime, resolutions: Iterable[Resolution], at: datetime) -> SettlementReport:
-    """Apply each resolution to the cohort's agents that hold the market."""
+    """Apply each resolution to the cohort's agents that hold the market.
+
+    Who holds what is listed once per call, not per resolution and agent; a market's settlement
+    changes (or reloads) only its holders' ledgers, so only theirs are listed again."""
     report = SettlementReport()
+    held = {s.id: _held(s) for s in rt.agents}
     for resolution in resolutions:
-        holders = [s for s in rt.agents if _holds(s, resolution.market_id)]
+        holders = [s for s in rt.agents if resolution.market_id in held[s.id]]
         if holders:
             _settle_market(rt, resolution, holders, at, report)
+            held |= {s.id: _held(rt.slot(s.id)) for s in holders}
     return report
+
+
+def _held(slot: AgentSlot) -> set[str]:
+    return {p.market_id for p in slot.book.ledger.open_positions()}
 
 
 def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: datetime) -> None:

@@ -19,7 +19,8 @@ from markets.replay.format import (
     row_error,
 )
 from markets.replay.markets_table import MarketTable, parse_markets
-from markets.replay.prices_table import PriceSeries, parse_prices
+from markets.replay.price_series import PriceSeries
+from markets.replay.prices_table import parse_prices
 from markets.types import Market, Resolution
 
 # The bundled ForecastBench dataset, for source checkouts and editable installs.
@@ -87,13 +88,13 @@ def read_dataset(directory: Path, *, label: Path | None = None, verify_hash: boo
 def _check_resolved_after_first_price(table: MarketTable, series: Mapping[str, PriceSeries]) -> None:
     for market_id, resolution in table.resolutions.items():
         prices = series.get(market_id)
-        if prices is not None and resolution.resolved_at < prices.times[0]:
+        if prices is not None and resolution.resolved_at < prices.first_time:
             raise row_error(
                 MARKETS_FILE,
                 table.rows[market_id],
                 "resolved_at",
                 f"{format_utc(resolution.resolved_at)} is before the market's first price "
-                f"({PRICES_FILE} row {prices.first_row}, usable from {format_utc(prices.times[0])})",
+                f"({PRICES_FILE} row {prices.first_row}, usable from {format_utc(prices.first_time)})",
             )
 
 

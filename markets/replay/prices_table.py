@@ -1,4 +1,4 @@
-"""``prices.csv``: when each price became known, as sorted per-market series.
+"""``prices.csv``: when each price became known, as sorted per-market series kept in columns.
 
 A row holds ``market_id``, one time column and ``price`` (plus ``outcome`` when present):
 - ``date`` (YYYY-MM-DD): a daily close, usable from 00:00 UTC of the next day;
@@ -9,8 +9,8 @@ its first outcome (YES); NO is then 1 − YES. Other markets must price every ou
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
@@ -35,19 +35,10 @@ from markets.replay.format import (
     row_error,
     usable_from,
 )
-from markets.types import NO, YES, Market, PriceSnapshot
+from markets.replay.price_series import PriceColumns, PriceSeries
+from markets.types import YES, Market
 
 _TIME = "_t"  # parsed time, for sorting and duplicate checks inside polars
-_TEXT = "_time_text"  # the time as written, mapped back to a Python datetime when building
-
-
-@dataclass(frozen=True, slots=True)
-class PriceSeries:
-    """One market's prices, oldest first; ``times[i]`` is when ``snapshots[i]`` became usable."""
-
-    times: tuple[datetime, ...]
-    snapshots: tuple[PriceSnapshot, ...]
-    first_row: int  # prices.csv row of the earliest price, for error messages
 
 
 def parse_prices(
@@ -69,9 +60,7 @@ def parse_prices(
     check_unique(frame, ["market_id", _TIME, *outcome], PRICES_FILE, ["market_id", time_column, *outcome])
     if has_outcome:
         _check_complete(frame, markets)
-    return _build_series(
-        frame.rename({time_column: _TEXT}), markets, usable, prices, source, has_outcome
-    ), time_column
+    return _build_series(frame, markets, prices, source, has_outcome), time_column
 
 
 def _time_column(columns: list[str]) -> str:
@@ -124,38 +113,51 @@ def _check_complete(frame: pl.DataFrame, markets: Mapping[str, Market]) -> None:
 def _build_series(
     frame: pl.DataFrame,
     markets: Mapping[str, Market],
-    usable: Mapping[str, datetime],
     prices: Mapping[str, Decimal],
     source: str,
     has_outcome: bool,
 ) -> dict[str, PriceSeries]:
-    """Group the sorted rows into one ``PriceSnapshot`` per (market, time)."""
-    outcome = pl.col("outcome") if has_outcome else pl.lit(None, dtype=pl.String)
-    rows = frame.sort("market_id", _TIME, ROW).select("market_id", _TEXT, outcome.alias("o"), "price", ROW)
-    grouped: dict[str, list[tuple[datetime, dict[str, Decimal], int]]] = {}
-    for market_id, text, name, price, row in rows.iter_rows():
-        when = usable[text]
-        points = grouped.setdefault(market_id, [])
-        if not points or points[-1][0] != when:
-            points.append((when, {}, row))
-        points[-1][1][name or markets[market_id].outcomes[0]] = prices[price]
+    """Sort the rows into ``PriceColumns`` (in polars, no Python object per row) and give each
+    market its ``PriceSeries`` slice."""
+    codes = {text: i for i, text in enumerate(prices)}
+    if has_outcome:
+        outcome_codes = {f"{m}\x1f{o}": i for m in markets for i, o in enumerate(markets[m].outcomes)}
+        outcome = pl.concat_str("market_id", pl.lit("\x1f"), "outcome").replace_strict(outcome_codes)
+    else:
+        outcome = pl.lit(0)
+    rows = frame.select(  # coded first, so the sort moves integers rather than text
+        "market_id",
+        pl.col(_TIME).dt.epoch("us").alias("us"),
+        outcome.cast(pl.Int32).alias("o"),
+        pl.col("price").replace_strict(codes).cast(pl.Int32).alias("p"),
+        ROW,
+    ).sort("market_id", "us", ROW)
+    new_market = pl.col("market_id").ne_missing(pl.col("market_id").shift(1))  # rows are sorted:
+    rows = rows.with_columns(  # a new point or market starts where a key differs from the row above
+        point=new_market | pl.col("us").ne_missing(pl.col("us").shift(1)), market=new_market
+    )
+    points = rows.with_row_index("r").filter("point")
+    first_prices = rows.filter(pl.col("o") == 0)["p"]
+    assert first_prices.len() == points.height, "every point prices its market's first outcome"
+    columns = PriceColumns(
+        times=points["us"].to_numpy(),
+        starts=_ints(points["r"].append(pl.Series([rows.height], dtype=points["r"].dtype))),
+        first_prices=_ints(first_prices),
+        outcomes=_ints(rows["o"]),
+        prices=_ints(rows["p"]),
+        decimals=list(prices.values()),
+        source=source,
+    )
+    firsts = points.with_row_index("i").filter("market").select("market_id", "i", ROW).rows()
+    bounds = [i for _, i, _ in firsts[1:]] + [points.height]
     return {
-        market_id: PriceSeries(
-            times=tuple(when for when, _, _ in points),
-            snapshots=tuple(
-                _snapshot(markets[market_id], market_id, when, by_outcome, source)
-                for when, by_outcome, _ in points
-            ),
-            first_row=points[0][2],
-        )
-        for market_id, points in grouped.items()
+        market_id: PriceSeries(columns, markets[market_id], market_id, start, stop, row)
+        for (market_id, start, row), stop in zip(firsts, bounds, strict=True)
     }
 
 
-def _snapshot(
-    market: Market, market_id: str, when: datetime, prices: dict[str, Decimal], source: str
-) -> PriceSnapshot:
-    """``market_id`` is passed in: ``Market.market_id`` is recomputed on every access."""
-    if market.is_binary and NO not in prices:
-        prices[NO] = Decimal(1) - prices[YES]
-    return PriceSnapshot(market_id=market_id, prices=prices, observed_at=when, source=source)
+def _ints(values: pl.Series) -> array[int]:
+    """A compact array of Python-indexable integers, straight from polars' buffer."""
+    out = array("q")
+    out.frombytes(values.cast(pl.Int64).to_numpy().tobytes())
+    return out

@@ -5,8 +5,9 @@ Timing (the whole point-in-time contract of replay):
 - a market is open from its first usable price until its resolution: open at t when
   first price time <= t < resolved_at (never at or after ``resolved_at``);
 - a resolution is known from its ``resolved_at`` (inclusive).
-Everything is indexed once at construction (sorted tuples per market, bisect per query), so a
-daily snapshot costs a few milliseconds and a two-year replay spends almost nothing here.
+Everything is indexed once at construction (prices in columns, ``price_series``; a binary search
+per market and query), so a daily snapshot costs a few milliseconds and builds objects only for
+the markets it serves.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 
 from markets.replay.load import ReplayDataset, load_dataset
-from markets.replay.prices_table import PriceSeries
+from markets.replay.price_series import PriceSeries
 from markets.types import Market, MarketSnapshot, PriceSnapshot, Resolution, SnapshotEntry
 
 DEFAULT_HISTORY_POINTS = 30
@@ -56,10 +56,9 @@ class ReplaySource:
         self._history_points = history_points
         self._max_price_age = max_price_age
         self._series: dict[str, PriceSeries] = dict(dataset.series)
-        self._points = {k: _first_outcome_points(dataset.markets[k], s) for k, s in self._series.items()}
         self._windows = sorted(
             (
-                _Window(s.times[0], _resolved_at(dataset.resolutions.get(k)), dataset.markets[k], k)
+                _Window(s.first_time, _resolved_at(dataset.resolutions.get(k)), dataset.markets[k], k)
                 for k, s in self._series.items()
             ),
             key=lambda w: (w.opens, w.market_id),
@@ -86,7 +85,7 @@ class ReplaySource:
     @property
     def end(self) -> datetime | None:
         """The last instant anything changes: the latest resolution or price time."""
-        times = [s.times[-1] for s in self._series.values()] + self._resolution_times[-1:]
+        times = [s.last_time for s in self._series.values()] + self._resolution_times[-1:]
         return max(times) if times else None
 
     def open_markets(self, as_of: datetime) -> list[Market]:
@@ -97,9 +96,9 @@ class ReplaySource:
         found: dict[str, PriceSnapshot] = {}
         for market_id in market_ids:
             series = self._series.get(market_id)
-            index = bisect_right(series.times, as_of) - 1 if series else -1
+            index = series.index_at(as_of) if series else -1
             if series and index >= 0:
-                found[market_id] = series.snapshots[index]
+                found[market_id] = series.snapshot(index)
         return found
 
     def resolutions(self, as_of: datetime) -> list[Resolution]:
@@ -111,11 +110,11 @@ class ReplaySource:
         for window in self._open_windows(as_of):
             market_id = window.market_id
             series = self._series[market_id]
-            index = bisect_right(series.times, as_of) - 1
-            price = series.snapshots[index]
+            index = series.index_at(as_of)
+            price = series.snapshot(index)
             if self._max_price_age is not None and as_of - price.observed_at > self._max_price_age:
                 continue
-            history = self._points[market_id][max(0, index + 1 - self._history_points) : index + 1]
+            history = series.history(index, self._history_points)
             entries.append(SnapshotEntry(market=window.market, price=price, history=history))
         return MarketSnapshot(as_of=as_of, entries=tuple(entries))
 
@@ -130,11 +129,6 @@ class ReplaySource:
                 found.append(window)
         found.sort(key=lambda w: w.market_id)
         return found
-
-
-def _first_outcome_points(market: Market, series: PriceSeries) -> tuple[tuple[datetime, Decimal], ...]:
-    first = market.outcomes[0]
-    return tuple((s.observed_at, s.prices[first]) for s in series.snapshots)
 
 
 def _resolved_at(resolution: Resolution | None) -> datetime | None:
