@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import secrets
 import subprocess
 import sys
@@ -67,24 +68,31 @@ def _arena(*args: str) -> None:
     subprocess.run(arena(*args), cwd=ROOT, env=env, check=True, capture_output=True, timeout=1800)
 
 
-def _drain(url: str, configs: list[Path], workers: int) -> float:
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished children (they are waited for, so it adds up)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _drain(url: str, configs: list[Path], workers: int) -> tuple[float, float]:
+    """(wall, CPU) of ``workers`` processes draining the queued configs."""
     _arena("replay", "--queue", *map(str, configs), "--database-url", url)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     procs = [start_worker(url, lease=30) for _ in range(workers)]
     for proc in procs:
         out, _ = proc.communicate(timeout=1800)
         assert proc.returncode == 0, out[-2000:]
-    wall = time.perf_counter() - started
+    wall, cpu = time.perf_counter() - started, _children_cpu() - cpu
     engine = make_engine(url)
     with Session(engine) as session:
         units = session.exec(select(WorkUnitRow)).all()
         assert [(u.state, u.attempts) for u in units] == [("done", 1)] * COHORTS
         assert {c.status for c in session.exec(select(CohortRow))} == {"completed"}
     engine.dispose()
-    return wall
+    return wall, cpu
 
 
-def _in_process(url: str, configs: list[Path]) -> float:
+def _in_process(url: str, configs: list[Path]) -> tuple[float, float]:
     """The floor: the same cohorts launched, then replayed one after another by one process."""
     for config in configs:
         _arena("cohort", "launch", str(config), "--database-url", url)
@@ -100,7 +108,7 @@ def _in_process(url: str, configs: list[Path]) -> float:
         "for cohort in sys.argv[2:]:\n"
         "    asyncio.run(replay_cohort(engine, cohort, environ=os.environ, wall_clock=SystemClock()))\n"
     )
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), _children_cpu()
     subprocess.run(
         [sys.executable, "-c", code, url, *ids],
         cwd=ROOT,
@@ -108,16 +116,18 @@ def _in_process(url: str, configs: list[Path]) -> float:
         check=True,
         timeout=1800,
     )
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _children_cpu() - cpu
 
 
 def test_bench_workers_study(schemas: list[str], tmp_path: Path) -> None:
     configs = _configs(tmp_path)
-    floor = _in_process(schemas[0], configs)
-    one = _drain(schemas[1], configs, workers=1)
-    two = _drain(schemas[2], configs, workers=2)
+    floor, floor_cpu = _in_process(schemas[0], configs)
+    one, one_cpu = _drain(schemas[1], configs, workers=1)
+    two, two_cpu = _drain(schemas[2], configs, workers=2)
     print(
-        f"\n{COHORTS} demo cohorts on PostgreSQL: in one process {floor:.1f} s (floor), "
-        f"1 worker {one:.1f} s (queue overhead {one / floor - 1:+.1%}), "
-        f"2 workers {two:.1f} s (speed-up {one / two:.2f}x over 1 worker)"
+        f"\n{COHORTS} demo cohorts on PostgreSQL (client processes' CPU in brackets; the "
+        f"database server's is not counted): in one process {floor:.1f} s [{floor_cpu:.1f} s] "
+        f"(floor); 1 worker {one:.1f} s [{one_cpu:.1f} s] (queue overhead, CPU "
+        f"{one_cpu / floor_cpu - 1:+.1%}, wall {one / floor - 1:+.1%}); 2 workers {two:.1f} s "
+        f"[{two_cpu:.1f} s] (speed-up {one / two:.2f}x over 1 worker)"
     )
