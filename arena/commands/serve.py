@@ -18,6 +18,8 @@ from arena.clock import SystemClock
 from arena.commands.options import DatabaseOption, open_engine, process_settings
 from arena.commands.worker import print_queue
 from arena.db import leases
+from arena.db.engine import make_engine
+from arena.scheduling.jobs import lease_bounded
 from arena.scheduling.service import serve as serve_forever
 from arena.scheduling.status import job_statuses
 
@@ -35,7 +37,9 @@ def serve(
     )
     logging.getLogger("arena").setLevel(logging.INFO)
     settings = process_settings()
-    engine = open_engine(database_url)
+    migrated = open_engine(database_url)
+    engine = make_engine(lease_bounded(migrated.url, settings))
+    migrated.dispose()
     owner = leases.new_owner(f"{socket.gethostname()}:{os.getpid()}")
     stop = threading.Event()
 

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable
 from functools import partial
 
-from sqlalchemy import Engine
+from sqlalchemy import URL, Engine, make_url
 
 from arena.clock import Clock, SystemClock
 from arena.db.engine import make_engine
@@ -28,6 +28,7 @@ from arena.engine import live
 from arena.scheduling.runs import JobBody, JobSpec, run_once
 from arena.scheduling.sync_job import sync_job
 from arena.settings import Settings
+from arena.workers.queue import fenced_session_url
 
 log = logging.getLogger("arena.serve")
 
@@ -56,6 +57,16 @@ class Leadership:
 
 
 LEADERSHIP = Leadership()
+
+
+def lease_bounded(url: str | URL, settings: Settings) -> str | URL:
+    """``url`` for ``arena serve``'s connections. On PostgreSQL the server ends a session left
+    idle inside a transaction for one leader lease: a leader paused mid-transaction (even mid-way
+    through a lease renewal) would otherwise hold its row locks, and the standby could neither
+    take the lease nor write what the paused leader had locked. SQLite is used as is."""
+    if make_url(url).get_backend_name() != "postgresql":
+        return url
+    return fenced_session_url(url, settings.leader_lease)
 
 
 def _with_environ(job: Callable[..., str]) -> JobBody:
@@ -95,7 +106,7 @@ def run_named(name: str) -> None:
         log.warning("job %s: this process no longer leads the scheduler; not run", name)
         return
     settings = Settings()
-    engine: Engine = make_engine(settings.db_url)
+    engine: Engine = make_engine(lease_bounded(settings.db_url, settings))
     clock: Clock = SystemClock()
     try:
         run_once(job_specs(settings)[name], fence.guard(engine), clock)
