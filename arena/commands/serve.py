@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.commands.options import DatabaseOption, open_engine, process_settings
+from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
 from arena.commands.worker import print_queue
 from arena.db import leases
 from arena.db.engine import make_engine
@@ -37,6 +37,9 @@ def serve(
     )
     logging.getLogger("arena").setLevel(logging.INFO)
     settings = process_settings()
+    lease = settings.leader_lease.total_seconds()
+    if not 0 < poll <= lease / 3:
+        fail(f"--poll {poll:g}: must be positive and at most a third of ARENA_LEADER_LEASE ({lease:g} s)")
     migrated = open_engine(database_url)
     engine = make_engine(lease_bounded(migrated.url, settings))
     migrated.dispose()

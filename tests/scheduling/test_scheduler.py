@@ -216,3 +216,14 @@ def test_a_bad_cadence_setting_is_a_one_line_error(engine: Engine) -> None:
     assert result.output.strip().splitlines() == [
         "error: ARENA_MARKS_EVERY: expected a positive duration like '7d', '12h', '30m' or '90s', got 'often'"
     ]
+
+
+def test_the_leader_lease_is_a_setting_and_serve_polls_well_within_it(engine: Engine) -> None:
+    env = {"ARENA_DATABASE_URL": _url(engine), "ARENA_LEADER_LEASE": "3s"}
+    assert Settings(leader_lease="3s").leader_lease == timedelta(seconds=3)  # type: ignore[arg-type]
+    result = CliRunner().invoke(app, ["serve", "--poll", "2"], env=env)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: --poll 2: must be positive and at most a third of ARENA_LEADER_LEASE (3 s)"
+    ]
+    assert leases.holder(engine) is None  # refused before touching the lease
