@@ -40,6 +40,8 @@ def serve(
     lease = settings.leader_lease.total_seconds()
     if not 0 < poll <= lease / 3:
         fail(f"--poll {poll:g}: must be positive and at most a third of ARENA_LEADER_LEASE ({lease:g} s)")
+    if database_url:  # the jobs open their own engines from the settings when they run
+        os.environ["ARENA_DATABASE_URL"] = database_url
     migrated = open_engine(database_url)
     engine = make_engine(lease_bounded(migrated.url, settings))
     migrated.dispose()
