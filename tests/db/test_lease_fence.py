@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from sqlalchemy import Engine, func
+from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
 from arena.clock import SimulatedClock
@@ -73,3 +74,17 @@ def test_a_lost_lease_cannot_be_renewed_even_after_the_taker_released_it(engine:
     assert not leases.renew(engine, "old", LATE + timedelta(seconds=6), TTL)
     held = leases.holder(engine)
     assert held is not None and held.owner == "new"
+
+
+@pytest.mark.parametrize("backend", [pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_on_postgres_a_takeover_waits_for_the_fenced_commit_in_flight(engine: Engine) -> None:
+    """Between the fence's check and the commit, the lease cannot move: the check share-locks
+    the row, so a taker's UPDATE waits (here: gives up after a short lock_timeout)."""
+    assert leases.try_acquire(engine, "old", T0, TTL)
+    with session_scope(engine) as session:
+        LeaseFence("old").check(session)
+        with engine.connect() as taker:
+            taker.exec_driver_sql("SET lock_timeout = '300ms'")
+            with pytest.raises(OperationalError, match="lock timeout"):
+                taker.exec_driver_sql("UPDATE scheduler_lease SET owner = 'new' WHERE name = 'scheduler'")
+    assert leases.try_acquire(engine, "new", LATE, TTL)  # once the commit is over, it goes through
