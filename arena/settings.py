@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     complete_every: Duration = timedelta(hours=1)
     # How late a job run may still start (the scheduler's misfire grace); later runs are skipped.
     misfire_grace: Duration = timedelta(hours=1)
+    # The scheduler's leader lease: a standby takes over this long after the leader fell silent.
+    leader_lease: Duration = timedelta(seconds=60)
 
     @field_validator("home")
     @classmethod

@@ -15,9 +15,11 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.clock import SystemClock
-from arena.commands.options import DatabaseOption, open_engine, process_settings
+from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
 from arena.commands.worker import print_queue
 from arena.db import leases
+from arena.db.engine import make_engine
+from arena.scheduling.jobs import lease_bounded
 from arena.scheduling.service import serve as serve_forever
 from arena.scheduling.status import job_statuses
 
@@ -35,7 +37,14 @@ def serve(
     )
     logging.getLogger("arena").setLevel(logging.INFO)
     settings = process_settings()
-    engine = open_engine(database_url)
+    lease = settings.leader_lease.total_seconds()
+    if not 0 < poll <= lease / 3:
+        fail(f"--poll {poll:g}: must be positive and at most a third of ARENA_LEADER_LEASE ({lease:g} s)")
+    if database_url:  # the jobs open their own engines from the settings when they run
+        os.environ["ARENA_DATABASE_URL"] = database_url
+    migrated = open_engine(database_url)
+    engine = make_engine(lease_bounded(migrated.url, settings))
+    migrated.dispose()
     owner = leases.new_owner(f"{socket.gethostname()}:{os.getpid()}")
     stop = threading.Event()
 

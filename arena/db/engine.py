@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from decimal import Decimal
 from functools import partial
@@ -31,6 +31,9 @@ from sqlmodel import Session
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 _WAL_RETRY_MS = 50
 _BEGIN_OPTION = "arena_sqlite_begin"
+_FENCE_OPTION = "arena_write_fence"
+
+WriteFence = Callable[[Session], None]
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -72,15 +75,26 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
 
 
+def fenced(engine: Engine, fence: WriteFence) -> Engine:
+    """``engine`` whose write units of work run ``fence`` just before committing; the fence
+    raises to refuse the commit (``leases.LeaseFence``). The option travels with the engine
+    object, so every function handed it is fenced without knowing."""
+    return engine.execution_options(**{_FENCE_OPTION: fence})
+
+
 @contextmanager
 def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     """One unit of work: commits once when the block ends, rolls back if it raises.
 
     ``write=True`` takes SQLite's write lock at the start (``BEGIN IMMEDIATE``); pass
     ``write=False`` for read-only work such as dashboards so they never queue behind writers.
+    On a ``fenced`` engine a write unit checks its fence in the same transaction, last.
     """
+    fence: WriteFence | None = engine.get_execution_options().get(_FENCE_OPTION) if write else None
     with Session(writer(engine) if write else engine, expire_on_commit=False) as session, session.begin():
         yield session
+        if fence is not None:
+            fence(session)
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:

@@ -5,6 +5,12 @@ APScheduler 3 job stores must not be shared by two schedulers, so the process ho
 the only one with a running scheduler. ``replay:<cohort id>`` keeps two ``arena replay`` runs off
 one cohort. A lease expires unless renewed, so a crashed holder is replaced after ``ttl`` without
 any operator action.
+
+Expiry alone cannot stop a holder that was paused (SIGSTOP, GC, a partition) past its lease from
+finishing what it started once it wakes. ``LeaseFence`` closes that gap: an engine it guards
+checks, inside every write transaction just before the commit, that the lease is still ours.
+``FOR SHARE`` on PostgreSQL keeps a taker's ``UPDATE`` of the lease row waiting until that
+commit ends; SQLite's write transactions already hold the database's single write lock.
 """
 
 from __future__ import annotations
@@ -15,9 +21,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, or_, update
-from sqlmodel import select
+from sqlmodel import Session, col, select
 
-from arena.db.engine import session_scope
+from arena.db.engine import fenced, session_scope
 from arena.db.models import SchedulerLeaseRow
 from arena.db.upsert import insert_ignore
 
@@ -29,6 +35,38 @@ EXPIRED = datetime(1970, 1, 1, tzinfo=UTC)
 class LeaseHolder:
     owner: str
     expires_at: datetime
+
+
+class FenceLost(RuntimeError):
+    """A fenced write found the lease held by someone else: the transaction was rolled back."""
+
+    def __init__(self, name: str, owner: str, holder: str | None) -> None:
+        self.name, self.owner, self.holder = name, owner, holder
+        super().__init__(f"lease {name!r} is no longer held by {owner} (now held by {holder or 'nobody'})")
+
+
+@dataclass(frozen=True, slots=True)
+class LeaseFence:
+    """Writes through ``guard(engine)`` commit only while ``owner`` still holds lease ``name``."""
+
+    owner: str
+    name: str = LEASE_NAME
+
+    def guard(self, engine: Engine) -> Engine:
+        return fenced(engine, self.check)
+
+    def check(self, session: Session) -> None:
+        """Raise ``FenceLost`` unless the lease row still names our owner (locked until commit)."""
+        mine = session.exec(
+            select(SchedulerLeaseRow.owner)
+            .where(col(SchedulerLeaseRow.name) == self.name, col(SchedulerLeaseRow.owner) == self.owner)
+            .with_for_update(read=True)
+        ).first()
+        if mine is None:
+            now_held = session.exec(
+                select(SchedulerLeaseRow.owner).where(col(SchedulerLeaseRow.name) == self.name)
+            ).first()
+            raise FenceLost(self.name, self.owner, now_held)
 
 
 def new_owner(label: str) -> str:
@@ -53,6 +91,12 @@ def try_acquire(engine: Engine, owner: str, now: datetime, ttl: timedelta, *, na
         )
         # sqlmodel types Session.execute as a plain Result; an UPDATE's is a CursorResult (rowcount).
         return bool(cast(CursorResult[Any], result).rowcount)
+
+
+def renew(engine: Engine, owner: str, now: datetime, ttl: timedelta, *, name: str = LEASE_NAME) -> bool:
+    """Extend a lease ``owner`` holds; False once the row names anyone else, even if that holder
+    has since let it expire: a holder that lost the lease must not resume its old tenure."""
+    return take_over(engine, owner, owner, now, ttl, name=name)
 
 
 def release(engine: Engine, owner: str, *, name: str = LEASE_NAME) -> None:

@@ -2,7 +2,9 @@
 
 The bucket claim (unique job + bucket) is what makes a job run at most once per period even if
 two processes fire it: the loser sees the claim and skips. Failures are recorded, logged and
-re-raised as ``JobFailed`` so the scheduler's listener and ``arena status`` both see them.
+re-raised as ``JobFailed`` so the scheduler's listener and ``arena status`` both see them. A
+``FenceLost`` (the engine is fenced by a lease this process no longer holds) is not a failure to
+record: nothing may be written any more, so it passes straight up to the caller.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from sqlalchemy import Engine, update
 
 from arena.clock import Clock
 from arena.db.engine import session_scope
+from arena.db.leases import FenceLost
 from arena.db.models import JobRunRow
 from arena.db.upsert import insert_ignore
 
@@ -65,6 +68,8 @@ def run_once(spec: JobSpec, engine: Engine, clock: Clock) -> bool:
         return False
     try:
         message, ok = spec.body(engine, clock), True
+    except FenceLost:
+        raise
     except Exception as exc:  # recorded and re-raised: a failed job must never look like success
         message, ok = f"{type(exc).__name__}: {exc}", False
     _finish(engine, spec.name, bucket, clock.now(), ok, message)

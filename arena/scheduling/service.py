@@ -7,13 +7,17 @@ leader, so a restarted server syncs and marks at once rather than one cadence la
 once-per-period claim (``runs``) skips it if another leader ran it in this period already.
 Decision rounds do not depend on APScheduler: the rounds job runs every due round not yet done,
 and records as missed those overdue by more than the cohort's ``schedule.catch_up_grace``.
+
+The lease lives ``ARENA_LEADER_LEASE`` (60 s) and is renewed every ``poll``. Each tenure has its
+own owner token (the first is ``owner``, later ones ``owner/2``, ``owner/3``…) and the leader
+renews only while the row still names that token, so jobs started in a tenure (fenced by its
+token, see ``jobs``) can never commit in a later one after another process led in between.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from datetime import timedelta
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -21,13 +25,13 @@ from sqlalchemy import Engine
 
 from arena.clock import Clock
 from arena.db import leases
-from arena.scheduling.jobs import job_specs
+from arena.db.leases import LeaseFence
+from arena.scheduling.jobs import LEADERSHIP, job_specs
 from arena.settings import Settings
 
 log = logging.getLogger("arena.serve")
 
 JOBSTORE_TABLE = "apscheduler_jobs"
-LEASE_TTL = timedelta(seconds=60)
 
 
 def build_scheduler(engine: Engine, clock: Clock, settings: Settings) -> BackgroundScheduler:
@@ -67,25 +71,32 @@ def serve(
     settings: Settings | None = None,
 ) -> None:
     """Run until ``stop`` is set: lead when the lease is free, else stand by; release on exit.
-    ``settings``: the cadences and misfire grace (default: from the environment)."""
+    ``settings``: the cadences, misfire grace and leader lease (default: from the environment)."""
     settings = settings or Settings()
+    ttl = settings.leader_lease
+    token, tenure = owner, 1
     scheduler: BackgroundScheduler | None = None
     try:
         while not stop.is_set():
-            leading = leases.try_acquire(engine, owner, clock.now(), LEASE_TTL)
-            if leading and scheduler is None:
-                log.info("serve %s: leader; starting the scheduler", owner)
-                scheduler = build_scheduler(engine, clock, settings)
-                scheduler.start()
-            elif not leading and scheduler is not None:
-                log.warning("serve %s: lost the lease; stopping the scheduler", owner)
+            if scheduler is None:
+                if leases.try_acquire(engine, token, clock.now(), ttl):
+                    log.info("serve %s: leader; starting the scheduler", token)
+                    LEADERSHIP.lead(LeaseFence(token))
+                    scheduler = build_scheduler(engine, clock, settings)
+                    scheduler.start()
+                else:
+                    log.debug("serve %s: standby; another process holds the lease", token)
+            elif not leases.renew(engine, token, clock.now(), ttl):
+                log.warning("serve %s: lost the lease; stopping the scheduler and standing by", token)
+                LEADERSHIP.lead(None)
                 scheduler.shutdown(wait=True)
                 scheduler = None
-            elif not leading:
-                log.debug("serve %s: standby; another process holds the lease", owner)
+                tenure += 1
+                token = f"{owner}/{tenure}"
             stop.wait(poll)
     finally:
+        LEADERSHIP.lead(None)
         if scheduler is not None:
             scheduler.shutdown(wait=True)
-        leases.release(engine, owner)
-        log.info("serve %s: stopped", owner)
+        leases.release(engine, token)
+        log.info("serve %s: stopped", token)

@@ -128,10 +128,17 @@ def _stored_jobs(engine: Engine) -> set[str]:
         return {row[0] for row in conn.execute(text("SELECT id FROM apscheduler_jobs"))}
 
 
-def _serve(url: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "ARENA_DATABASE_URL": url}
+def _serve(url: str, *, option_home: Path | None = None) -> subprocess.Popen[bytes]:
+    """``arena serve`` on ``url`` from the environment, or with ``option_home`` as ``--database-url``
+    (and ``ARENA_HOME`` there, so a job that ignored the option would write a database of its own)."""
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_DATABASE_URL"}
+    option = [] if option_home is None else ["--database-url", url]
+    if option_home is None:
+        env["ARENA_DATABASE_URL"] = url
+    else:
+        env["ARENA_HOME"] = str(option_home)
     return subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "serve", "--poll", "0.3"],
+        [sys.executable, "-m", "arena.cli", "serve", "--poll", "0.3", *option],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -198,10 +205,11 @@ def _ran(engine: Engine) -> set[str]:
         return {row.job for row in session.exec(select(JobRunRow)).all() if row.finished_at is not None}
 
 
-def test_serve_runs_every_job_at_start_up(engine: Engine) -> None:
+@pytest.mark.parametrize("as_option", [False, True], ids=["env", "option"])
+def test_serve_runs_every_job_at_start_up(engine: Engine, as_option: bool, tmp_path: Path) -> None:
     """Sync (every 15 minutes) and marks run within seconds of a leader starting, not one
-    cadence later."""
-    proc = _serve(_url(engine))
+    cadence later, in the database ``--database-url`` names when given (the jobs too)."""
+    proc = _serve(_url(engine), option_home=tmp_path / "home" if as_option else None)
     try:
         assert _wait_for(lambda: {"sync", "marks", "settle", "complete"} <= _ran(engine)), _ran(engine)
     finally:
@@ -216,3 +224,14 @@ def test_a_bad_cadence_setting_is_a_one_line_error(engine: Engine) -> None:
     assert result.output.strip().splitlines() == [
         "error: ARENA_MARKS_EVERY: expected a positive duration like '7d', '12h', '30m' or '90s', got 'often'"
     ]
+
+
+def test_the_leader_lease_is_a_setting_and_serve_polls_well_within_it(engine: Engine) -> None:
+    env = {"ARENA_DATABASE_URL": _url(engine), "ARENA_LEADER_LEASE": "3s"}
+    assert Settings(leader_lease="3s").leader_lease == timedelta(seconds=3)  # type: ignore[arg-type]
+    result = CliRunner().invoke(app, ["serve", "--poll", "2"], env=env)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "error: --poll 2: must be positive and at most a third of ARENA_LEADER_LEASE (3 s)"
+    ]
+    assert leases.holder(engine) is None  # refused before touching the lease
