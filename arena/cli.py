@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import typer
 
-from arena.commands import cohort, dashboard, data, db, leaderboard, markets, report, resolutions, run, serve
+from arena.commands import (
+    cohort,
+    corpus,
+    dashboard,
+    data,
+    db,
+    leaderboard,
+    markets,
+    report,
+    resolutions,
+    run,
+    serve,
+)
 
 app = typer.Typer(
     name="arena",
@@ -17,6 +29,7 @@ app.add_typer(data.app, name="data", help="Replay datasets: import, inspect.")
 app.add_typer(markets.app, name="markets", help="Live markets: sync, record, pending resolutions.")
 app.add_typer(db.app, name="db")
 app.add_typer(cohort.app, name="cohort", help="Cohorts: launch, list, show, pause, resume, cancel.")
+app.add_typer(corpus.app, name="corpus", help="Corpora for research tools: import, info, list.")
 resolutions.register(markets.app)
 run.register(app)
 leaderboard.register(app)

@@ -498,33 +498,32 @@ FULL_TEXT_INDEX = "ix_corpus_document_search"  # PostgreSQL only
 # The same statements as migration 0004 (a revision may not import this module).
 FULL_TEXT_DDL = {
     "sqlite": (
-        f"CREATE VIRTUAL TABLE {FULL_TEXT_TABLE} USING fts5(title, text, content='corpus_document', "
+        "CREATE VIRTUAL TABLE corpus_document_fts USING fts5(title, text, content='corpus_document', "
         "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
-        f"CREATE TRIGGER {FULL_TEXT_TABLE}_insert AFTER INSERT ON corpus_document BEGIN "
-        f"INSERT INTO {FULL_TEXT_TABLE}(rowid, title, text) VALUES (new.id, new.title, new.text); END",
-        f"CREATE TRIGGER {FULL_TEXT_TABLE}_delete AFTER DELETE ON corpus_document BEGIN "
-        f"INSERT INTO {FULL_TEXT_TABLE}({FULL_TEXT_TABLE}, rowid, title, text) "
+        "CREATE TRIGGER corpus_document_fts_insert AFTER INSERT ON corpus_document BEGIN "
+        "INSERT INTO corpus_document_fts(rowid, title, text) VALUES (new.id, new.title, new.text); END",
+        "CREATE TRIGGER corpus_document_fts_delete AFTER DELETE ON corpus_document BEGIN "
+        "INSERT INTO corpus_document_fts(corpus_document_fts, rowid, title, text) "
         "VALUES ('delete', old.id, old.title, old.text); END",
-        f"CREATE TRIGGER {FULL_TEXT_TABLE}_update AFTER UPDATE ON corpus_document BEGIN "
-        f"INSERT INTO {FULL_TEXT_TABLE}({FULL_TEXT_TABLE}, rowid, title, text) "
+        "CREATE TRIGGER corpus_document_fts_update AFTER UPDATE ON corpus_document BEGIN "
+        "INSERT INTO corpus_document_fts(corpus_document_fts, rowid, title, text) "
         "VALUES ('delete', old.id, old.title, old.text); "
-        f"INSERT INTO {FULL_TEXT_TABLE}(rowid, title, text) VALUES (new.id, new.title, new.text); END",
+        "INSERT INTO corpus_document_fts(rowid, title, text) VALUES (new.id, new.title, new.text); END",
     ),
     "postgresql": (
-        f"ALTER TABLE corpus_document ADD COLUMN {FULL_TEXT_COLUMN} tsvector GENERATED ALWAYS AS "
+        "ALTER TABLE corpus_document ADD COLUMN search tsvector GENERATED ALWAYS AS "
         "(setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')) "
         "STORED",
-        f"CREATE INDEX {FULL_TEXT_INDEX} ON corpus_document USING gin ({FULL_TEXT_COLUMN})",
+        "CREATE INDEX ix_corpus_document_search ON corpus_document USING gin (search)",
     ),
 }
+_documents = metadata.tables["corpus_document"]
 for _dialect, _statements in FULL_TEXT_DDL.items():
     for _statement in _statements:
-        event.listen(CorpusDocumentRow.__table__, "after_create", DDL(_statement).execute_if(dialect=_dialect))
-event.listen(
-    CorpusDocumentRow.__table__,
-    "before_drop",
-    DDL(f"DROP TABLE IF EXISTS {FULL_TEXT_TABLE}").execute_if(dialect="sqlite"),
-)
+        _ddl = DDL(_statement)  # type: ignore[no-untyped-call]
+        event.listen(_documents, "after_create", _ddl.execute_if(dialect=_dialect))
+_drop_fts = DDL(f"DROP TABLE IF EXISTS {FULL_TEXT_TABLE}")  # type: ignore[no-untyped-call]
+event.listen(_documents, "before_drop", _drop_fts.execute_if(dialect="sqlite"))
 
 
 def is_mapped(name: str | None, type_: str, parent_names: Any) -> bool:

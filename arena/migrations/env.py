@@ -9,6 +9,7 @@ migrate one after the other instead of racing.
 from __future__ import annotations
 
 from logging.config import fileConfig
+from typing import Any
 
 from alembic import context
 from sqlalchemy.engine import Connection
@@ -19,7 +20,7 @@ from arena.db.models import is_mapped, metadata
 from arena.settings import Settings
 
 
-def _owned_by_arena(name: str | None, type_: str, parents: dict[str, str | None]) -> bool:
+def _owned_by_arena(name: str | None, type_: Any, parents: Any) -> bool:
     """APScheduler creates and owns its job-store table; migrations leave it alone. The full-text
     index is the arena's but written as hand-made DDL (``arena.db.models.is_mapped``)."""
     return not (type_ == "table" and name == "apscheduler_jobs") and is_mapped(name, type_, parents)
