@@ -9,7 +9,7 @@ import typer.main
 from arena.cli import app
 
 # Commands that only read and write replay datasets on disk, never the arena database.
-NO_DATABASE = {"data import-forecastbench", "data info", "data rehash"}
+NO_DATABASE = {"data import-forecastbench", "data info", "data rehash", "corpus build-market-texts"}
 
 
 def _leaves(group: Any, prefix: str = "") -> list[tuple[str, Any]]:
