@@ -6,10 +6,11 @@ the round's time minus the news lag.
 
 The query text comes from a model or a person, so it is never handed to the engine's query
 syntax: it is cut into words (letters and digits), common English stop words are dropped, and
-each word goes in as a quoted term OR-ed with the others (SQLite FTS5: ``"word"``; PostgreSQL:
-a quoted ``tsquery`` lexeme). Operators, quotes, parentheses and column filters in the text are
-thus plain separators. Ranking: BM25 on SQLite (title weighted twice the body), ``ts_rank_cd``
-on PostgreSQL (title lexemes weighted A, body B).
+each word goes in as a quoted term (SQLite FTS5: ``"word"``; PostgreSQL: a quoted ``tsquery``
+lexeme), OR-ed with the others (``arena.corpus.query_plan`` says which words, on a large corpus).
+Operators, quotes, parentheses and column filters in the text are thus plain separators.
+Ranking: BM25 on SQLite (title weighted twice the body), ``ts_rank_cd`` on PostgreSQL (title
+lexemes weighted A, body B).
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ from sqlalchemy.sql.elements import TextClause
 from sqlmodel import Session
 
 from arena.corpus.documents import CorpusError
+from arena.corpus.query_plan import plan_matches
 from arena.corpus.store import Reader, corpus_id
 from arena.db.types import UTCDateTime
 
 MAX_K = 50
-MAX_TERMS = 32  # longer queries keep their first 32 distinct words
+MAX_TERMS = 16  # longer queries keep their first 16 distinct words (each costs a frequency probe)
 _WORD = re.compile(r"[^\W_]+")
 # Words too common to say anything about relevance (OR-ed in, they would match nearly everything).
 _STOP_WORDS = """a about above after again against all am an and any are as at be because been before being
@@ -78,24 +80,19 @@ def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: date
             f"query {query[:80]!r} has no searchable words (letters or digits, not stop words)"
         )
     dialect = (reader.get_bind() if isinstance(reader, Session) else reader).dialect.name
-    statement, match = (_SQLITE, _fts5_query(terms)) if dialect == "sqlite" else (_POSTGRES, _tsquery(terms))
-    params = {"corpus_id": corpus_id(reader, corpus), "match": match, "before": before, "k": k}
-    rows = reader.execute(statement, params)
+    statement = _SQLITE if dialect == "sqlite" else _POSTGRES
+    params = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
+    for match in plan_matches(reader, dialect, terms):
+        rows = reader.execute(statement, {**params, "match": match}).all()
+        if rows:
+            break
     return [
         NewsHit(r.doc_id, r.title, r.published_at, r.url, r.source, r.snippet, float(r.score)) for r in rows
     ]
 
 
-def _fts5_query(terms: list[str]) -> str:
-    """FTS5 query: each word a double-quoted string (so never an operator), OR-ed."""
-    return " OR ".join(f'"{term}"' for term in terms)
-
-
-def _tsquery(terms: list[str]) -> str:
-    """``to_tsquery`` input: each word a single-quoted lexeme (so never an operator), OR-ed."""
-    return " | ".join(f"'{term}'" for term in terms)
-
-
+# CROSS JOIN fixes SQLite's join order: matches first, then their rows. Left free, the planner may
+# walk the (corpus_id, published_at) index and run the full-text match once per row: seconds.
 def _typed(sql: str) -> TextClause:
     return text(sql).bindparams(bindparam("before", type_=UTCDateTime()))
 
@@ -105,7 +102,7 @@ _SQLITE = _typed(
     SELECT d.doc_id, d.title, d.published_at, d.url, d.source,
            snippet(corpus_document_fts, 1, '', '', '…', 32) AS snippet,
            -bm25(corpus_document_fts, 2.0, 1.0) AS score
-    FROM corpus_document_fts JOIN corpus_document AS d ON d.id = corpus_document_fts.rowid
+    FROM corpus_document_fts CROSS JOIN corpus_document AS d ON d.id = corpus_document_fts.rowid
     WHERE corpus_document_fts MATCH :match AND d.corpus_id = :corpus_id AND d.published_at < :before
     ORDER BY score DESC, d.id
     LIMIT :k

@@ -130,7 +130,7 @@ def test_migrations_build_exactly_the_schema_of_the_models(db_url: str) -> None:
     assert any("ck_fill_kind" in check for check in migrated["fill"]["checks"])  # not vacuous
     # The full-text index (hand-written DDL) is part of the comparison too, on each backend.
     if db_url.startswith("sqlite"):
-        assert FULL_TEXT_TABLE in migrated and len(migrated["corpus_document"]["triggers"]) == 3
+        assert FULL_TEXT_TABLE in migrated and len(migrated["corpus_document"]["triggers"]) == 2
     else:
         assert "tsvector" in migrated["corpus_document"]["columns"]
         assert "gin" in str(migrated["corpus_document"]["indexes"])

@@ -5,8 +5,8 @@ Revises: 0002
 Create Date: 2026-11-24 02:30:00
 
 ``search_news`` ranks documents by text relevance among those published before the round. The
-index is the engine's own: SQLite FTS5 (BM25) over an external-content table kept current by
-triggers, PostgreSQL a generated ``tsvector`` column with a GIN index. The statements repeat
+index is the engine's own: SQLite FTS5 (BM25) over an external-content table (triggers take out
+deleted and updated rows; the importer indexes new ones in batches), PostgreSQL a generated ``tsvector`` column with a GIN index. The statements repeat
 ``arena.db.models.FULL_TEXT_DDL`` as it was when this revision was written.
 """
 
@@ -29,8 +29,6 @@ FULL_TEXT_DDL = {
     "sqlite": (
         f"CREATE VIRTUAL TABLE {FTS} USING fts5(title, text, content='corpus_document', "
         "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
-        f"CREATE TRIGGER {FTS}_insert AFTER INSERT ON corpus_document BEGIN "
-        f"INSERT INTO {FTS}(rowid, title, text) VALUES (new.id, new.title, new.text); END",
         f"CREATE TRIGGER {FTS}_delete AFTER DELETE ON corpus_document BEGIN "
         f"INSERT INTO {FTS}({FTS}, rowid, title, text) "
         "VALUES ('delete', old.id, old.title, old.text); END",
