@@ -116,6 +116,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 @pytest.mark.benchmark
+@pytest.mark.timeout(3600)  # a million documents take minutes to import on a shared machine
 def test_bench_corpus_import_and_search(engine: Engine, corpus_files: tuple[Path, Path]) -> None:
     full, part = corpus_files
     backend = engine.dialect.name
