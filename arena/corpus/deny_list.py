@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -46,9 +46,22 @@ _HOST = re.compile(r"^[0-9a-z-]+(\.[0-9a-z-]+)+$")
 @dataclass(frozen=True)
 class DenyList:
     """Denied domains: a host matches its domain and every subdomain (``www.metaculus.com``); a
-    ``source`` also matches by the domain's name (``Metaculus``, ``Good Judgment``)."""
+    ``source`` also matches by the domain's name (``Metaculus``, ``Good Judgment``).
+
+    Checked once per imported document, so lookups are by set and dict, and the verdict on each
+    distinct ``source`` (a dump has few) is remembered.
+    """
 
     domains: tuple[str, ...] = DEFAULT_DENY_LIST
+    _set: frozenset[str] = field(init=False, repr=False, compare=False)
+    _names: dict[str, str] = field(init=False, repr=False, compare=False)
+    _sources: dict[str, str | None] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        names = {_NAME_CHARS.sub("", d.split(".")[0]): d for d in reversed(self.domains)}
+        object.__setattr__(self, "_set", frozenset(self.domains))
+        object.__setattr__(self, "_names", names)
+        object.__setattr__(self, "_sources", {})
 
     @classmethod
     def of(cls, entries: Iterable[str]) -> DenyList:
@@ -75,18 +88,21 @@ class DenyList:
 
     def match(self, url: str | None, source: str | None) -> str | None:
         """The denied domain ``url`` or ``source`` belongs to, or None if neither is denied."""
-        for value in (url, source):
-            host = _host(value) if value else None
-            if not host:
-                continue
-            for domain in self.domains:
-                if host == domain or host.endswith("." + domain):
-                    return domain
-        if source:
-            name = _NAME_CHARS.sub("", source.lower())
-            for domain in self.domains:
-                if name == _NAME_CHARS.sub("", domain.split(".")[0]):
-                    return domain
+        denied = self._domain_of(_host(url)) if url else None
+        if denied is None and source:
+            if source not in self._sources:
+                name = self._names.get(_NAME_CHARS.sub("", source.lower()))
+                self._sources[source] = self._domain_of(_host(source)) or name
+            denied = self._sources[source]
+        return denied
+
+    def _domain_of(self, host: str | None) -> str | None:
+        """The listed domain ``host`` is or is under (``a.b.metaculus.com`` → ``metaculus.com``)."""
+        labels = host.split(".") if host else []
+        for start in range(len(labels) - 1):
+            candidate = ".".join(labels[start:])
+            if candidate in self._set:
+                return candidate
         return None
 
 

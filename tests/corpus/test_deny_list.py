@@ -21,6 +21,8 @@ from arena.corpus.deny_list import DEFAULT_DENY_LIST, DenyList
         (None, "Metaculus", "metaculus.com"),
         (None, "Insight Prediction", "insightprediction.com"),
         ("https://reuters.com/x", "PredictIt", "predictit.org"),
+        ("https://x.goodjudgment.io/y", None, "goodjudgment.io"),  # two domains share one name
+        (None, "Good Judgment", "goodjudgment.com"),
     ],
 )
 def test_the_default_list_denies_forecasting_sites_by_url_or_source(
