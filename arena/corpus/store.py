@@ -73,8 +73,8 @@ def import_corpus(
 ) -> CorpusInfo:
     """Import the JSONL file ``path`` as corpus ``name``; ``on_progress`` gets the bytes read so far.
 
-    Raises ``CorpusError`` (nothing written) for a bad line, a duplicate id, or an existing
-    ``name`` without ``replace``; ``replace`` swaps the old corpus for the new one atomically.
+    Raises ``CorpusError`` (nothing written) for a bad line, a duplicate id, a file without
+    documents, or an existing ``name`` without ``replace``; ``replace`` swaps the old corpus for the new one atomically.
     """
     deny = deny or DenyList()
     check_name(name)
@@ -102,6 +102,8 @@ def import_corpus(
             if len(batch) >= batch_size:
                 count += _flush(connection, batch, on_progress, stream.tell())
         count += _flush(connection, batch, on_progress, stream.tell())
+        if count == 0 and not dropped:
+            raise CorpusError(f"{path.name}: no documents (expected one JSON document per line)")
         connection.execute(
             update(CORPUS)
             .where(CORPUS.c.id == corpus_id)

@@ -108,3 +108,11 @@ def test_replacing_a_corpus_keeps_the_full_text_index_consistent(engine: Engine,
         later = T0 + timedelta(days=30)
         assert search_news(connection, "news", "zebra", k=20, before=later) == []
         assert len(search_news(connection, "news", "giraffe", k=20, before=later)) == 7
+
+
+def test_a_file_without_documents_is_refused(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"^empty.jsonl: no documents"):
+        import_corpus(engine, path, "news")
+    assert _counts(engine) == (0, 0)
