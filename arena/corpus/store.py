@@ -74,7 +74,8 @@ def import_corpus(
     """Import the JSONL file ``path`` as corpus ``name``; ``on_progress`` gets the bytes read so far.
 
     Raises ``CorpusError`` (nothing written) for a bad line, a duplicate id, a file without
-    documents, or an existing ``name`` without ``replace``; ``replace`` swaps the old corpus for the new one atomically.
+    documents, or an existing ``name`` without ``replace``; ``replace`` swaps the old corpus for
+    the new one atomically.
     """
     deny = deny or DenyList()
     check_name(name)
