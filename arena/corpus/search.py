@@ -16,6 +16,7 @@ lexemes weighted A, body B).
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -61,8 +62,9 @@ class NewsHit:
 
 
 def search_terms(query: str) -> list[str]:
-    """The query's distinct searchable words, lower-case, in order (at most ``MAX_TERMS``)."""
-    words = (w for w in _WORD.findall(query.lower()) if w not in STOP_WORDS)
+    """The query's distinct searchable words, lower-case, in order (at most ``MAX_TERMS``); NFKC
+    first, so a decomposed accent or a ligature (``ﬁ``) reads as the letters it stands for."""
+    words = (w for w in _WORD.findall(unicodedata.normalize("NFKC", query).lower()) if w not in STOP_WORDS)
     return list(dict.fromkeys(words))[:MAX_TERMS]
 
 

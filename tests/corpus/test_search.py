@@ -83,6 +83,7 @@ def test_bad_arguments_get_clear_errors(news: Engine) -> None:
 def test_search_terms_are_lowercase_distinct_words_without_stop_words() -> None:
     assert search_terms("Will the FED cut rates? fed: rates!") == ["fed", "cut", "rates"]
     assert search_terms("Zürich café 2025") == ["zürich", "café", "2025"]
+    assert search_terms("cafe\u0301 ﬁnance") == ["café", "finance"]  # NFKC: composed, unligatured
     assert len(search_terms(" ".join(f"w{i}" for i in range(100)))) == 16
 
 
