@@ -11,7 +11,8 @@ much smaller set), and if none does, for the rarest word alone.
 
 Word frequencies come from the index itself: SQLite counts a word's documents up to the budget
 (cheap: the index lists them in order), PostgreSQL reads the planner's estimate, which comes
-from the most-common-lexeme statistics the import refreshes (``ANALYZE``). Either way they cover
+from the most-common-lexeme statistics the import refreshes (``ANALYZE``; 10,000 lexemes are
+tracked, so a rare word's estimate is small, not the 1,000th word's frequency). Either way they cover
 the whole table, not one corpus: a heuristic that decides which words are scored, never which
 documents may be seen (the publish-time bound is in every query regardless).
 """

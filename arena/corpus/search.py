@@ -83,6 +83,10 @@ def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: date
         )
     dialect = (reader.get_bind() if isinstance(reader, Session) else reader).dialect.name
     statement = _SQLITE if dialect == "sqlite" else _POSTGRES
+    if dialect == "postgresql":
+        # A search over many rows looks costly enough for PostgreSQL to JIT-compile it, which takes
+        # longer than the search itself; off for this transaction only.
+        reader.execute(text("SELECT set_config('jit', 'off', true)"))
     params = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
     for match in plan_matches(reader, dialect, terms):
         rows = reader.execute(statement, {**params, "match": match}).all()
