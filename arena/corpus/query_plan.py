@@ -7,7 +7,8 @@ matches a large part of a million documents while adding little to a score (BM25
 document frequency is small for it). So the words are taken rarest first while their documents
 add up to at most ``CANDIDATE_BUDGET``; the rest are treated as stop words for this corpus. When
 even the rarest word is that common, the query asks for documents holding *all* its words (a
-much smaller set), and if none does, for the rarest word alone.
+much smaller set); if none does, all but the commonest word, and so on down to the two rarest,
+then the rarest word alone.
 
 Word frequencies come from the index itself: SQLite counts a word's documents up to the budget
 (cheap: the index lists them in order), PostgreSQL reads the planner's estimate, which comes
@@ -65,8 +66,9 @@ def plan_matches(reader: Reader, dialect: str, terms: list[str]) -> list[str]:
         total += count
     if chosen:
         return [any_of([terms[i] for i in sorted(chosen)])]
-    rarest = terms[counts[0][1]]
-    return [all_of(terms), any_of([rarest])] if len(terms) > 1 else [any_of([rarest])]
+    by_rarity = [terms[i] for _, i in counts]
+    # Every word is common: all of them, then without the commonest one at a time, then the rarest.
+    return [all_of(by_rarity[:size]) for size in range(len(terms), 1, -1)] + [any_of(by_rarity[:1])]
 
 
 def _documents(reader: Reader, dialect: str, match: str) -> int:

@@ -45,6 +45,11 @@ def test_the_rarest_words_are_scored_within_the_budget(corpus: Engine) -> None:
     assert _plan(corpus, "delta", "omega", "zeta") == ['"omega" OR "zeta"']  # rarest first: 1 + 1
     # Both past the budget (counted only up to it): all words, else the first of the "rarest".
     assert _plan(corpus, "alpha", "beta") == ['"alpha" AND "beta"', '"alpha"']
+    assert _plan(corpus, "kappa", "alpha", "beta") == [
+        '"kappa" AND "alpha" AND "beta"',
+        '"kappa" AND "alpha"',  # all tie at the cap: query order decides the "commonest"
+        '"kappa"',
+    ]
     assert _plan(corpus, "alpha") == ['"alpha"']
 
 
