@@ -70,6 +70,7 @@ COMMANDS: dict[str, Entry] = {
     "cohort": Entry(
         "arena.commands.cohort", "Cohorts: launch, list, show, pause, resume, cancel.", group=True
     ),
+    "corpus": Entry("arena.commands.corpus", "Corpora for research tools: import, info, list.", group=True),
     "worker": Entry(
         "arena.commands.worker",
         "Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.",

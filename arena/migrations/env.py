@@ -9,19 +9,21 @@ migrate one after the other instead of racing.
 from __future__ import annotations
 
 from logging.config import fileConfig
+from typing import Any
 
 from alembic import context
 from sqlalchemy.engine import Connection
 
 from arena.db.engine import make_engine, writer
 from arena.db.migrate import MIGRATION_LOCK_KEY
-from arena.db.models import metadata
+from arena.db.models import is_mapped, metadata
 from arena.settings import Settings
 
 
-def _owned_by_arena(name: str | None, type_: str, _parents: object) -> bool:
-    """APScheduler creates and owns its job-store table; migrations leave it alone."""
-    return not (type_ == "table" and name == "apscheduler_jobs")
+def _owned_by_arena(name: str | None, type_: Any, parents: Any) -> bool:
+    """APScheduler creates and owns its job-store table; migrations leave it alone. The full-text
+    index is the arena's but written as hand-made DDL (``arena.db.models.is_mapped``)."""
+    return not (type_ == "table" and name == "apscheduler_jobs") and is_mapped(name, type_, parents)
 
 
 def _migrate(connection: Connection) -> None:

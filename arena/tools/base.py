@@ -63,7 +63,6 @@ class RoundFacts:
     hidden: frozenset[str] = frozenset()
     news: NewsSearch | None = None
     news_lag: timedelta = timedelta(days=1)
-    corpus: str | None = None
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -79,11 +78,10 @@ class RoundFacts:
         hidden: frozenset[str] = frozenset(),
         news: NewsSearch | None = None,
         news_lag: timedelta = timedelta(days=1),
-        corpus: str | None = None,
     ) -> RoundFacts:
         markets = {m.market_id: m for m in open_markets if m.market_id not in excluded}
         entries = {e.market.market_id: e for e in full.entries if e.market.market_id in markets}
-        return cls(at, markets, entries, prices_visible, hidden, news, news_lag, corpus)
+        return cls(at, markets, entries, prices_visible, hidden, news, news_lag)
 
     def shows_price(self, market_id: str) -> bool:
         return self.prices_visible and market_id not in self.hidden

@@ -8,22 +8,39 @@ checked here again, so a search backend that ignored it would still leak nothing
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Engine
+
 from agents.tools import ToolError, ToolSpec
-from arena.tools.base import Tool, ToolContext, iso, parameters
+from arena.corpus.documents import CorpusError
+from arena.corpus.search import search_news
+from arena.tools.base import NewsHitLike, NewsSearch, Tool, ToolContext, iso, parameters
 
 MAX_DOCUMENTS = 20
 SNIPPET_CHARS = 1_000
 
 
+def corpus_search(engine: Engine, corpus: str) -> NewsSearch:
+    """The cohort's imported corpus as the tool's search: one read per query; a query the corpus
+    cannot answer (no searchable words, an unknown corpus) becomes an error result the model reads."""
+
+    def search(query: str, k: int, before: datetime) -> Sequence[NewsHitLike]:
+        try:
+            with engine.connect() as connection:
+                return search_news(connection, corpus, query, k=k, before=before)
+        except CorpusError as exc:
+            raise ToolError(str(exc)) from None
+
+    return search
+
+
 def _search_news(ctx: ToolContext, args: Mapping[str, Any]) -> dict[str, Any]:
     facts = ctx.facts
     if facts.news is None:
-        if facts.corpus is None:
-            raise ToolError("no corpus configured for this cohort (tools.corpus); there is no news to search")
-        raise ToolError(f"corpus {facts.corpus!r} is configured but no corpus search is installed")
+        raise ToolError("no corpus configured for this cohort (tools.corpus); there is no news to search")
     before = facts.at - facts.news_lag
     hits = facts.news(args["query"], args["k"], before)
     return {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.commands.cli_tree import leaves
 
 # Commands that only read and write replay datasets on disk, never the arena database.
-NO_DATABASE = {"data import-forecastbench", "data info", "data rehash"}
+NO_DATABASE = {"data import-forecastbench", "data info", "data rehash", "corpus build-market-texts"}
 
 
 def test_every_database_command_takes_database_url() -> None:

@@ -13,11 +13,12 @@ from typing import Any
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from arena.corpus.store import import_corpus
 from arena.db.models import DecisionRow, LLMRequestRow, ToolCallRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.replay import ReplayRunner
 from arena.reports import log_tables
-from tests.engine.helpers import A, B, C, config, launch_cohort, runtime, stored_decisions, tiny_dataset
+from tests.engine.helpers import A, B, C, config, day, launch_cohort, runtime, stored_decisions, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
 HOLD = json.dumps({"reasoning": "Researched; holding.", "actions": [], "probabilities": {}})
@@ -164,3 +165,36 @@ def test_tools_hide_prices_while_the_cohort_hides_them(engine: Engine, tmp_path:
     assert calls["price_history"].is_error and "hidden" in (calls["price_history"].result or "")
     found = json.loads(calls["search_markets"].result or "")["results"]
     assert len(found) == 3 and all(r["prices"] is None for r in found)
+
+
+def test_search_news_reads_the_cohorts_corpus_as_of_each_round(engine: Engine, tmp_path: Path) -> None:
+    """A real imported corpus behind the tool: each round sees only documents published before its
+    time minus the one-day news lag; a planted document from the future never shows."""
+    documents = [(f"d{n}", n, f"Rain report for A, day {n}") for n in (0, 6, 13, 30)]  # day 30: future
+    lines = [
+        json.dumps({"id": i, "published_at": day(n).isoformat(), "title": title, "text": f"{title}. A rain."})
+        for i, n, title in documents
+    ]
+    (tmp_path / "news.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    import_corpus(engine, tmp_path / "news.jsonl", "news")
+
+    def ask_news(request: RecordedRequest) -> Reply:
+        if request.body["messages"][-1]["role"] == "tool":
+            return Reply.ok(HOLD)
+        return Reply.calls(("search_news", {"query": "rain report", "k": 10}))
+
+    with FakeOpenAIServer() as server:
+        server.responder = ask_news
+        run_cohort(
+            engine,
+            tmp_path,
+            researcher(server.base_url),
+            tools={"corpus": "news"},
+            schedule={"every": "7d", "rounds": 3},
+        )
+    with Session(engine) as session:
+        calls = session.exec(select(ToolCallRow).order_by(col(ToolCallRow.decision_id))).all()
+    seen = [sorted(d["id"] for d in json.loads(c.result or "")["documents"]) for c in calls]
+    # Rounds on days 0, 7 and 14 cut off at days -1, 6 and 13, strictly: d6 and d13, published
+    # exactly at a cutoff, wait for the next round or are never seen.
+    assert seen == [[], ["d0"], ["d0", "d6"]]

@@ -1,7 +1,7 @@
 """market.sync_stamp: a digest of the venue answers a market's last sync was built from
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-11-24 02:30:00
 
 A re-sync compared every market field by field and every price with the latest stored
@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
