@@ -191,16 +191,8 @@ class PolymarketCollector:
             market, payload, stamp=stamp(payload, [[mids.get(t), quotes.get(t)] for t in tokens])
         )
         if _open(payload):
-            try:
-                snapshot = clob.clob_snapshot(market, mids, quotes, now)
-                obs.snapshots.append((snapshot, _clob_raw(market, snapshot)))
-            except PayloadError as exc:
-                report.problem(market.market_id, f"no accounting price recorded: {exc}")
-            try:
-                comparison = gamma.gamma_prices(payload, market, now)
-                obs.snapshots.append((comparison, {k: payload[k] for k in _GAMMA_RAW_FIELDS if k in payload}))
-            except PayloadError as exc:
-                report.problem(market.market_id, f"Gamma comparison price not recorded: {exc}")
+            obs.pending = partial(_price, mids=mids, quotes=quotes, now=now, report=report)
+            obs.pending_sources, obs.pending_at = (clob.CLOB_MID_SOURCE, gamma.GAMMA_SOURCE), now
             return obs
         seen_closed = {k: payload.get(k) for k in ("closed", "umaResolutionStatus", "closedTime")}
         obs.snapshots.append((PriceSnapshot(market.market_id, {}, now, gamma.CLOSED_SOURCE), seen_closed))
@@ -214,6 +206,29 @@ class PolymarketCollector:
         elif isinstance(outcome, Resolution):
             obs.resolution = outcome
         return obs
+
+
+def _price(
+    obs: Observation,
+    *,
+    mids: dict[str, clob.TokenPrice],
+    quotes: dict[str, clob.Quote | str],
+    now: datetime,
+    report: SyncReport,
+) -> None:
+    """An open market's snapshots: the CLOB accounting price, and Gamma's beside it (built only
+    for markets a sync does not skip as unchanged: ``Observation.settle``)."""
+    market, payload = obs.market, obs.raw
+    try:
+        snapshot = clob.clob_snapshot(market, mids, quotes, now)
+        obs.snapshots.append((snapshot, _clob_raw(market, snapshot)))
+    except PayloadError as exc:
+        report.problem(market.market_id, f"no accounting price recorded: {exc}")
+    try:
+        comparison = gamma.gamma_prices(payload, market, now)
+        obs.snapshots.append((comparison, {k: payload[k] for k in _GAMMA_RAW_FIELDS if k in payload}))
+    except PayloadError as exc:
+        report.problem(market.market_id, f"Gamma comparison price not recorded: {exc}")
 
 
 def _parse(payload: dict[str, Any], report: SyncReport) -> Listed | None:

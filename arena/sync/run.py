@@ -84,10 +84,31 @@ class Observation:
     resolution: Resolution | None = None
     history: list[PriceSnapshot] = field(default_factory=list)
     stamp: str = ""  # digest of the venue answers behind it (``arena.sync.unchanged``); "": none
+    # Snapshots not built yet: most of a re-sync's markets are skipped by their stamp, and building
+    # (and validating) their prices only to drop them was most of its cost. ``pending`` appends
+    # the snapshots of ``pending_sources``, observed at ``pending_at``, and reports any problem,
+    # when ``settle`` runs (for every market that is not skipped).
+    pending: Callable[[Observation], None] | None = None
+    pending_sources: tuple[str, ...] = ()
+    pending_at: datetime | None = None
+
+    def settle(self) -> None:
+        """Build the pending snapshots, once."""
+        if self.pending is not None:
+            build, self.pending = self.pending, None
+            build(self)
 
     def settled_open(self) -> bool:
         """Open and priced, nothing resolved, nothing to backfill: skippable when its stamp holds."""
-        return self.resolution is None and not self.history and all(s.prices for s, _ in self.snapshots)
+        priced = self.pending is not None or all(s.prices for s, _ in self.snapshots)
+        return self.resolution is None and not self.history and priced
+
+    def sources_seen(self) -> list[tuple[str, datetime]]:
+        """(source, observed at) of every snapshot this observation holds or will hold."""
+        seen = [(s.source, s.observed_at) for s, _ in self.snapshots]
+        if self.pending is not None and self.pending_at is not None:
+            seen += [(source, self.pending_at) for source in self.pending_sources]
+        return seen
 
 
 @dataclass
@@ -223,6 +244,9 @@ async def run_sync(
             session, [o.market.market_id for o in observations if o.market.market_id not in ids]
         )
     known.update(ids)
+    for obs in observations:
+        if obs.market.market_id not in known:
+            obs.settle()  # a new market is never skipped, and its backfill depends on its prices
     fresh = [o.market for o in observations if o.snapshots and o.market.market_id not in known]
     if fresh and settings.history_days > 0:
         histories = await collector.backfill(fresh, now, settings, report, progress)
@@ -270,11 +294,11 @@ def _write_batch(
     try:
         with session_scope(engine) as session:
             stamps = stored_stamps(session, [o.market.market_id for o in batch])
-            candidates = {
-                o.market.market_id: (o.stamp, [s for s, _ in o.snapshots]) for o in batch if o.settled_open()
-            }
+            candidates = {o.market.market_id: (o.stamp, o.sources_seen()) for o in batch if o.settled_open()}
             skipped = skippable(session, candidates, stamps, settings.refresh_after)
             batch = [o for o in batch if o.market.market_id not in skipped]
+            for obs in batch:
+                obs.settle()
             stored = load_stored(session, [o.market.market_id for o in batch])
             markets, snapshots, history, resolutions = _rows(batch, stored, now, settings)
             written = (

@@ -23,7 +23,6 @@ from sqlmodel import Session, col
 
 from arena.db.market_rows import chunks
 from arena.db.models import MarketRow, MarketSnapshotRow
-from markets.types import PriceSnapshot
 
 
 def stamp(*answers: Any) -> str:
@@ -43,22 +42,21 @@ def stored_stamps(session: Session, market_ids: Sequence[str]) -> dict[str, str 
 
 def skippable(
     session: Session,
-    observed: Mapping[str, tuple[str, Sequence[PriceSnapshot]]],
+    observed: Mapping[str, tuple[str, Sequence[tuple[str, datetime]]]],
     stamps: Mapping[str, str | None],
     refresh_after: timedelta,
 ) -> set[str]:
-    """Markets of ``observed`` (id -> (stamp, new snapshots)) a sync may skip: same stamp as
-    stored, and every snapshot source's newest stored price younger than ``refresh_after`` at the
-    new observation (older: a heartbeat is due, so the full path decides)."""
+    """Markets of ``observed`` (id -> (stamp, (source, observed at) of each new snapshot)) a sync
+    may skip: same stamp as stored, and every snapshot source's newest stored price younger than
+    ``refresh_after`` at the new observation (older: a heartbeat is due, so the full path decides)."""
     same = [m for m, (now_stamp, _) in observed.items() if now_stamp and stamps.get(m) == now_stamp]
     newest = _newest(session, same)
     return {
         market_id
         for market_id in same
         if all(
-            (previous := newest.get((market_id, s.source))) is not None
-            and s.observed_at - previous < refresh_after
-            for s in observed[market_id][1]
+            (previous := newest.get((market_id, source))) is not None and at - previous < refresh_after
+            for source, at in observed[market_id][1]
         )
     }
 

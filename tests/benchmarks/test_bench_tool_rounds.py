@@ -25,6 +25,7 @@ import anyio
 import pytest
 from sqlmodel import Session, func, select
 
+from arena.cohorts.provider_limits import MAX_CONCURRENCY
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, ToolCallRow
@@ -34,7 +35,6 @@ from tests.engine.helpers import A, config, day, launch_cohort, runtime, tiny_da
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
 AGENTS = 100
-CONCURRENCY = 64  # the most a cohort config allows today (arena/cohorts/config.py)
 LATENCY_S = 1.0
 CALLS = (("search_markets", {"query": "happen"}), ("price_history", {"market_id": A}), ("portfolio", {}))
 HOLD = json.dumps({"reasoning": "Holding.", "actions": [], "probabilities": {A: 0.5}})
@@ -79,7 +79,7 @@ def one_round(folder: Path, base_url: str, model: str) -> tuple[float, float, in
     folder.mkdir()
     engine = make_engine(f"sqlite:///{folder / 'arena.db'}")
     upgrade(engine)
-    data = config(tiny_dataset(folder / "data"), agents(base_url, model), concurrency=CONCURRENCY)
+    data = config(tiny_dataset(folder / "data"), agents(base_url, model))  # default concurrency
     cohort_id, source = launch_cohort(engine, data)
 
     async def run() -> tuple[float, float]:
@@ -112,11 +112,12 @@ def test_bench_a_round_of_100_tool_using_agents(tmp_path: Path) -> None:
         ours.send("stop")
         child.join(timeout=10)
     assert calls == AGENTS * len(CALLS)
-    waves = math.ceil(AGENTS / CONCURRENCY)
+    waves = math.ceil(AGENTS / MAX_CONCURRENCY)
     steps = len(CALLS) + 1
     print(f"\nslowest agent decision: tool round {agent:.3f} s, one-step round {floor_agent:.3f} s")
     print(
-        f"{AGENTS} agents, concurrency {CONCURRENCY} ({waves} wave(s)), {steps} steps of {LATENCY_S:.1f} s: "
+        f"{AGENTS} agents, default concurrency {MAX_CONCURRENCY} ({waves} wave(s)), "
+        f"{steps} steps of {LATENCY_S:.1f} s: "
         f"wall {wall:.3f} s, CPU {cpu:.3f} s; ratio to the 4 s target {wall / (steps * LATENCY_S):.3f} "
         f"(goal <= 1.2, needs concurrency >= {AGENTS}); ratio to the latency floor of "
         f"{waves} wave(s) {wall / (waves * steps * LATENCY_S):.3f}; one-step round (same path) "

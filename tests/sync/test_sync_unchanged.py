@@ -140,3 +140,32 @@ async def test_an_unchanged_manifold_resync_is_skipped_and_a_new_probability_is_
     changed = await sync_manifold(engine, manifold, clock)
     assert (changed.unchanged, changed.snapshots_written) == (first.selected - 1, 1)
     assert snapshot_count(engine, MarketSnapshotRow.market_id == f"manifold:{market_id}") == 2
+
+
+async def test_a_price_problem_is_reported_when_the_answers_change_and_at_the_heartbeat(
+    engine: Engine, polymarket: FakePolymarket
+) -> None:
+    """A skipped market's prices are never parsed, so its problem is not repeated by every
+    re-sync: it is reported when the answers change, and again once the heartbeat is due."""
+    clock = SimulatedClock(START)
+    first = await sync_polymarket(engine, polymarket, clock)
+    broken = f"polymarket:{REAL_MARKETS[1][0]}"
+    assert first.problems == []
+    polymarket.set_mid(token_ids(REAL_MARKETS[1][0])[0], None)  # its order book disappears
+
+    def problems(report: SyncReport) -> list[str]:
+        return [reason for subject, reason in report.problems if subject == broken]
+
+    clock.advance(timedelta(minutes=1))
+    changed = await sync_polymarket(engine, polymarket, clock)
+    assert [p.startswith("no accounting price recorded") for p in problems(changed)] == [True]
+    assert changed.unchanged == first.selected - 1
+
+    clock.advance(timedelta(minutes=1))
+    same = await sync_polymarket(engine, polymarket, clock)
+    assert problems(same) == [] and same.unchanged == first.selected
+
+    clock.advance(SETTINGS.refresh_after)
+    beat = await sync_polymarket(engine, polymarket, clock)
+    assert [p.startswith("no accounting price recorded") for p in problems(beat)] == [True]
+    assert beat.unchanged == 0
