@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from arena.cohorts.config import Duration
+from arena.cohorts.config_types import Duration
 from markets.manifold.client import MANIFOLD_URL
 from markets.polymarket.client import CLOB_URL, GAMMA_URL
 

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -30,7 +28,9 @@ from pydantic import (
     model_validator,
 )
 
+from arena.cohorts.config_types import Duration, PositiveAmount, Probability, Strict, UtcDateTime
 from arena.cohorts.provider_limits import MAX_CONCURRENCY, LLMLimitsConfig
+from arena.cohorts.sections import BudgetConfig, MarksConfig, PricesConfig, ScoringConfig, ToolsConfig
 from markets.types import Venue
 from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
 from portfolio.units import Money
@@ -42,53 +42,7 @@ class ConfigError(ValueError):
     """A cohort config that cannot be used; the message names the file, the key and what was expected."""
 
 
-def _parse_duration(value: object) -> timedelta:
-    """Accept ``"7d"``, ``"12h"``, ``"30m"`` or ``"90s"``: whole units, so schedules stay aligned."""
-    if isinstance(value, timedelta):
-        return value
-    match = re.fullmatch(r"\s*(\d+)\s*([dhms])\s*", str(value))
-    if not match or int(match.group(1)) == 0:
-        raise ValueError(f"expected a positive duration like '7d', '12h', '30m' or '90s', got {value!r}")
-    amount, unit = int(match.group(1)), match.group(2)
-    return timedelta(seconds=amount * _UNIT_SECONDS[unit])
-
-
-_UNIT_SECONDS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
-
-
-def format_duration(delta: timedelta) -> str:
-    """The inverse of the duration parser (largest whole unit), used when the config is frozen."""
-    seconds = int(delta.total_seconds())
-    unit = next(u for u, size in _UNIT_SECONDS.items() if seconds % size == 0)
-    return f"{seconds // _UNIT_SECONDS[unit]}{unit}"
-
-
-def _parse_utc(value: object) -> datetime:
-    """TOML datetimes and ISO strings; naive values are rejected because their zone is a guess."""
-    if isinstance(value, date) and not isinstance(value, datetime):
-        return datetime(value.year, value.month, value.day, tzinfo=UTC)
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if not isinstance(value, datetime):
-        raise ValueError(f"expected a UTC date-time like 2025-01-06T00:00:00Z, got {value!r}")
-    if value.tzinfo is None:
-        raise ValueError(f"date-time {value.isoformat()} has no time zone; add 'Z' for UTC")
-    return value.astimezone(UTC)
-
-
-Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerializer(format_duration)]
-UtcDateTime = Annotated[
-    datetime, BeforeValidator(_parse_utc), PlainSerializer(lambda d: d.isoformat().replace("+00:00", "Z"))
-]
-PositiveAmount = Annotated[Decimal, Field(gt=0), PlainSerializer(str)]
-Probability = Annotated[Decimal, Field(ge=0, le=1), PlainSerializer(str)]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class ScheduleConfig(_Strict):
+class ScheduleConfig(Strict):
     """When decision rounds happen: every ``every`` from the cohort start, ``rounds`` times.
 
     ``catch_up_grace`` (live): a round found due later than this after its scheduled time (the
@@ -110,7 +64,7 @@ def decisions_end(start: datetime | None, schedule: ScheduleConfig) -> datetime 
     return start + schedule.every * schedule.rounds
 
 
-class RulesConfig(_Strict):
+class RulesConfig(Strict):
     bankroll: PositiveAmount = DEFAULT_BANKROLL
     min_bet: PositiveAmount = DEFAULT_MIN_BET
     max_bet_fraction: Annotated[Decimal, Field(gt=0, le=1), PlainSerializer(str)] = DEFAULT_MAX_BET_FRACTION
@@ -133,7 +87,7 @@ class RulesConfig(_Strict):
         )
 
 
-class UniverseConfig(_Strict):
+class UniverseConfig(Strict):
     """Which markets a round offers: filters first, then ``order_by``, then the first ``max_markets``."""
 
     max_markets: int = Field(default=50, ge=1)
@@ -155,7 +109,7 @@ class UniverseConfig(_Strict):
         return self
 
 
-class TakerFee(_Strict):
+class TakerFee(Strict):
     """Polymarket-style taker fee: ``shares × rate × (p·(1−p))^exponent`` dollars, per fill."""
 
     rate: Annotated[Decimal, Field(ge=0, le=1), PlainSerializer(str)] = Decimal(0)
@@ -166,7 +120,7 @@ def _default_fees() -> dict[Venue, TakerFee]:
     return {Venue.POLYMARKET: TakerFee(rate=Decimal("0.04")), Venue.MANIFOLD: TakerFee()}
 
 
-class FillsConfig(_Strict):
+class FillsConfig(Strict):
     """``mid``: fill at the snapshot's price. ``realistic``: buy at the ask, sell at the bid, plus
     the venue's taker fee, and refuse to trade a market whose snapshot has no book."""
 
@@ -174,7 +128,7 @@ class FillsConfig(_Strict):
     taker_fees: dict[Venue, TakerFee] = Field(default_factory=_default_fees)
 
 
-class PriceVisibility(_Strict):
+class PriceVisibility(Strict):
     """Whether agents see market prices: ``always``, ``never``, or only from ``after_days`` days after
     the cohort start (to measure forecasts made without anchoring on the market)."""
 
@@ -211,7 +165,7 @@ class QuestionWindow:
     closes_at: datetime
 
 
-class TournamentConfig(_Strict):
+class TournamentConfig(Strict):
     """Metaculus tournament scoring (seed 000, docs/scoring.md "Tournament").
 
     ``hidden_fraction``: the first share of each question's window during which its market price
@@ -255,53 +209,6 @@ class TournamentConfig(_Strict):
         return QuestionWindow(opens_at, opens_at + (closes_at - opens_at) * self.hidden_fraction, closes_at)
 
 
-class MarksConfig(_Strict):
-    every: Duration = timedelta(days=1)
-    # Open positions in markets unresolved this long after their close are reported as stale.
-    stale_after_days: int = Field(default=30, ge=1)
-
-
-class PricesConfig(_Strict):
-    """How old a price may be and still be used (a stale price is not a real fill, nor a value).
-
-    ``snapshot_max_age_replay``: a replay round leaves out open markets whose latest price is
-    older (recorded data has gaps). ``snapshot_max_age_live``: a live market is open only while
-    sync saw it trading this recently. ``mark_max_age``: marks (scheduled and the ones a round
-    takes) ignore older prices; the position keeps its last mark, flagged stale.
-    """
-
-    snapshot_max_age_replay: Duration = timedelta(days=7)
-    snapshot_max_age_live: Duration = timedelta(hours=6)
-    mark_max_age: Duration = timedelta(days=7)
-
-
-class ScoringConfig(_Strict):
-    """How leaderboards read a bet as a forecast: ``implied`` picks the headline "Brier (bets)".
-
-    ``fa`` (seed 002): P(side) = amount / max bet. ``kelly``: P(side) = p + φ·(1 − p), the belief
-    at which the bet is the full-Kelly stake. Both are always computed and shown; this only
-    chooses which one heads the tables.
-    """
-
-    implied: Literal["fa", "kelly"] = "fa"
-
-
-class ToolsConfig(_Strict):
-    """What the cohort's research tools may read (docs/tools.md). ``corpus`` names the imported
-    corpus ``search_news`` searches (none: the tool answers that no corpus is configured);
-    ``news_lag``: a document is found only if published before the round time minus this."""
-
-    corpus: str | None = Field(default=None, min_length=1)
-    news_lag: Duration = timedelta(days=1)
-
-
-class BudgetConfig(_Strict):
-    """A dollar cap on what all the cohort's agents together may spend on providers; once it is
-    reached, every agent that spends holds (with the reason recorded)."""
-
-    max_cost_usd: Annotated[Decimal, Field(ge=0), PlainSerializer(str)] | None = None
-
-
 class AgentConfig(BaseModel):
     """One ``[[agents]]`` entry: name, kind and the kind's own settings (checked by agents.registry)."""
 
@@ -320,7 +227,7 @@ LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget", "llm_lim
 LATER_KEYS = {"schedule": ("catch_up_grace",)}
 
 
-class CohortConfig(_Strict):
+class CohortConfig(Strict):
     name: str = Field(min_length=1, max_length=120)
     mode: Literal["replay", "live"] = "replay"
     # Replay: the dataset folder. Live: the venue whose synced markets are offered.

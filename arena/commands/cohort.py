@@ -17,7 +17,8 @@ from rich.table import Table
 from sqlmodel import Session, select
 
 from arena.clock import SystemClock
-from arena.cohorts.config import ConfigError, format_duration, load_config
+from arena.cohorts.config import ConfigError, load_config
+from arena.cohorts.config_types import format_duration
 from arena.cohorts.launch import launch
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
 from arena.commands.options import DatabaseOption, fail, open_engine

@@ -33,10 +33,8 @@ from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
 from agents.registry import AgentConfigError, model_identity
-from arena.cohorts.config import (
-    RulesConfig,
-    ScoringConfig,
-)
+from arena.cohorts.config import RulesConfig
+from arena.cohorts.sections import ScoringConfig
 from arena.db.columnar import read_frame
 from arena.db.models import (
     AgentRow,

@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from arena.clock import ensure_utc
-from arena.cohorts.config import ScheduleConfig, TournamentConfig, UtcDateTime, decisions_end
+from arena.cohorts.config import ScheduleConfig, TournamentConfig, decisions_end
+from arena.cohorts.config_types import UtcDateTime
 from arena.db.models import AgentRow, CohortRow, MarketRow, RoundMarketRow, RoundRow
 from arena.engine.leakage import LLM_KIND, knowledge_ends
 from arena.engine.round_store import first_offered
