@@ -12,6 +12,7 @@ second run in the same bucket, or after a crash, writes nothing new.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -97,7 +98,7 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
     if not moved:
         return
     dialect = session.get_bind().dialect
-    price, marked_at, stale, updated_at = _mark_processors(dialect)
+    price, marked_at, stale, updated_at = (_memo(f) for f in _mark_processors(dialect))
     at_value = updated_at(at)
     params = [
         (
@@ -128,13 +129,43 @@ def _mark_update(paramstyle: str) -> str:
 
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
     """The bind processors (our exact types, then the driver's) of the mark columns, in
-    ``_mark_update``'s order; the identity where a column has none. Built once per driver."""
+    ``_mark_update``'s order; the identity where a column has none. Built once per driver.
+
+    sqlite3 then adapts a datetime to text itself, row by row; that adapter is applied here
+    (``sqlite3.adapt``, the driver's own registry) so that ``_memo`` keeps its result too."""
     key = (dialect.name, dialect.driver)
     if key not in _PROCESSORS:
         table = PositionRow.__table__  # type: ignore[attr-defined]
         columns = ("last_price", "last_marked_at", "stale", "updated_at")
-        _PROCESSORS[key] = tuple(table.c[c].type.bind_processor(dialect) or _same for c in columns)
+        found = [table.c[c].type.bind_processor(dialect) or _same for c in columns]
+        if dialect.name == "sqlite":
+            found = [_then_adapt(f) for f in found]
+        _PROCESSORS[key] = tuple(found)
     return _PROCESSORS[key]
+
+
+def _then_adapt(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def adapted(value: Any) -> Any:
+        done = process(value)
+        return sqlite3.adapt(done, sqlite3.PrepareProtocol, done)  # as is when none is registered
+
+    return adapted
+
+
+def _memo(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``process`` remembering its results for one write: a day's marks share a few instants
+    and prices over thousands of rows. Keyed by equality, which is safe for these columns: equal
+    Decimals store the same fixed-scale number, equal aware datetimes the same UTC instant."""
+    seen: dict[Any, Any] = {}
+
+    def remembered(value: Any) -> Any:
+        try:
+            return seen[value]
+        except KeyError:
+            seen[value] = done = process(value)
+            return done
+
+    return remembered
 
 
 _PROCESSORS: dict[tuple[str, str], tuple[Callable[[Any], Any], ...]] = {}

@@ -78,7 +78,7 @@ class PriceSeries:
         self._start, self._stop = start, stop
         self._times = columns.times[start:stop]
         self._latest: tuple[int, PriceSnapshot] | None = None
-        self._points: tuple[list[datetime], list[Decimal]] | None = None
+        self._points: list[tuple[datetime, Decimal]] | None = None
         self.first_row = first_row  # prices.csv row of the earliest price, for error messages
 
     def __len__(self) -> int:
@@ -131,13 +131,12 @@ class PriceSeries:
     def history(self, index: int, points: int) -> tuple[tuple[datetime, Decimal], ...]:
         """Up to ``points`` (time, first-outcome price) pairs ending at point ``index``, oldest
         first. Every round's snapshot asks this of every open market, so the market's times and
-        first-outcome prices are listed once, on the first ask (references to shared objects)."""
+        first-outcome prices are paired once, on the first ask (references to shared objects), and
+        each ask slices the pairs."""
         if self._points is None:
-            columns, span = self._columns, range(self._start, self._stop)
-            self._points = (
-                [columns.datetime_at(p) for p in span],
-                [columns.decimals[columns.first_prices[p]] for p in span],
-            )
-        times, prices = self._points
-        first = max(0, index + 1 - points)
-        return tuple(zip(times[first : index + 1], prices[first : index + 1], strict=True))
+            columns = self._columns
+            self._points = [
+                (columns.datetime_at(p), columns.decimals[columns.first_prices[p]])
+                for p in range(self._start, self._stop)
+            ]
+        return tuple(self._points[max(0, index + 1 - points) : index + 1])
