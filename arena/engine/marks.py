@@ -53,7 +53,7 @@ def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, objec
         "total_value": v.total_value,
         "realized_pnl": v.realized_pnl,
         "unrealized_pnl": v.unrealized_pnl,
-        "open_positions": len(v.positions),
+        "open_positions": len(v.open_positions),
         "stale_count": v.stale_count,
     }
 
