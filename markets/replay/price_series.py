@@ -21,6 +21,7 @@ from markets.types import NO, YES, Market, PriceSnapshot
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+_NO_PAIRS: tuple[tuple[datetime, Decimal], ...] = ()
 
 
 def micros(at: datetime) -> int:
@@ -144,7 +145,7 @@ class PriceSeries:
             )
         times, prices = self._points
         first, last = max(0, index + 1 - points), self._history
-        start, kept = first, ()
+        start, kept = first, _NO_PAIRS
         if last is not None and last[0] <= first <= last[1] + 1 <= index + 1:
             start, kept = last[1] + 1, last[2][first - last[0] :]
         pairs = kept + tuple(zip(times[start : index + 1], prices[start : index + 1], strict=True))
