@@ -12,7 +12,6 @@ second run in the same bucket, or after a crash, writes nothing new.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -21,7 +20,7 @@ from sqlalchemy import Dialect
 from sqlmodel import Session, col, select
 
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
-from arena.db.upsert import insert_ignore, upsert
+from arena.db.upsert import column_processors, insert_ignore, upsert
 from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
@@ -128,28 +127,10 @@ def _mark_update(paramstyle: str) -> str:
 
 
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
-    """The bind processors (our exact types, then the driver's) of the mark columns, in
-    ``_mark_update``'s order; the identity where a column has none. Built once per driver.
-
-    sqlite3 then adapts a datetime to text itself, row by row; that adapter is applied here
-    (``sqlite3.adapt``, the driver's own registry) so that ``_memo`` keeps its result too."""
-    key = (dialect.name, dialect.driver)
-    if key not in _PROCESSORS:
-        table = PositionRow.__table__  # type: ignore[attr-defined]
-        columns = ("last_price", "last_marked_at", "stale", "updated_at")
-        found = [table.c[c].type.bind_processor(dialect) or _same for c in columns]
-        if dialect.name == "sqlite":
-            found = [_then_adapt(f) for f in found]
-        _PROCESSORS[key] = tuple(found)
-    return _PROCESSORS[key]
-
-
-def _then_adapt(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    def adapted(value: Any) -> Any:
-        done = process(value)
-        return sqlite3.adapt(done, sqlite3.PrepareProtocol, done)  # as is when none is registered
-
-    return adapted
+    """The full bind processors (our exact types, then the dialect's) of the mark columns, in
+    ``_mark_update``'s order, so a mark stores exactly what an ORM write of the row would."""
+    columns = ("last_price", "last_marked_at", "stale", "updated_at")
+    return column_processors(PositionRow.__table__, columns, dialect)  # type: ignore[attr-defined]
 
 
 def _memo(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -166,13 +147,6 @@ def _memo(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
             return done
 
     return remembered
-
-
-_PROCESSORS: dict[tuple[str, str], tuple[Callable[[Any], Any], ...]] = {}
-
-
-def _same(value: Any) -> Any:
-    return value
 
 
 def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> None:
