@@ -127,32 +127,47 @@ def _run(
     *,
     shape: tuple[object, ...],
 ) -> int:
-    """Run ``stmt`` for every row. Counting needs RETURNING, which yields only rows written (skipped
-    conflicts return none); without it the rows go to the driver's executemany.
-
-    A replay writes tens of thousands of rows this way, and SQLAlchemy's per-row parameter
-    handling costs more than the writes: rows that all give the same columns are bound here with
-    the columns' own processors (``driver_form``) and sent straight to the driver. ``shape`` is
-    what, besides the table, the columns and the dialect, decides the statement's SQL (built by
-    ``statement`` only when not compiled yet: building it costs more than a small write)."""
+    """Run ``statement()`` for every row. Counting needs RETURNING, which yields only rows written
+    (skipped conflicts return none); without it the rows go to ``write_rows`` (a replay writes
+    tens of thousands of rows this way). The statement is built only when needed: building it
+    costs more than a small write."""
     if count:
         result = session.exec(statement().returning(*table.primary_key.columns), params=params)
         return len(result.all())
-    keys = params[0].keys()
+    write_rows(session, statement, params, table, shape=shape)
+    return 0
+
+
+def write_rows(
+    session: Session,
+    statement: Callable[[], Any],
+    rows: Sequence[Mapping[str, Any]],
+    table: Table,
+    *,
+    shape: tuple[object, ...],
+) -> None:
+    """Execute ``statement()`` (an INSERT into ``table``, maybe with ON CONFLICT) for every row, in
+    one executemany of the driver. Rows that all give the same columns are bound with the columns'
+    own processors (``driver_form``) and skip SQLAlchemy's per-row parameter handling; others take
+    SQLAlchemy's path. ``shape`` names what, besides the table, the columns and the dialect,
+    decides the statement's SQL (e.g. its conflict target), so it is compiled once per shape."""
+    if not rows:
+        return
+    keys = rows[0].keys()
     connection = session.connection()
     form = None
-    if all(p.keys() == keys for p in params):
+    if all(r.keys() == keys for r in rows):
         form = driver_form(connection.dialect, statement, table, tuple(keys), shape)
     if form is None:
-        session.execute(statement(), params)
-        return 0
+        session.execute(statement(), list(rows))
+        return
     sql, names, processors = form
+    bound: list[Any]
     if connection.dialect.positional:
-        rows: list[Any] = [tuple(f(p[n]) for n, f in zip(names, processors, strict=True)) for p in params]
+        bound = [tuple(f(r[n]) for n, f in zip(names, processors, strict=True)) for r in rows]
     else:
-        rows = [{n: f(p[n]) for n, f in zip(names, processors, strict=True)} for p in params]
-    connection.exec_driver_sql(sql, rows)
-    return 0
+        bound = [{n: f(r[n]) for n, f in zip(names, processors, strict=True)} for r in rows]
+    connection.exec_driver_sql(sql, bound)
 
 
 DriverForm = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any], ...]]
