@@ -48,10 +48,16 @@ class Market:
     url: str | None = None
     # Venue-specific ids needed to fetch prices, e.g. Polymarket CLOB token id per outcome.
     token_ids: Mapping[str, str] = field(default_factory=dict)
+    # The key, built once: a replay reads it about a million times and building it costs an
+    # enum lookup each time. Not compared, so equality and hashing stay the venue's fields.
+    _market_id: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_market_id", market_key(self.venue, self.venue_id))
 
     @property
     def market_id(self) -> str:
-        return market_key(self.venue, self.venue_id)
+        return self._market_id
 
     @property
     def is_binary(self) -> bool:

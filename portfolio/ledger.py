@@ -117,13 +117,7 @@ class Ledger:
     @exact
     def valuation(self, at: datetime) -> Valuation:
         """The portfolio at its current marks (no new prices; see ``mark``)."""
-        return valuation(
-            at=at,
-            bankroll=self.rules.bankroll,
-            cash=self._cash,
-            open_positions=self.open_positions(),
-            realized_pnl=self._realized,
-        )
+        return self._valuation(at, self.open_positions())
 
     # -- changes -----------------------------------------------------------------------------
 
@@ -202,7 +196,7 @@ class Ledger:
         marked = [remark(p, prices, at) for p in self.open_positions()]
         for position in marked:
             self._positions[position.position_id] = position
-        return self.valuation(at)
+        return self._valuation(at, marked)
 
     def restore_marks(self, marks: Mapping[str, Mark]) -> None:
         """Put back stored marks after a replay; a fill's own mark wins when it is newer."""
@@ -218,6 +212,16 @@ class Ledger:
                 self._positions[pid] = self._positions[pid].marked(mark)
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _valuation(self, at: datetime, open_positions: Sequence[Position]) -> Valuation:
+        """The portfolio with ``open_positions`` (every open one, in ``open_positions()``'s order)."""
+        return valuation(
+            at=at,
+            bankroll=self.rules.bankroll,
+            cash=self._cash,
+            open_positions=open_positions,
+            realized_pnl=self._realized,
+        )
 
     def _position_id_for(self, market_id: MarketId, outcome: str) -> str:
         """The open position a bet adds to, or a fresh id: a closed position is never reopened."""

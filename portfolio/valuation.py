@@ -11,14 +11,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from types import MappingProxyType
 
 from portfolio import metrics
-from portfolio.money import ZERO, is_mark_price
+from portfolio.money import ZERO, exact, is_mark_price
 from portfolio.positions import Mark, Position
 from portfolio.units import MarketId, Money, Price, Shares
 
 Prices = Mapping[MarketId, Mapping[str, Price]]
 """market_id -> outcome -> price of that outcome, in [0, 1]."""
+
+_NO_PRICES: Mapping[str, Price] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +53,14 @@ class Valuation:
     realized_pnl: Money
     unrealized_pnl: Money
     stale_count: int
-    positions: tuple[PositionValue, ...]
+    open_positions: tuple[Position, ...]
+
+    @property
+    @exact
+    def positions(self) -> tuple[PositionValue, ...]:
+        """Each open position valued at its mark, built when read: a replay values every
+        portfolio every day and most of those valuations need only the totals."""
+        return tuple(value_position(p) for p in self.open_positions)
 
     @property
     def pnl(self) -> Money:
@@ -69,7 +79,7 @@ def remark(position: Position, prices: Prices, at: datetime) -> Position:
     """
     if position.mark is not None and at < position.mark.at:
         return position
-    price = prices.get(position.market_id, {}).get(position.outcome)
+    price = prices.get(position.market_id, _NO_PRICES).get(position.outcome)
     if price is None:
         if position.mark is None or position.mark.stale:
             return position
@@ -82,12 +92,16 @@ def remark(position: Position, prices: Prices, at: datetime) -> Position:
     return position.marked(Mark(price, at))
 
 
+def worth(position: Position) -> Money:
+    """What an open position is worth: shares at its mark, or its cost if it has none."""
+    mark = position.mark
+    return position.cost_basis if mark is None else Money(metrics.position_value(position.shares, mark.price))
+
+
 def value_position(position: Position) -> PositionValue:
     """An open position valued at its mark, or at cost if it has none."""
     mark = position.mark
-    value = (
-        position.cost_basis if mark is None else Money(metrics.position_value(position.shares, mark.price))
-    )
+    value = worth(position)
     return PositionValue(
         position_id=position.position_id,
         market_id=position.market_id,
@@ -111,16 +125,19 @@ def valuation(
     realized_pnl: Money,
 ) -> Valuation:
     """Sum a portfolio from its cash and open positions (closed ones are worth nothing more)."""
-    values = tuple(value_position(p) for p in open_positions)
-    positions_value = Money(sum((v.value for v in values), ZERO))
+    held = tuple(open_positions)
+    values = [worth(p) for p in held]
+    positions_value = Money(sum(values, ZERO))
     return Valuation(
         at=at,
         bankroll=bankroll,
         cash=cash,
         positions_value=positions_value,
-        total_value=Money(metrics.portfolio_value(cash, (v.value for v in values))),
+        total_value=Money(metrics.portfolio_value(cash, values)),
         realized_pnl=realized_pnl,
-        unrealized_pnl=Money(sum((v.unrealized_pnl for v in values), ZERO)),
-        stale_count=sum(1 for v in values if v.stale),
-        positions=values,
+        unrealized_pnl=Money(
+            sum((metrics.unrealized_pnl(v, p.cost_basis) for v, p in zip(values, held, strict=True)), ZERO)
+        ),
+        stale_count=sum(1 for p in held if p.mark is None or p.mark.stale),
+        open_positions=held,
     )

@@ -7,10 +7,10 @@ caller's session and never commit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Table, func
+from sqlalchemy import Dialect, Table, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
@@ -41,11 +41,16 @@ def insert_ignore(
     params = [_params(table, row) for row in rows]
     if not params:
         return 0
-    insert = _insert(session, table)
-    stmt = (
-        insert.on_conflict_do_nothing() if any_key else insert.on_conflict_do_nothing(index_elements=list(on))
-    )
-    return _run(session, stmt, params, table, count)
+
+    def statement() -> Any:
+        insert = _insert(session, table)
+        return (
+            insert.on_conflict_do_nothing()
+            if any_key
+            else insert.on_conflict_do_nothing(index_elements=list(on))
+        )
+
+    return _run(session, statement, params, table, count, shape=("ignore", tuple(on), any_key))
 
 
 def upsert(
@@ -75,19 +80,18 @@ def upsert(
     params = list({tuple(p.get(c) for c in on): p for p in given}.values())
     if not params:
         return 0
-    stmt = _insert(session, table)
     columns = update if update is not None else [c for c in params[0] if c not in on]
-    assignments: dict[str, Any] = {c: stmt.excluded[c] for c in columns}
-    if "recorded_at" in table.c and "recorded_at" not in assignments:
-        assignments["recorded_at"] = func.current_timestamp()
-    where = None if if_greater is None else table.c[if_greater] < stmt.excluded[if_greater]
-    return _run(
-        session,
-        stmt.on_conflict_do_update(index_elements=list(on), set_=assignments, where=where),
-        params,
-        table,
-        count,
-    )
+
+    def statement() -> Any:
+        stmt = _insert(session, table)
+        assignments: dict[str, Any] = {c: stmt.excluded[c] for c in columns}
+        if "recorded_at" in table.c and "recorded_at" not in assignments:
+            assignments["recorded_at"] = func.current_timestamp()
+        where = None if if_greater is None else table.c[if_greater] < stmt.excluded[if_greater]
+        return stmt.on_conflict_do_update(index_elements=list(on), set_=assignments, where=where)
+
+    shape = ("upsert", tuple(on), tuple(columns), if_greater)
+    return _run(session, statement, params, table, count, shape=shape)
 
 
 def _table(model: type[ArenaTable]) -> Table:
@@ -114,11 +118,97 @@ def _params(table: Table, row: Row) -> dict[str, Any]:
     }
 
 
-def _run(session: Session, stmt: Any, params: list[dict[str, Any]], table: Table, count: bool) -> int:
-    """Run ``stmt`` for every row. Counting needs RETURNING, which yields only rows written (skipped
-    conflicts return none); without it the rows go to the driver's executemany."""
-    if not count:
-        session.execute(stmt, params)
-        return 0
-    result = session.exec(stmt.returning(*table.primary_key.columns), params=params)
-    return len(result.all())
+def _run(
+    session: Session,
+    statement: Callable[[], Any],
+    params: list[dict[str, Any]],
+    table: Table,
+    count: bool,
+    *,
+    shape: tuple[object, ...],
+) -> int:
+    """Run ``statement()`` for every row. Counting needs RETURNING, which yields only rows written
+    (skipped conflicts return none); without it the rows go to ``write_rows`` (a replay writes
+    tens of thousands of rows this way). The statement is built only when needed: building it
+    costs more than a small write."""
+    if count:
+        result = session.exec(statement().returning(*table.primary_key.columns), params=params)
+        return len(result.all())
+    write_rows(session, statement, params, table, shape=shape)
+    return 0
+
+
+def write_rows(
+    session: Session,
+    statement: Callable[[], Any],
+    rows: Sequence[Mapping[str, Any]],
+    table: Table,
+    *,
+    shape: tuple[object, ...],
+) -> None:
+    """Execute ``statement()`` (an INSERT into ``table``, maybe with ON CONFLICT) for every row, in
+    one executemany of the driver. Rows that all give the same columns are bound with the columns'
+    own processors (``driver_form``) and skip SQLAlchemy's per-row parameter handling; others take
+    SQLAlchemy's path. ``shape`` names what, besides the table, the columns and the dialect,
+    decides the statement's SQL (e.g. its conflict target), so it is compiled once per shape."""
+    if not rows:
+        return
+    keys = rows[0].keys()
+    connection = session.connection()
+    form = None
+    if all(r.keys() == keys for r in rows):
+        form = driver_form(connection.dialect, statement, table, tuple(keys), shape)
+    if form is None:
+        session.execute(statement(), list(rows))
+        return
+    sql, names, processors = form
+    bound: list[Any]
+    if connection.dialect.positional:
+        bound = [tuple(f(r[n]) for n, f in zip(names, processors, strict=True)) for r in rows]
+    else:
+        bound = [{n: f(r[n]) for n, f in zip(names, processors, strict=True)} for r in rows]
+    connection.exec_driver_sql(sql, bound)
+
+
+DriverForm = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any], ...]]
+
+
+def driver_form(
+    dialect: Dialect,
+    statement: Callable[[], Any],
+    table: Table,
+    keys: tuple[str, ...],
+    shape: tuple[object, ...],
+) -> DriverForm | None:
+    """``statement()`` compiled for rows giving ``keys``: its SQL, the column of each parameter (in the
+    driver's order) and that column's bind processor. ``None`` when SQLAlchemy must fill in
+    something itself (a column default computed in Python, a parameter that is not a given
+    column): those statements keep the ordinary path. Compiled once per shape and dialect."""
+    cache_key = (dialect.name, dialect.driver, table.name, keys, shape)
+    if cache_key not in _FORMS:
+        compiled = statement().compile(dialect=dialect, column_keys=list(keys))
+        names = tuple(compiled.positiontup if dialect.positional else compiled.binds)
+        plain = (
+            not compiled.insert_prefetch
+            and not compiled.escaped_bind_names
+            and all(n in keys and n in table.c for n in names)
+        )
+        _FORMS[cache_key] = (
+            (compiled.string, names, column_processors(table, names, dialect)) if plain else None
+        )
+    return _FORMS[cache_key]
+
+
+_FORMS: dict[tuple[object, ...], DriverForm | None] = {}
+
+
+def column_processors(
+    table: Table, columns: Sequence[str], dialect: Dialect
+) -> tuple[Callable[[Any], Any], ...]:
+    """The full bind processor of each column (its type's, then the dialect's, as an ORM write
+    applies them); the identity where a column has none."""
+    return tuple(table.c[c].type.dialect_impl(dialect).bind_processor(dialect) or _same for c in columns)
+
+
+def _same(value: Any) -> Any:
+    return value

@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow, PositionRow
+from arena.db.upsert import write_rows
 from portfolio import AgentId, Fill, FillKind, Ledger, Mark, MarketId, Money, Position, Price, Rules, Shares
 
 
@@ -182,7 +183,8 @@ def write_fill_batches(session: Session, batches: Sequence[FillBatch], *, at: da
     ]
     if not rows:
         return
-    session.execute(FillRow.__table__.insert(), rows)  # type: ignore[attr-defined]
+    fills = FillRow.__table__  # type: ignore[attr-defined]
+    write_rows(session, fills.insert, rows, fills, shape=("insert",))
     touched = [
         (b.book, b.book.ledger.positions[p])
         for b in batches
@@ -202,7 +204,9 @@ def write_positions(session: Session, rows: Sequence[dict[str, object]]) -> None
     the partial unique index (one open row per market outcome) never sees two open rows."""
     if rows:
         ordered = sorted(rows, key=lambda r: (r["status"] == "open", str(r["position_id"])))
-        session.execute(_position_upsert(session.get_bind().dialect.name), ordered)
+        dialect = session.get_bind().dialect.name
+        table = PositionRow.__table__  # type: ignore[attr-defined]
+        write_rows(session, lambda: _position_upsert(dialect), ordered, table, shape=("positions",))
 
 
 @cache

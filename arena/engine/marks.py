@@ -20,7 +20,7 @@ from sqlalchemy import Dialect
 from sqlmodel import Session, col, select
 
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
-from arena.db.upsert import insert_ignore, upsert
+from arena.db.upsert import column_processors, insert_ignore, upsert
 from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
@@ -52,7 +52,7 @@ def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, objec
         "total_value": v.total_value,
         "realized_pnl": v.realized_pnl,
         "unrealized_pnl": v.unrealized_pnl,
-        "open_positions": len(v.positions),
+        "open_positions": len(v.open_positions),
         "stale_count": v.stale_count,
     }
 
@@ -97,7 +97,7 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
     if not moved:
         return
     dialect = session.get_bind().dialect
-    price, marked_at, stale, updated_at = _mark_processors(dialect)
+    price, marked_at, stale, updated_at = (_memo(f) for f in _mark_processors(dialect))
     at_value = updated_at(at)
     params = [
         (
@@ -127,21 +127,26 @@ def _mark_update(paramstyle: str) -> str:
 
 
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
-    """The bind processors (our exact types, then the driver's) of the mark columns, in
-    ``_mark_update``'s order; the identity where a column has none. Built once per driver."""
-    key = (dialect.name, dialect.driver)
-    if key not in _PROCESSORS:
-        table = PositionRow.__table__  # type: ignore[attr-defined]
-        columns = ("last_price", "last_marked_at", "stale", "updated_at")
-        _PROCESSORS[key] = tuple(table.c[c].type.bind_processor(dialect) or _same for c in columns)
-    return _PROCESSORS[key]
+    """The full bind processors (our exact types, then the dialect's) of the mark columns, in
+    ``_mark_update``'s order, so a mark stores exactly what an ORM write of the row would."""
+    columns = ("last_price", "last_marked_at", "stale", "updated_at")
+    return column_processors(PositionRow.__table__, columns, dialect)  # type: ignore[attr-defined]
 
 
-_PROCESSORS: dict[tuple[str, str], tuple[Callable[[Any], Any], ...]] = {}
+def _memo(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """``process`` remembering its results for one write: a day's marks share a few instants
+    and prices over thousands of rows. Keyed by equality, which is safe for these columns: equal
+    Decimals store the same fixed-scale number, equal aware datetimes the same UTC instant."""
+    seen: dict[Any, Any] = {}
 
+    def remembered(value: Any) -> Any:
+        try:
+            return seen[value]
+        except KeyError:
+            seen[value] = done = process(value)
+            return done
 
-def _same(value: Any) -> Any:
-    return value
+    return remembered
 
 
 def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> None:

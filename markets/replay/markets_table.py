@@ -28,6 +28,8 @@ from markets.replay.format import (
 from markets.types import Market, Resolution, ResolutionKind, Venue
 
 _KINDS = ", ".join(k.value for k in ResolutionKind)
+_KIND_NAMES = frozenset(k.value for k in ResolutionKind)
+_VENUE_NAMES = frozenset(v.value for v in Venue)  # sets built once, not per row of a big file
 
 
 @dataclass(slots=True)
@@ -126,7 +128,7 @@ class _Cells:
 
     def market(self) -> Market:
         venue = self.required("venue")
-        if venue not in {v.value for v in Venue}:
+        if venue not in _VENUE_NAMES:
             raise self.error("venue", f"{venue!r} is not a venue (expected one of {', '.join(Venue)})")
         return Market(
             venue=Venue(venue),
@@ -150,7 +152,7 @@ class _Cells:
                 if self.text(column):
                     raise self.error(column, "is set but 'resolution' is empty (an unresolved market)")
             return None
-        if kind_text not in {k.value for k in ResolutionKind}:
+        if kind_text not in _KIND_NAMES:
             raise self.error("resolution", f"{kind_text!r} is not a resolution (expected {_KINDS} or empty)")
         kind = ResolutionKind(kind_text)
         resolved_at = self.time("resolved_at")

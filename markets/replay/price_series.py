@@ -21,6 +21,7 @@ from markets.types import NO, YES, Market, PriceSnapshot
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+_NO_PAIRS: tuple[tuple[datetime, Decimal], ...] = ()
 
 
 def micros(at: datetime) -> int:
@@ -61,6 +62,7 @@ class PriceSeries:
 
     __slots__ = (
         "_columns",
+        "_history",
         "_latest",
         "_market",
         "_market_id",
@@ -79,6 +81,7 @@ class PriceSeries:
         self._times = columns.times[start:stop]
         self._latest: tuple[int, PriceSnapshot] | None = None
         self._points: tuple[list[datetime], list[Decimal]] | None = None
+        self._history: tuple[int, int, tuple[tuple[datetime, Decimal], ...]] | None = None
         self.first_row = first_row  # prices.csv row of the earliest price, for error messages
 
     def __len__(self) -> int:
@@ -130,8 +133,10 @@ class PriceSeries:
 
     def history(self, index: int, points: int) -> tuple[tuple[datetime, Decimal], ...]:
         """Up to ``points`` (time, first-outcome price) pairs ending at point ``index``, oldest
-        first. Every round's snapshot asks this of every open market, so the market's times and
-        first-outcome prices are listed once, on the first ask (references to shared objects)."""
+        first. Every round's snapshot asks this of every open market, a few points later than
+        the round before: the market's times and first-outcome prices are listed once, on the
+        first ask (references to shared objects), and the pairs of the last answer still in the
+        window are reused, so an ask builds only the pairs that are new."""
         if self._points is None:
             columns, span = self._columns, range(self._start, self._stop)
             self._points = (
@@ -139,5 +144,10 @@ class PriceSeries:
                 [columns.decimals[columns.first_prices[p]] for p in span],
             )
         times, prices = self._points
-        first = max(0, index + 1 - points)
-        return tuple(zip(times[first : index + 1], prices[first : index + 1], strict=True))
+        first, last = max(0, index + 1 - points), self._history
+        start, kept = first, _NO_PAIRS
+        if last is not None and last[0] <= first <= last[1] + 1 <= index + 1:
+            start, kept = last[1] + 1, last[2][first - last[0] :]
+        pairs = kept + tuple(zip(times[start : index + 1], prices[start : index + 1], strict=True))
+        self._history = (first, index, pairs)
+        return pairs

@@ -6,8 +6,11 @@ marks). Written straight as the dataset's CSV files with polars so building it c
 from __future__ import annotations
 
 import json
+import os
 import random
 import resource
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +23,7 @@ from sqlalchemy import Engine
 
 from markets.replay.format import DatasetInfo, write_info
 
+ROOT = Path(__file__).resolve().parents[2]
 START = date(2025, 1, 1)
 KINDS = ("hold", "market", "half", "random", "favorite", "contrarian", "kelly", "crowd")
 
@@ -77,6 +81,24 @@ def cohort_config(dataset: Path, agents: int) -> dict[str, Any]:
             {"name": f"{KINDS[i % len(KINDS)]}-{i}", "kind": KINDS[i % len(KINDS)]} for i in range(agents)
         ],
     }
+
+
+def in_subprocess(call: str) -> dict[str, float]:
+    """The figures of ``call`` (a ``replay_world(...)`` call) run in a fresh Python process, so
+    its CPU time and peak RSS are its own."""
+    code = f"import json; from tests.benchmarks.replay_world import replay_world; print(json.dumps({call}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures
 
 
 def replay_world(db_url: str, dataset: str, agents: int, floor_url: str | None = None) -> dict[str, float]:

@@ -14,7 +14,6 @@ Correctness is asserted: every cohort completes.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import subprocess
@@ -28,6 +27,7 @@ from sqlalchemy import URL
 
 from arena.commands.run import DEMO_CONFIG
 from markets.replay import load_dataset
+from tests.benchmarks.replay_world import in_subprocess as _in_subprocess
 from tests.benchmarks.replay_world import write_world
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,22 +36,6 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return write_world(tmp_path_factory.mktemp("world") / "ds", markets=2_000, days=365)
-
-
-def _in_subprocess(call: str) -> dict[str, float]:
-    code = f"import json; from tests.benchmarks.replay_world import replay_world; print(json.dumps({call}))"
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    figures: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
 
 
 def _sqlite(path: Path) -> str:

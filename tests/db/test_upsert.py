@@ -6,11 +6,12 @@ from datetime import timedelta
 from decimal import Decimal
 
 from sqlalchemy import Engine
+from sqlalchemy.dialects import sqlite
 from sqlmodel import col, func, select
 
 from arena.db.engine import session_scope
 from arena.db.models import MarketRow, MarketSnapshotRow
-from arena.db.upsert import insert_ignore, upsert
+from arena.db.upsert import driver_form, insert_ignore, upsert
 from tests.db.rows import T0, market
 
 
@@ -99,3 +100,42 @@ def test_upsert_if_greater_keeps_the_maximum_whatever_the_order(engine: Engine) 
     with session_scope(engine, write=False) as session:
         row = session.get(MarketRow, "polymarket:1")
         assert row is not None and (row.question, row.updated_at) == ("latest", T0 + timedelta(days=3))
+
+
+def _stored(engine: Engine) -> list[tuple[object, ...]]:
+    """The snapshot rows exactly as the database holds them (times as text, JSON as text)."""
+    with engine.connect() as connection:
+        return [
+            tuple(r)
+            for r in connection.exec_driver_sql(
+                "SELECT market_id, source, CAST(observed_at AS TEXT), CAST(prices_json AS TEXT), "
+                "CAST(bids_json AS TEXT) FROM market_snapshot ORDER BY observed_at"
+            )
+        ]
+
+
+def test_uncounted_writes_store_what_counted_writes_store(engine: Engine) -> None:
+    """``count=False`` binds the rows itself and hands them to the driver's executemany; what
+    lands in the database must be what SQLAlchemy's own path stores, byte for byte, and rows it
+    cannot bind itself (a column left to its Python default) still get that default."""
+    on = ("market_id", "source", "observed_at")
+    full = [r | {"bids_json": {"YES": "0.05"}, "asks_json": {}, "raw_json": None} for r in snapshot_rows(3)]
+    table = MarketSnapshotRow.__table__  # type: ignore[attr-defined]
+    keys = tuple(full[0])
+    assert driver_form(engine.dialect, lambda: sqlite.insert(table), table, keys, ("test",)) is not None
+    with session_scope(engine) as session:
+        insert_ignore(session, MarketRow, [market("polymarket:1")], on=["id"])
+        assert insert_ignore(session, MarketSnapshotRow, full, on=on) == 3
+    counted = _stored(engine)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM market_snapshot")
+    with session_scope(engine) as session:
+        assert insert_ignore(session, MarketSnapshotRow, full, on=on, count=False) == 0
+        assert upsert(session, MarketSnapshotRow, full, on=on, count=False) == 0
+    assert _stored(engine) == counted
+    uneven = snapshot_rows(5)[3:]
+    del uneven[0]["prices_json"]  # a column left to its Python default: SQLAlchemy's path
+    with session_scope(engine) as session:
+        insert_ignore(session, MarketSnapshotRow, uneven, on=on, count=False)
+    assert count(engine, MarketSnapshotRow) == 5
+    assert _stored(engine)[3][3] in ("{}", b"{}")
