@@ -110,15 +110,20 @@ def decisions(
     ]
     if prompts:
         columns += [col(DecisionRow.raw_prompt), col(DecisionRow.raw_response)]
-    query = (
-        select(*columns)
-        .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
-        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
-        .where(col(DecisionRow.cohort_id) == cohort_id)
-    )
+    query = _in_cohort(select(*columns), cohort_id)
     if agent is not None:
         query = query.where(col(AgentRow.name) == agent)
     return read_frame(connection, query).sort("round_index", "agent", "decision_id")
+
+
+def _in_cohort(query: Select[*tuple[Any, ...]], cohort_id: str) -> Select[*tuple[Any, ...]]:
+    """``query`` (over decisions, or rows joined to their decision) limited to the cohort, with
+    each decision's round and agent joined for the ``round_index`` and ``agent`` columns."""
+    return (
+        query.join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
+        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
+        .where(col(DecisionRow.cohort_id) == cohort_id)
+    )
 
 
 def tool_calls(
@@ -127,28 +132,23 @@ def tool_calls(
     """Every research-tool call of the cohort's decisions (of ``agent``, or all), in call order:
     arguments and result as the text stored (NULL past the stored limit: sha256 and size then).
     Without ``texts`` (a report without prompts) only their sizes and digests are kept."""
-    query: Select[*tuple[Any, ...]] = (
-        select(
-            col(ToolCallRow.decision_id),
-            col(RoundRow.round_index),
-            AGENT,
-            col(ToolCallRow.seq),
-            col(ToolCallRow.step),
-            col(ToolCallRow.name).label("tool"),
-            col(ToolCallRow.is_error),
-            col(ToolCallRow.latency_s),
-            col(ToolCallRow.arguments),
-            col(ToolCallRow.arguments_chars),
-            col(ToolCallRow.arguments_sha256),
-            col(ToolCallRow.result),
-            col(ToolCallRow.result_chars),
-            col(ToolCallRow.result_sha256),
-        )
-        .join(DecisionRow, col(DecisionRow.id) == col(ToolCallRow.decision_id))
-        .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
-        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
-        .where(col(DecisionRow.cohort_id) == cohort_id)
-    )
+    query: Select[*tuple[Any, ...]] = select(
+        col(ToolCallRow.decision_id),
+        col(RoundRow.round_index),
+        AGENT,
+        col(ToolCallRow.seq),
+        col(ToolCallRow.step),
+        col(ToolCallRow.name).label("tool"),
+        col(ToolCallRow.is_error),
+        col(ToolCallRow.latency_s),
+        col(ToolCallRow.arguments),
+        col(ToolCallRow.arguments_chars),
+        col(ToolCallRow.arguments_sha256),
+        col(ToolCallRow.result),
+        col(ToolCallRow.result_chars),
+        col(ToolCallRow.result_sha256),
+    ).join(DecisionRow, col(DecisionRow.id) == col(ToolCallRow.decision_id))
+    query = _in_cohort(query, cohort_id)
     if agent is not None:
         query = query.where(col(AgentRow.name) == agent)
     frame = read_frame(connection, query).sort("round_index", "agent", "decision_id", "seq")
@@ -158,24 +158,20 @@ def tool_calls(
 def llm_requests(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Every provider request of the cohort's decisions: the per-request rows whose sums are the
     decision's tokens, cost and attempts."""
-    query: Select[*tuple[Any, ...]] = (
-        select(
-            col(LLMRequestRow.decision_id),
-            col(RoundRow.round_index),
-            AGENT,
-            col(LLMRequestRow.seq),
-            col(LLMRequestRow.outcome),
-            col(LLMRequestRow.prompt_tokens),
-            col(LLMRequestRow.completion_tokens),
-            col(LLMRequestRow.cost_usd),
-            col(LLMRequestRow.latency_s),
-        )
-        .join(DecisionRow, col(DecisionRow.id) == col(LLMRequestRow.decision_id))
-        .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
-        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
-        .where(col(DecisionRow.cohort_id) == cohort_id)
+    query: Select[*tuple[Any, ...]] = select(
+        col(LLMRequestRow.decision_id),
+        col(RoundRow.round_index),
+        AGENT,
+        col(LLMRequestRow.seq),
+        col(LLMRequestRow.outcome),
+        col(LLMRequestRow.prompt_tokens),
+        col(LLMRequestRow.completion_tokens),
+        col(LLMRequestRow.cost_usd),
+        col(LLMRequestRow.latency_s),
+    ).join(DecisionRow, col(DecisionRow.id) == col(LLMRequestRow.decision_id))
+    return read_frame(connection, _in_cohort(query, cohort_id)).sort(
+        "round_index", "agent", "decision_id", "seq"
     )
-    return read_frame(connection, query).sort("round_index", "agent", "decision_id", "seq")
 
 
 def fills(connection: Connection, cohort_id: str) -> pl.DataFrame:

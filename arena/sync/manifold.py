@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.clock import Clock
 from arena.sync.run import (
+    Listed,
     Observation,
     Progress,
     SyncReport,
@@ -30,7 +31,6 @@ from markets.manifold import parse
 from markets.manifold.client import ManifoldClient
 from markets.types import YES, Market, PriceSnapshot, Resolution, Undecided, Venue
 
-Listed = tuple[Market, dict[str, Any]]
 _RAW_PRICE_FIELDS = ("probability", "p", "pool", "lastBetTime", "lastUpdatedTime")
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from arena.clock import Clock
 from arena.sync.run import (
+    Listed,
     Observation,
     Progress,
     SyncReport,
@@ -32,7 +33,6 @@ from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
-Listed = tuple[Market, dict[str, Any]]
 _GAMMA_RAW_FIELDS = ("outcomePrices", "bestBid", "bestAsk", "lastTradePrice", "updatedAt")
 
 

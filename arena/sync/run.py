@@ -47,6 +47,9 @@ from arena.sync.unchanged import skippable, stored_stamps, write_stamps
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
+# A market as a venue listed it, with the raw payload it was parsed from (for its sync stamp).
+Listed = tuple[Market, dict[str, Any]]
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MIN_LIQUIDITY = {Venue.POLYMARKET: Decimal(1000), Venue.MANIFOLD: Decimal(100)}
