@@ -6,10 +6,10 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench browser-deps screenshot clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)
