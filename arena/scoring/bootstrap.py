@@ -39,8 +39,10 @@ def replicate_weights(n_markets: int, replicates: int, seed: int) -> np.ndarray:
         return np.zeros((0, replicates))
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, n_markets, size=(replicates, n_markets), dtype=np.int32)
-    # float32 holds the counts exactly and halves the cost of the matrix products.
-    counts = np.empty((replicates, n_markets), dtype=np.float32)
+    # float64, like the values they weight: float32 would hold the counts exactly but round the
+    # values to 7 digits, so an interval's 7th digit would depend on the BLAS kernel and its
+    # thread count, and two identical agents' paired difference would not be exactly 0.
+    counts = np.empty((replicates, n_markets), dtype=np.float64)
     for replicate, drawn in enumerate(draws):
         counts[replicate] = np.bincount(drawn, minlength=n_markets)
     return counts.T
@@ -110,11 +112,8 @@ def _products(weights: np.ndarray, matrices: list[np.ndarray]) -> list[np.ndarra
     """``m @ weights`` for each matrix, as one stacked product (shared matrices computed once)."""
     unique = list({id(m): m for m in matrices}.values())
     rows = [m.shape[0] for m in unique]
-    stacked = np.vstack(unique).astype(weights.dtype) @ weights
-    parts = {
-        id(m): part.astype(np.float64)
-        for m, part in zip(unique, np.split(stacked, np.cumsum(rows)[:-1]), strict=True)
-    }
+    stacked = np.vstack(unique).astype(np.float64) @ weights
+    parts = dict(zip((id(m) for m in unique), np.split(stacked, np.cumsum(rows)[:-1]), strict=True))
     return [parts[id(m)] for m in matrices]
 
 

@@ -6,7 +6,11 @@ The demo cohort (``data/configs/demo-baselines.toml`` on the bundled dataset) is
 written as CSV exactly as the report writes them) and ``arena leaderboard --json`` are hashed.
 What legitimately differs from run to run is normalised first: the cohort id, and the columns
 stamped by the wall clock (``claimed_at``, ``created_at``, ``latency_s``).
-Database ids are kept: they record commit order, which must not move either.
+Database ids are kept: they record commit order, which must not move either. Money and prices are
+exact decimals and are compared byte for byte; binary floats (the statistics: Brier scores,
+bootstrap intervals, calibration) are compared to 10 significant digits, because the bootstrap's
+matrix products go through BLAS, whose kernels sum in an order that depends on the CPU and its
+thread count, which moves the 16th digit from one machine to the next.
 
 The stored fingerprints are ``golden/demo_replay.json``, one per backend (PostgreSQL stores JSON
 columns with its own key order and spacing). Regenerate them only for a change meant to alter
@@ -34,6 +38,7 @@ from arena.reports.redact import Redactor
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "demo_replay.json"
 WALL_CLOCK_COLUMNS = ("claimed_at", "created_at", "latency_s")  # stamped by the wall clock
+FLOAT_DIGITS = 10  # significant digits of a binary float that must match (see the module docstring)
 
 
 def demo_fingerprint(engine: Engine) -> dict[str, Any]:
@@ -54,16 +59,19 @@ def demo_fingerprint(engine: Engine) -> dict[str, Any]:
 
 def _table_print(frame: pl.DataFrame, cohort_id: str) -> dict[str, Any]:
     kept = frame.drop([c for c in WALL_CLOCK_COLUMNS if c in frame.columns])
-    text = kept.write_csv(datetime_format=CSV_TIME)
+    text = kept.write_csv(datetime_format=CSV_TIME, float_scientific=True, float_precision=FLOAT_DIGITS - 1)
     return {"rows": frame.height, "sha256": _sha(text.replace(cohort_id, "COHORT"))}
 
 
 def _without_clock(document: Any) -> Any:
-    """The leaderboard document less its creation time (the only wall-clock field)."""
+    """The leaderboard document less its creation time (the only wall-clock field), its floats
+    to ``FLOAT_DIGITS`` significant digits."""
     if isinstance(document, dict):
         return {k: _without_clock(v) for k, v in document.items() if k not in ("created_at", "generated_at")}
     if isinstance(document, list):
         return [_without_clock(v) for v in document]
+    if isinstance(document, float):
+        return float(f"{document:.{FLOAT_DIGITS}g}")
     return document
 
 
