@@ -35,6 +35,7 @@ from arena.engine.runtime import CohortNotFound
 from arena.engine.sources import open_source
 from arena.scoring.health import FailedAgent, failed_agents
 from arena.settings import Settings
+from markets.replay.load import BUNDLED_DATASET_DIR
 
 console = Console()
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
@@ -120,6 +121,7 @@ def demo_command(
     if fresh:
         _remove_sqlite(url)
     engine = open_engine(url)
+    _import_demo_corpus(engine)
     try:
         config = parse_config(_demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG))
         cohort_id = _launch(engine, config)
@@ -131,6 +133,21 @@ def demo_command(
         _write_report(engine, cohort_id)
     console.print("\nOpen the dashboard with [bold]arena dashboard[/] to explore the cohort.")
     _exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
+
+
+def _import_demo_corpus(engine: Engine) -> None:
+    """The bundled markets' texts as corpus ``forecastbench-markets``, once per database, so a
+    cohort with ``[tools] corpus`` (data/configs/researcher.toml) can search right after the demo."""
+    from arena.corpus.documents import CorpusError
+    from arena.corpus.market_texts import BUNDLED_CORPUS, CORPUS_FILE
+    from arena.corpus.store import import_if_absent
+
+    try:
+        info, imported = import_if_absent(engine, BUNDLED_DATASET_DIR / CORPUS_FILE, BUNDLED_CORPUS)
+    except (CorpusError, OSError) as exc:
+        fail(f"importing the bundled corpus: {exc}", code=1)
+    done = "imported" if imported else "already imported"
+    console.print(f"Corpus [bold]{info.name}[/]: {info.documents:,} market texts ({done})")
 
 
 def _write_report(engine: Engine, cohort_id: str) -> None:

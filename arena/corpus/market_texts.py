@@ -15,6 +15,7 @@ from arena.corpus.documents import Document
 from markets.replay.load import ReplayDataset
 
 CORPUS_FILE = "corpus.jsonl"
+BUNDLED_CORPUS = "forecastbench-markets"  # the name `arena demo` imports the bundled texts under
 
 
 @dataclass(frozen=True, slots=True)

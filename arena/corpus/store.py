@@ -116,6 +116,24 @@ def import_corpus(
         return list_corpora(reader, name=name)[0]  # committed just above
 
 
+def import_if_absent(engine: Engine, path: Path, name: str) -> tuple[CorpusInfo, bool]:
+    """Corpus ``name`` as stored, importing ``path`` first when there is none of that name; the
+    flag says whether this call imported it. For ``arena demo``: a second demo costs one lookup,
+    and a corpus already imported under that name (perhaps rebuilt with ``--replace``) is kept."""
+    with engine.connect() as reader:
+        found = corpus_info(reader, name)
+    if found is not None:
+        return found, False
+    try:
+        return import_corpus(engine, path, name), True
+    except CorpusError:
+        with engine.connect() as reader:  # another process imported it meanwhile: that one stands
+            found = corpus_info(reader, name)
+        if found is None:
+            raise
+        return found, False
+
+
 def _flush(
     connection: Connection, batch: list[dict[str, Any]], on_progress: Callable[[int], None] | None, done: int
 ) -> int:

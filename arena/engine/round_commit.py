@@ -26,7 +26,7 @@ from arena.engine.claims import ERROR, Claim, finish_all, held_claims
 from arena.engine.decisions import Outcome, decision_values, execute
 from arena.engine.ledger_store import FillBatch, stale_books, write_fill_batches
 from arena.engine.runtime import AgentSlot
-from arena.tools.store import store_trace
+from arena.tools.store import store_traces
 from portfolio import Quotes
 
 
@@ -76,8 +76,8 @@ def store_phase(session: Session, staged: Sequence[Staged], at: datetime) -> Sto
         [(s.claim, s.values) for s in fresh]
         + [(s.claim, _conflict_values(s, problems[s.slot.id])) for s in conflicts],
     )
-    for s in fresh + conflicts:  # the research-tool calls and requests behind each stored decision
-        store_trace(session, s.claim.decision_id, s.slot.id, s.decision)
+    # the research-tool calls and requests behind each stored decision
+    store_traces(session, ((s.claim.decision_id, s.slot.id, s.decision) for s in fresh + conflicts))
     write_fill_batches(
         session, [FillBatch(s.slot.book, s.outcome.fills, s.claim.decision_id) for s in fresh], at=at
     )

@@ -11,7 +11,7 @@ from sqlalchemy import Engine, func, select
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError
 from arena.corpus.search import search_news
-from arena.corpus.store import corpus_info, import_corpus, list_corpora
+from arena.corpus.store import corpus_info, import_corpus, import_if_absent, list_corpora
 from arena.db.models import CorpusDocumentRow, CorpusRow
 from tests.corpus.docs import T0, doc, write_jsonl
 
@@ -60,6 +60,20 @@ def test_an_existing_name_is_refused_unless_replaced(engine: Engine, tmp_path: P
     info = import_corpus(engine, second, "news", replace=True)
     assert (info.documents, info.source_file) == (2, "two.jsonl")
     assert _counts(engine) == (1, 2)
+
+
+def test_import_if_absent_imports_once_and_keeps_what_is_there(engine: Engine, tmp_path: Path) -> None:
+    first = write_jsonl(tmp_path / "one.jsonl", [doc("a", 1, "one", "")])
+    second = write_jsonl(tmp_path / "two.jsonl", [doc("b", 2, "two", ""), doc("c", 4, "three", "")])
+    info, imported = import_if_absent(engine, first, "news")
+    assert imported and (info.documents, info.source_file) == (1, "one.jsonl")
+    info, imported = import_if_absent(engine, second, "news")
+    assert not imported and (info.documents, info.source_file) == (1, "one.jsonl")
+    assert _counts(engine) == (1, 1)
+    bad = write_jsonl(tmp_path / "bad.jsonl", [doc("d", 1, "x", ""), "{oops"])
+    with pytest.raises(CorpusError, match="line 2: not a JSON document"):  # a bad file still fails
+        import_if_absent(engine, bad, "other")
+    assert _counts(engine) == (1, 1)
 
 
 def test_a_failed_replace_keeps_the_old_corpus(engine: Engine, tmp_path: Path) -> None:

@@ -11,13 +11,17 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.cohorts.config import load_config
 from arena.commands.run import agent_name_for
+from arena.corpus.market_texts import BUNDLED_CORPUS
+from arena.corpus.store import list_corpora
 from arena.db.engine import make_engine
 from arena.db.models import CohortRow, RoundRow
 from tests.engine.helpers import A, day, frozen_parses, script, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 runner = CliRunner()
+RESEARCHER_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "researcher.toml"
 
 
 def _toml(path: Path, dataset: Path, agents: str, extra: str = "") -> Path:
@@ -154,6 +158,13 @@ def test_demo_runs_offline_on_the_bundled_dataset_with_a_local_llm(
         rounds = session.exec(select(RoundRow)).all()
     assert len(rounds) > 40 and calls == len(rounds)  # one LLM call a round, every round
     assert len(list((tmp_path / "home" / "reports").glob("*/report.html"))) == 1
+    # The bundled market texts are imported for search_news, once: a second demo keeps them.
+    assert "Corpus forecastbench-markets: 487 market texts (imported)" in out
+    code, out = _arena("demo", "--no-report", db=tmp_path / "demo.db")
+    assert code == 0 and "Corpus forecastbench-markets: 487 market texts (already imported)" in out
+    with make_engine(f"sqlite:///{tmp_path / 'demo.db'}").connect() as connection:
+        assert [c.name for c in list_corpora(connection)] == [BUNDLED_CORPUS]
+    assert load_config(RESEARCHER_CONFIG).tools.corpus == BUNDLED_CORPUS  # what the demo imports
 
 
 def test_resuming_without_the_llm_key_is_a_clear_error(
