@@ -69,7 +69,10 @@ def test_help_imports_no_command(url: str) -> None:
 @pytest.mark.parametrize(
     ("args", "absent"),
     [
-        (("cohort", "list"), ("arena.scoring", "arena.scheduling")),
+        (
+            ("cohort", "list"),
+            ("arena.scoring", "arena.scheduling", "alembic", "agents.registry", "markets.replay", "polars"),
+        ),
         (("status",), ("arena.scoring", "arena.engine.replay")),
         (
             ("leaderboard", "--cohort", "c1", "--replicates", "20"),
