@@ -50,11 +50,17 @@ def parse_prices(
     time_column = _time_column(columns)
     has_outcome = "outcome" in columns
     outcome = ["outcome"] if has_outcome else []
-    require_cells(frame, ["market_id", time_column, "price", *outcome], PRICES_FILE)
-    _check_known_markets(frame, markets)
-    usable = _usable_times(frame, time_column)
+    try:
+        _check_known_markets(frame, markets)
+        usable = _usable_times(frame, time_column)
+        prices = parse_probabilities(frame, "price", PRICES_FILE)
+    except DatasetError:
+        # A blank id, time or price fails these checks anyway, so the scan for blank cells (a
+        # pass over every cell) runs only then, to name the problem plainly: "is empty".
+        require_cells(frame, ["market_id", time_column, "price"], PRICES_FILE)
+        raise
+    require_cells(frame, outcome, PRICES_FILE)  # any non-blank text may name an outcome
     frame = frame.with_columns(pl.col(time_column).replace_strict(usable).alias(_TIME))
-    prices = parse_probabilities(frame, "price", PRICES_FILE)
     if has_outcome:
         _check_outcomes(frame, markets)
     check_unique(frame, ["market_id", _TIME, *outcome], PRICES_FILE, ["market_id", time_column, *outcome])

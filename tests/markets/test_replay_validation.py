@@ -252,3 +252,29 @@ def test_first_bad_row_is_reported_not_a_later_one(tmp_path: Path) -> None:
         for day, value in [(1, "0.5"), (2, "7"), (3, "0.5"), (4, "NaN"), (5, "7")]
     )
     assert error_for(write(tmp_path, prices=prices)).startswith("prices.csv row 2, field 'price': '7'")
+
+
+@pytest.mark.parametrize(
+    ("markets", "prices", "old", "new", "expected"),
+    [
+        (MARKETS, PRICES, "manifold:m1,", ",", "prices.csv row 3, field 'market_id': is empty"),
+        (MARKETS, PRICES, "2025-01-02", "  ", "prices.csv row 2, field 'date': is empty"),
+        (MARKETS, PRICES, "0.45", " ", "prices.csv row 2, field 'price': is empty"),
+        (
+            MULTI_MARKETS,
+            MULTI_PRICES,
+            "2025-01-01T12:00:00Z,B",
+            ",B",
+            "prices.csv row 2, field 'observed_at': is empty",
+        ),
+        (MULTI_MARKETS, MULTI_PRICES, ",B,", ", ,", "prices.csv row 2, field 'outcome': is empty"),
+        # Two blank cells: the id, time and price columns are named before the outcome's.
+        (MULTI_MARKETS, MULTI_PRICES, ",B,0.5", ",,", "prices.csv row 2, field 'price': is empty"),
+    ],
+)
+def test_blank_price_cells_are_named_empty(
+    tmp_path: Path, markets: str, prices: str, old: str, new: str, expected: str
+) -> None:
+    """Blank cells are found only once a check fails; the message must still say "is empty"."""
+    assert old in prices
+    assert error_for(write(tmp_path, markets, prices.replace(old, new, 1))).startswith(expected)
