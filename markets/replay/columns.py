@@ -25,10 +25,12 @@ T = TypeVar("T")
 _DATE_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
-def read_table(path: Path, label: str) -> pl.DataFrame:
-    """Read a CSV file as text columns (no type guessing) with a 1-based ``_row`` column."""
+def read_table(path: Path, label: str, content: bytes | None = None) -> pl.DataFrame:
+    """Read a CSV file as text columns (no type guessing) with a 1-based ``_row`` column;
+    ``content``, when given, is the file's bytes already read (``path`` then only names it)."""
     try:
-        frame = pl.read_csv(path, infer_schema=False, empty_string_is_null=False)
+        source = path if content is None else content
+        frame = pl.read_csv(source, infer_schema=False, empty_string_is_null=False)
     except pl.exceptions.NoDataError as exc:
         raise DatasetError(f"{label}: the file is empty (expected a header row)") from exc
     except (pl.exceptions.ComputeError, UnicodeDecodeError) as exc:

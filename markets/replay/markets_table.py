@@ -29,8 +29,9 @@ from markets.replay.format import (
 from markets.types import Market, Resolution, ResolutionKind, Venue
 
 _KINDS = ", ".join(k.value for k in ResolutionKind)
-_KIND_NAMES = frozenset(k.value for k in ResolutionKind)
-_VENUE_NAMES = frozenset(v.value for v in Venue)  # sets built once, not per row of a big file
+# Built once, not per row of a big file (an enum lookup by value costs more than a dict's).
+_KINDS_BY_NAME = {k.value: k for k in ResolutionKind}
+_VENUES_BY_NAME = {v.value: v for v in Venue}
 
 
 @dataclass(slots=True)
@@ -126,10 +127,10 @@ class _Cells:
 
     def market(self) -> Market:
         venue = self.required("venue")
-        if venue not in _VENUE_NAMES:
+        if venue not in _VENUES_BY_NAME:
             raise self.error("venue", f"{venue!r} is not a venue (expected one of {', '.join(Venue)})")
         return Market(
-            venue=Venue(venue),
+            venue=_VENUES_BY_NAME[venue],
             venue_id=self.required("venue_id"),
             question=self.required("question"),
             outcomes=self.outcomes(),
@@ -150,9 +151,9 @@ class _Cells:
                 if self.text(column):
                     raise self.error(column, "is set but 'resolution' is empty (an unresolved market)")
             return None
-        if kind_text not in _KIND_NAMES:
+        if kind_text not in _KINDS_BY_NAME:
             raise self.error("resolution", f"{kind_text!r} is not a resolution (expected {_KINDS} or empty)")
-        kind = ResolutionKind(kind_text)
+        kind = _KINDS_BY_NAME[kind_text]
         resolved_at = self.time("resolved_at")
         if resolved_at is None:
             raise self.error("resolved_at", f"is empty but the market resolved {kind_text}")
