@@ -40,7 +40,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
-from sqlmodel.main import SQLModelConfig
+from sqlmodel._compat import SQLModelConfig
 
 from arena.db.types import JSONDoc, Money, Price, Shares, UTCDateTime
 
