@@ -40,7 +40,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
-from sqlmodel._compat import SQLModelConfig
+from sqlmodel._compat import SQLModelConfig  # the type of model_config; sqlmodel exports no alias
 
 from arena.db.types import JSONDoc, Money, Price, Shares, UTCDateTime
 
