@@ -23,6 +23,11 @@ from markets.types import PRICE_PLACES
 ROW = "_row"
 T = TypeVar("T")
 _DATE_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# A price written plainly in [0, 1] with at most PRICE_PLACES places ("0.4696", ".5", "1", "1.00"):
+# the common case, taken as is without the general checks below.
+_PLAIN_PRICE = re.compile(
+    rf"0?\.\d{{1,{PRICE_PLACES}}}|0(?:\.\d{{0,{PRICE_PLACES}}})?|1(?:\.0{{0,{PRICE_PLACES}}})?"
+)
 
 
 def read_table(path: Path, label: str, content: bytes | None = None) -> pl.DataFrame:
@@ -98,6 +103,8 @@ def parse_day(text: str) -> date:
 def parse_probability(text: str) -> Decimal:
     """An exact decimal in [0, 1] with at most ``PRICE_PLACES`` places; NaN and infinities are
     refused, never clamped, and so are finer prices (no fill could store them), never rounded."""
+    if _PLAIN_PRICE.fullmatch(text):
+        return Decimal(text)
     value = Decimal(text.strip())
     if not value.is_finite():
         raise ValueError("not finite")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from markets.replay import DatasetError, DatasetInfo, load_dataset
+from markets.replay.columns import parse_probability
 from markets.replay.format import write_info
 
 MARKETS = """venue,venue_id,question,outcomes,resolution,resolved_at
@@ -278,3 +279,39 @@ def test_blank_price_cells_are_named_empty(
     """Blank cells are found only once a check fails; the message must still say "is empty"."""
     assert old in prices
     assert error_for(write(tmp_path, markets, prices.replace(old, new, 1))).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0", "0"),
+        ("1", "1"),
+        ("1.", "1"),
+        (".5", "0.5"),
+        ("0.4696", "0.4696"),
+        ("1.0000000000", "1.0000000000"),
+        ("0.0000000001", "1E-10"),
+        ("00.5", "0.5"),
+        (" 0.25 ", "0.25"),
+        ("2.5E-1", "0.25"),
+        ("-0", "-0"),
+    ],
+)
+def test_prices_plain_or_not_parse_to_the_same_exact_value(text: str, expected: str) -> None:
+    """Plainly written prices take a fast path; it must agree with the general rules."""
+    assert str(parse_probability(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("0.12345678901", "more than 10 decimal places"),
+        ("1.00000000000", "more than 10 decimal places"),
+        ("1.0000000001", "outside"),
+        ("-0.1", "outside"),
+        ("NaN", "not finite"),
+    ],
+)
+def test_prices_the_fast_path_must_not_take_are_refused(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_probability(text)
