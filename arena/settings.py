@@ -19,8 +19,7 @@ from pydantic import SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena.cohorts.config_types import Duration
-from markets.manifold.client import MANIFOLD_URL
-from markets.polymarket.client import CLOB_URL, GAMMA_URL
+from markets.endpoints import CLOB_URL, GAMMA_URL, MANIFOLD_URL
 
 
 class Settings(BaseSettings):

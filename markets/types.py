@@ -66,7 +66,8 @@ class Market:
 
 def market_key(venue: Venue | str, venue_id: str) -> str:
     """The arena-wide market id: venue and venue id, so ids of two venues never collide."""
-    return f"{Venue(venue).value}:{venue_id}"
+    name = venue.value if isinstance(venue, Venue) else Venue(venue).value
+    return f"{name}:{venue_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,15 @@ class ResolutionKind(StrEnum):
     OUTCOME = "OUTCOME"  # multi-outcome market: one named winner
 
 
+# Dollars per share of each outcome when a binary market resolves; each resolution gets a copy.
+_BINARY_PAYOUTS: dict[ResolutionKind, dict[str, Decimal]] = {
+    ResolutionKind.YES: {YES: Decimal(1), NO: Decimal(0)},
+    ResolutionKind.NO: {YES: Decimal(0), NO: Decimal(1)},
+    ResolutionKind.FIFTY_FIFTY: {YES: Decimal("0.5"), NO: Decimal("0.5")},
+    ResolutionKind.VOID: {},
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """How a market ended. ``payouts`` is dollars per share per outcome; empty for VOID."""
@@ -105,15 +115,9 @@ class Resolution:
         cls, market_id: str, kind: ResolutionKind, resolved_at: datetime, source: str = ""
     ) -> Resolution:
         """Payouts for a YES/NO market resolved YES, NO, VOID or 50-50."""
-        table: dict[ResolutionKind, dict[str, Decimal]] = {
-            ResolutionKind.YES: {YES: Decimal(1), NO: Decimal(0)},
-            ResolutionKind.NO: {YES: Decimal(0), NO: Decimal(1)},
-            ResolutionKind.FIFTY_FIFTY: {YES: Decimal("0.5"), NO: Decimal("0.5")},
-            ResolutionKind.VOID: {},
-        }
-        if kind not in table:
+        if kind not in _BINARY_PAYOUTS:
             raise ValueError(f"binary resolution cannot be {kind}")
-        return cls(market_id, kind, table[kind], resolved_at, source)
+        return cls(market_id, kind, dict(_BINARY_PAYOUTS[kind]), resolved_at, source)
 
     @classmethod
     def winner(

@@ -19,13 +19,11 @@ from sqlmodel import Session, select
 from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
 from arena.cohorts.config_types import format_duration
-from arena.cohorts.launch import launch
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.db.models import AgentRow
 from arena.engine.ledger_store import reconcile
 from arena.engine.overview import CohortOverview, cohort_overview, list_cohorts
-from arena.engine.sources import open_source
 
 app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
 console = Console()
@@ -43,6 +41,11 @@ def launch_command(
 
     Replay cohorts are then run with `arena replay --cohort ID`; live cohorts by `arena serve`.
     """
+    # Here, not at the top: the launch path (every bettor kind, the market sources with polars)
+    # costs more start-up than `arena cohort list` and `show` need in all.
+    from arena.cohorts.launch import launch
+    from arena.engine.sources import open_source
+
     engine = open_engine(database_url)
     try:
         config = load_config(config_path)

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from sqlalchemy import Engine
 
 from arena.db.engine import make_engine, redact_url
-from arena.db.migrate import ensure_schema
+from arena.db.revision import SCHEMA_HEAD, stored_revision
 from arena.settings import Settings
 
 DatabaseOption = Annotated[
@@ -33,11 +33,21 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def open_engine(database_url: str | None) -> Engine:
-    """The arena database (created and migrated to the current schema if needed)."""
+    """The arena database (created and migrated to the current schema if needed).
+
+    A current database costs one query; Alembic is imported only when there is something to
+    migrate (it costs more start-up than ``arena cohort list`` itself).
+    """
     url = database_url_or_default(database_url)
     try:
-        ensure_schema(url)
-        return make_engine(url)
+        engine = make_engine(url)
+        with engine.connect() as connection:
+            current = stored_revision(connection) == SCHEMA_HEAD
+        if not current:
+            from arena.db.migrate import ensure_schema
+
+            ensure_schema(engine)
+        return engine
     except ValueError as exc:
         fail(str(exc))
     except Exception as exc:  # connection refused, bad credentials...: one line, URL redacted

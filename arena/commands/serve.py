@@ -19,8 +19,6 @@ from arena.commands.options import DatabaseOption, fail, open_engine, process_se
 from arena.commands.worker import print_queue
 from arena.db import leases
 from arena.db.engine import make_engine
-from arena.scheduling.jobs import lease_bounded
-from arena.scheduling.service import serve as serve_forever
 from arena.scheduling.status import job_statuses
 
 console = Console()
@@ -32,6 +30,10 @@ def serve(
     database_url: DatabaseOption = None,
 ) -> None:
     """Run the live scheduler: market sync, due rounds, marks, settlement, completion. Ctrl-C stops."""
+    # The scheduler and every job's engine: only for this command, not for `arena status`.
+    from arena.scheduling.jobs import lease_bounded
+    from arena.scheduling.service import serve as serve_forever
+
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s"
     )

@@ -26,7 +26,6 @@ from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
 from arena.commands.options import DatabaseOption, database_url_or_default, fail
 from arena.db.engine import make_engine, session_scope
-from arena.db.migrate import ensure_schema
 from arena.engine.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
@@ -56,6 +55,7 @@ def worker_command(
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    from arena.db.migrate import ensure_schema  # Alembic: `arena status` lists the queue without it
     from arena.workers.worker import Worker  # the replay engine: only for this command
 
     url = database_url_or_default(database_url)

@@ -14,13 +14,13 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
 from sqlalchemy import Engine
 from sqlalchemy.engine import URL, Connection
 
 from arena.db.engine import make_engine, redact_url, writer
+from arena.db.revision import stored_revision
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 # Any constant works as long as every migrating process uses it (env.py imports it from here);
@@ -54,7 +54,7 @@ def head_revision() -> str:
 def current_revision(target: str | URL | Engine) -> str | None:
     """The database's revision, or None for a database never migrated (e.g. empty)."""
     with _connection(target, write=False) as connection:
-        return MigrationContext.configure(connection).get_current_revision()
+        return stored_revision(connection)
 
 
 def upgrade(target: str | URL | Engine, revision: str = "head") -> None:

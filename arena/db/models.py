@@ -40,6 +40,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
+from sqlmodel._compat import SQLModelConfig  # the type of model_config; sqlmodel exports no alias
 
 from arena.db.types import JSONDoc, Money, Price, Shares, UTCDateTime
 
@@ -55,6 +56,10 @@ metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 class ArenaTable(SQLModel, registry=registry(metadata=metadata)):
     """Base of the arena's tables: a metadata of its own, with deterministic constraint names."""
+
+    # The validators are built on first use, not at import: every command imports the models,
+    # most never validate a row through them (``arena leaderboard`` starts ~20 ms sooner).
+    model_config = SQLModelConfig(defer_build=True)
 
 
 def _ref(target: str, **field: Any) -> Any:

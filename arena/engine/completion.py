@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import func, update
 from sqlmodel import Session, col, select
@@ -17,7 +18,10 @@ from sqlmodel import Session, col, select
 from arena.db.engine import session_scope
 from arena.db.models import CohortRow, MarketRow, RoundRow
 from arena.engine.round_store import FINISHED_ROUND_STATUSES
-from arena.engine.runtime import CohortRuntime
+
+if TYPE_CHECKING:  # a type only: the runtime imports every bettor and market source, which
+    # `arena cohort list` (through ``arena.engine.overview``) never needs
+    from arena.engine.runtime import CohortRuntime
 
 ACTIVE_STATUSES = ("pending", "running")
 

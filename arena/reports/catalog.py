@@ -19,8 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import col
 
 from arena.db.columnar import read_frame
-from arena.db.engine import normalize_url, redact_url
-from arena.db.migrate import current_revision, head_revision
+from arena.db.engine import make_engine, normalize_url, redact_url
 from arena.db.models import (
     AgentRow,
     CohortRow,
@@ -33,6 +32,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
+from arena.db.revision import SCHEMA_HEAD, stored_revision
 from arena.reports.redact import Redactor
 from arena.scoring.load_markets import ROUND_SOURCE
 
@@ -56,17 +56,21 @@ def database_state(url: str) -> DatabaseState:
     where = redact_url(parsed)
     if parsed.get_backend_name() == "sqlite" and not Path(str(parsed.database)).exists():
         return DatabaseState(False, f"No arena database at {where} yet: run `arena demo` to create one.")
+    engine = make_engine(parsed)
     try:
-        revision = current_revision(parsed)
+        with engine.connect() as connection:
+            revision = stored_revision(connection)
     except DBAPIError as exc:  # server down, bad credentials...: said plainly, never a traceback
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
         return DatabaseState(False, f"Cannot open {where}: {Redactor().text(reason)}")
+    finally:
+        engine.dispose()
     if revision is None:
         return DatabaseState(False, f"{where} holds no arena data yet: run `arena demo` to fill it.")
-    if revision != head_revision():
+    if revision != SCHEMA_HEAD:
         return DatabaseState(
             False,
-            f"{where} is at schema revision {revision}; this arena expects {head_revision()}. "
+            f"{where} is at schema revision {revision}; this arena expects {SCHEMA_HEAD}. "
             "Run any writing arena command (e.g. `arena demo`) to upgrade it.",
         )
     return DatabaseState(True)

@@ -27,6 +27,7 @@ from arena.db.leases import FenceLost, LeaseFence
 from arena.engine import live
 from arena.scheduling.runs import JobBody, JobSpec, run_once
 from arena.scheduling.sync_job import sync_job
+from arena.scheduling.timetable import job_timings
 from arena.settings import Settings
 from arena.workers.queue import fenced_session_url
 
@@ -75,27 +76,15 @@ def _with_environ(job: Callable[..., str]) -> JobBody:
 
 
 def job_specs(settings: Settings) -> dict[str, JobSpec]:
-    """Every job ``arena serve`` runs, by name, at the cadences of ``settings``."""
-    specs = (
-        JobSpec("sync", settings.sync_every, sync_job, "Sync live venues' markets, prices and resolutions"),
-        JobSpec("rounds", settings.rounds_every, _with_environ(live.rounds_job), "Run due decision rounds"),
-        JobSpec(
-            "marks",
-            settings.marks_every,
-            _with_environ(live.marks_job),
-            "Mark portfolios to market (each cohort on its marks.every)",
-        ),
-        JobSpec(
-            "settle", settings.settle_every, _with_environ(live.settlement_job), "Settle resolved markets"
-        ),
-        JobSpec(
-            "complete",
-            settings.complete_every,
-            _with_environ(live.completion_job),
-            "Complete finished cohorts",
-        ),
-    )
-    return {spec.name: spec for spec in specs}
+    """Every job ``arena serve`` runs (``job_timings``), by name, bound to its body."""
+    bodies: dict[str, JobBody] = {
+        "sync": sync_job,
+        "rounds": _with_environ(live.rounds_job),
+        "marks": _with_environ(live.marks_job),
+        "settle": _with_environ(live.settlement_job),
+        "complete": _with_environ(live.completion_job),
+    }
+    return {name: JobSpec(name, t.every, bodies[name], t.help) for name, t in job_timings(settings).items()}
 
 
 def run_named(name: str) -> None:

@@ -27,11 +27,10 @@ from arena.clock import Clock
 from arena.db import leases
 from arena.db.leases import LeaseFence
 from arena.scheduling.jobs import LEADERSHIP, job_specs
+from arena.scheduling.timetable import JOBSTORE_TABLE
 from arena.settings import Settings
 
 log = logging.getLogger("arena.serve")
-
-JOBSTORE_TABLE = "apscheduler_jobs"
 
 
 def build_scheduler(engine: Engine, clock: Clock, settings: Settings) -> BackgroundScheduler:

@@ -10,8 +10,7 @@ from sqlmodel import select
 
 from arena.db.engine import session_scope
 from arena.db.models import JobRunRow
-from arena.scheduling.jobs import job_specs
-from arena.scheduling.service import JOBSTORE_TABLE
+from arena.scheduling.timetable import JOBSTORE_TABLE, job_timings
 from arena.settings import Settings
 
 
@@ -33,7 +32,7 @@ def job_statuses(engine: Engine, now: datetime, settings: Settings | None = None
     next_runs = _next_runs(engine)
     out = []
     with session_scope(engine, write=False) as session:
-        for spec in job_specs(settings or Settings()).values():
+        for spec in job_timings(settings or Settings()).values():
             last = session.exec(
                 select(JobRunRow).where(JobRunRow.job == spec.name).order_by(JobRunRow.started_at.desc())  # type: ignore[attr-defined]
             ).first()

@@ -32,7 +32,6 @@ from sqlalchemy.orm import Session
 from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
-from agents.registry import AgentConfigError, model_identity
 from arena.cohorts.config import RulesConfig
 from arena.cohorts.sections import ScoringConfig
 from arena.db.columnar import read_frame
@@ -140,6 +139,10 @@ def model_identities(
     bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
 ) -> pl.DataFrame:
     """Per seat (``cohort_id``, ``agent``): its ``model`` identity (``agents.registry.model_identity``)."""
+    # Here, not at the top: the registry imports every bettor kind and the HTTP client, which
+    # only pooling by model needs (``arena leaderboard`` starts faster without them).
+    from agents.registry import AgentConfigError, model_identity
+
     session = bind if isinstance(bind, Session) else Session(bind)
     try:
         query = select(

@@ -17,9 +17,10 @@ from arena.clock import Clock
 from arena.sync.manifold import ManifoldCollector
 from arena.sync.polymarket import PolymarketCollector
 from arena.sync.run import Progress, SyncReport, SyncSettings, run_sync
+from markets.endpoints import CLOB_URL, GAMMA_URL, MANIFOLD_URL
 from markets.http import JsonApi, RetryPolicy
-from markets.manifold.client import MANIFOLD_URL, ManifoldClient
-from markets.polymarket.client import CLOB_URL, GAMMA_URL, ClobClient, GammaClient
+from markets.manifold.client import ManifoldClient
+from markets.polymarket.client import ClobClient, GammaClient
 from markets.types import Venue
 
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from markets.http import JsonApi, PayloadError, as_list, budget
 
-MANIFOLD_URL = "https://api.manifold.markets"
 PAGE = 1000  # the documented maximum for /v0/markets and /v0/bets
 
 

@@ -19,8 +19,6 @@ from markets.polymarket import clob
 
 log = logging.getLogger(__name__)
 
-GAMMA_URL = "https://gamma-api.polymarket.com"
-CLOB_URL = "https://clob.polymarket.com"
 MARKETS_PAGE = 100  # /markets/keyset serves at most 100 per page
 EVENTS_PAGE = 100  # /events/keyset allows 500, but events embed their markets: keep pages small
 ID_BATCH = 100  # condition_ids= takes at most 100 ids

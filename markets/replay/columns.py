@@ -23,12 +23,19 @@ from markets.types import PRICE_PLACES
 ROW = "_row"
 T = TypeVar("T")
 _DATE_SHAPE = re.compile(r"\d{4}-\d{2}-\d{2}")
+# A price written plainly in [0, 1] with at most PRICE_PLACES places ("0.4696", ".5", "1", "1.00"):
+# the common case, taken as is without the general checks below.
+_PLAIN_PRICE = re.compile(
+    rf"0?\.\d{{1,{PRICE_PLACES}}}|0(?:\.\d{{0,{PRICE_PLACES}}})?|1(?:\.0{{0,{PRICE_PLACES}}})?"
+)
 
 
-def read_table(path: Path, label: str) -> pl.DataFrame:
-    """Read a CSV file as text columns (no type guessing) with a 1-based ``_row`` column."""
+def read_table(path: Path, label: str, content: bytes | None = None) -> pl.DataFrame:
+    """Read a CSV file as text columns (no type guessing) with a 1-based ``_row`` column;
+    ``content``, when given, is the file's bytes already read (``path`` then only names it)."""
     try:
-        frame = pl.read_csv(path, infer_schema=False, empty_string_is_null=False)
+        source = path if content is None else content
+        frame = pl.read_csv(source, infer_schema=False, empty_string_is_null=False)
     except pl.exceptions.NoDataError as exc:
         raise DatasetError(f"{label}: the file is empty (expected a header row)") from exc
     except (pl.exceptions.ComputeError, UnicodeDecodeError) as exc:
@@ -96,6 +103,8 @@ def parse_day(text: str) -> date:
 def parse_probability(text: str) -> Decimal:
     """An exact decimal in [0, 1] with at most ``PRICE_PLACES`` places; NaN and infinities are
     refused, never clamped, and so are finer prices (no fill could store them), never rounded."""
+    if _PLAIN_PRICE.fullmatch(text):
+        return Decimal(text)
     value = Decimal(text.strip())
     if not value.is_finite():
         raise ValueError("not finite")

@@ -100,10 +100,21 @@ class DatasetInfo:
 
 def content_hash(directory: Path) -> str:
     """SHA-256 over the data files, so a cohort can record exactly which data it replayed."""
+    return hash_of(read_data_files(directory))
+
+
+def read_data_files(directory: Path) -> dict[str, bytes]:
+    """The hashed data files' bytes, by name: a loader parses the very bytes it hashed (one read
+    each, and no edit can slip in between the hash and the parse)."""
+    return {name: (directory / name).read_bytes() for name in HASHED_FILES}
+
+
+def hash_of(files: Mapping[str, bytes]) -> str:
+    """``content_hash`` of data files already read (``read_data_files``)."""
     digest = hashlib.sha256()
     for name in HASHED_FILES:
         digest.update(name.encode() + b"\0")
-        digest.update((directory / name).read_bytes())
+        digest.update(files[name])
         digest.update(b"\0")
     return f"sha256:{digest.hexdigest()}"
 

@@ -13,8 +13,9 @@ from markets.replay.format import (
     PRICES_FILE,
     DatasetError,
     DatasetInfo,
-    content_hash,
     format_utc,
+    hash_of,
+    read_data_files,
     read_info,
     row_error,
 )
@@ -57,7 +58,8 @@ def read_dataset(directory: Path, *, label: Path | None = None, verify_hash: boo
     label = label or directory
     _check_layout(directory, label)
     info, recorded_hash = read_info(directory, label)
-    actual_hash = content_hash(directory)
+    files = read_data_files(directory)
+    actual_hash = hash_of(files)
     if verify_hash and actual_hash != recorded_hash:
         raise DatasetError(
             f"{label / DATASET_FILE}: content_hash {recorded_hash} does not match the data files "
@@ -66,8 +68,8 @@ def read_dataset(directory: Path, *, label: Path | None = None, verify_hash: boo
         )
     source = source_label(info.name)
     try:
-        table = parse_markets(read_table(directory / MARKETS_FILE, MARKETS_FILE), source)
-        prices_frame = read_table(directory / PRICES_FILE, PRICES_FILE)
+        table = parse_markets(read_table(directory / MARKETS_FILE, MARKETS_FILE, files[MARKETS_FILE]), source)
+        prices_frame = read_table(directory / PRICES_FILE, PRICES_FILE, files[PRICES_FILE])
         series, time_column = parse_prices(prices_frame, table.markets, source)
         _check_resolved_after_first_price(table, series)
     except DatasetError as exc:

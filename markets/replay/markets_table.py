@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 import polars as pl
 
@@ -28,8 +29,9 @@ from markets.replay.format import (
 from markets.types import Market, Resolution, ResolutionKind, Venue
 
 _KINDS = ", ".join(k.value for k in ResolutionKind)
-_KIND_NAMES = frozenset(k.value for k in ResolutionKind)
-_VENUE_NAMES = frozenset(v.value for v in Venue)  # sets built once, not per row of a big file
+# Built once, not per row of a big file (an enum lookup by value costs more than a dict's).
+_KINDS_BY_NAME = {k.value: k for k in ResolutionKind}
+_VENUES_BY_NAME = {v.value: v for v in Venue}
 
 
 @dataclass(slots=True)
@@ -45,7 +47,8 @@ def parse_markets(frame: pl.DataFrame, source: str) -> MarketTable:
     """Check and convert every row; ``source`` labels the resolutions (e.g. ``replay:name``)."""
     check_columns(MARKETS_FILE, [c for c in frame.columns if c != ROW], MARKET_REQUIRED, MARKET_COLUMNS)
     table = MarketTable()
-    for values in frame.iter_rows(named=True):
+    stripped = frame.with_columns(pl.col(pl.String).str.strip_chars())  # every cell at once, in polars
+    for values in stripped.iter_rows(named=True):
         cells = _Cells(values)
         market = cells.market()
         key = market.market_id
@@ -70,7 +73,8 @@ class _Cells:
         return row_error(MARKETS_FILE, self.row, column, problem)
 
     def text(self, column: str) -> str:
-        return str(self._values.get(column) or "").strip()
+        """The cell's text (stripped by ``parse_markets``); "" when the column is absent."""
+        return str(self._values.get(column) or "")
 
     def required(self, column: str) -> str:
         value = self.text(column)
@@ -104,15 +108,10 @@ class _Cells:
 
     def outcomes(self) -> tuple[str, ...]:
         value = self.required("outcomes")
-        expected = 'expected a JSON list of at least two distinct names, e.g. ["YES","NO"]'
         try:
-            outcomes = json.loads(value)
-        except json.JSONDecodeError as exc:
-            raise self.error("outcomes", f"{value!r} is not JSON ({expected})") from exc
-        valid = isinstance(outcomes, list) and all(isinstance(o, str) and o for o in outcomes)
-        if not valid or len(outcomes) < 2 or len(set(outcomes)) != len(outcomes):
-            raise self.error("outcomes", f"{value!r}: {expected}")
-        return tuple(outcomes)
+            return _outcome_names(value)
+        except ValueError as exc:
+            raise self.error("outcomes", f"{value!r}{exc}") from exc
 
     def token_ids(self) -> dict[str, str]:
         value = self.text("token_ids")
@@ -128,10 +127,10 @@ class _Cells:
 
     def market(self) -> Market:
         venue = self.required("venue")
-        if venue not in _VENUE_NAMES:
+        if venue not in _VENUES_BY_NAME:
             raise self.error("venue", f"{venue!r} is not a venue (expected one of {', '.join(Venue)})")
         return Market(
-            venue=Venue(venue),
+            venue=_VENUES_BY_NAME[venue],
             venue_id=self.required("venue_id"),
             question=self.required("question"),
             outcomes=self.outcomes(),
@@ -152,9 +151,9 @@ class _Cells:
                 if self.text(column):
                     raise self.error(column, "is set but 'resolution' is empty (an unresolved market)")
             return None
-        if kind_text not in _KIND_NAMES:
+        if kind_text not in _KINDS_BY_NAME:
             raise self.error("resolution", f"{kind_text!r} is not a resolution (expected {_KINDS} or empty)")
-        kind = ResolutionKind(kind_text)
+        kind = _KINDS_BY_NAME[kind_text]
         resolved_at = self.time("resolved_at")
         if resolved_at is None:
             raise self.error("resolved_at", f"is empty but the market resolved {kind_text}")
@@ -167,3 +166,20 @@ class _Cells:
         if kind is not ResolutionKind.VOID and not market.is_binary:
             raise self.error("resolution", f'{kind_text} needs outcomes ["YES","NO"]; use OUTCOME + winner')
         return Resolution.binary(market.market_id, kind, resolved_at, source)
+
+
+_EXPECTED_OUTCOMES = 'expected a JSON list of at least two distinct names, e.g. ["YES","NO"]'
+
+
+@lru_cache(maxsize=256)
+def _outcome_names(value: str) -> tuple[str, ...]:
+    """The outcome names of an ``outcomes`` cell; most markets share a few lists, parsed once.
+    A bad cell raises ``ValueError`` with the rest of the message (what was expected)."""
+    try:
+        outcomes = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f" is not JSON ({_EXPECTED_OUTCOMES})") from exc
+    valid = isinstance(outcomes, list) and all(isinstance(o, str) and o for o in outcomes)
+    if not valid or len(outcomes) < 2 or len(set(outcomes)) != len(outcomes):
+        raise ValueError(f": {_EXPECTED_OUTCOMES}")
+    return tuple(outcomes)

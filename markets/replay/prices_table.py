@@ -50,17 +50,29 @@ def parse_prices(
     time_column = _time_column(columns)
     has_outcome = "outcome" in columns
     outcome = ["outcome"] if has_outcome else []
-    require_cells(frame, ["market_id", time_column, "price", *outcome], PRICES_FILE)
-    _check_known_markets(frame, markets)
-    usable = _usable_times(frame, time_column)
-    frame = frame.with_columns(pl.col(time_column).replace_strict(usable).alias(_TIME))
-    prices = parse_probabilities(frame, "price", PRICES_FILE)
+    try:
+        _check_known_markets(frame, markets)
+        usable = _usable_times(frame, time_column)
+        prices = parse_probabilities(frame, "price", PRICES_FILE)
+    except DatasetError:
+        # A blank id, time or price fails these checks anyway, so the scan for blank cells (a
+        # pass over every cell) runs only then, to name the problem plainly: "is empty".
+        require_cells(frame, ["market_id", time_column, "price"], PRICES_FILE)
+        raise
+    require_cells(frame, outcome, PRICES_FILE)  # any non-blank text may name an outcome
+    times = pl.Series(list(usable.values()))
+    frame = frame.with_columns(pl.lit(times).gather(_code(time_column, usable)).alias(_TIME))
     if has_outcome:
         _check_outcomes(frame, markets)
-    check_unique(frame, ["market_id", _TIME, *outcome], PRICES_FILE, ["market_id", time_column, *outcome])
-    if has_outcome:
+        check_unique(frame, ["market_id", _TIME, *outcome], PRICES_FILE, ["market_id", time_column, *outcome])
         _check_complete(frame, markets)
-    return _build_series(frame, markets, prices, source, has_outcome), time_column
+    return _build_series(frame, markets, prices, source, time_column, has_outcome), time_column
+
+
+def _code(column: str, values: Mapping[str, object]) -> pl.Expr:
+    """Each cell of ``column`` as the index of its text among the keys of ``values`` (which hold
+    every cell's text): an ``Enum`` cast, about half the cost of ``replace_strict``'s lookup."""
+    return pl.col(column).cast(pl.Enum(list(values))).to_physical()
 
 
 def _time_column(columns: list[str]) -> str:
@@ -115,11 +127,12 @@ def _build_series(
     markets: Mapping[str, Market],
     prices: Mapping[str, Decimal],
     source: str,
+    time_column: str,
     has_outcome: bool,
 ) -> dict[str, PriceSeries]:
     """Sort the rows into ``PriceColumns`` (in polars, no Python object per row) and give each
-    market its ``PriceSeries`` slice."""
-    codes = {text: i for i, text in enumerate(prices)}
+    market its ``PriceSeries`` slice. Without an outcome column, the sort also proves that no
+    (market, time) repeats; ``check_unique`` then only names the first repeat."""
     if has_outcome:
         outcome_codes = {f"{m}\x1f{o}": i for m in markets for i, o in enumerate(markets[m].outcomes)}
         outcome = pl.concat_str("market_id", pl.lit("\x1f"), "outcome").replace_strict(outcome_codes)
@@ -129,7 +142,7 @@ def _build_series(
         "market_id",
         pl.col(_TIME).dt.epoch("us").alias("us"),
         outcome.cast(pl.Int32).alias("o"),
-        pl.col("price").replace_strict(codes).cast(pl.Int32).alias("p"),
+        _code("price", prices).cast(pl.Int32).alias("p"),
         ROW,
     ).sort("market_id", "us", ROW)
     new_market = pl.col("market_id").ne_missing(pl.col("market_id").shift(1))  # rows are sorted:
@@ -137,6 +150,8 @@ def _build_series(
         point=new_market | pl.col("us").ne_missing(pl.col("us").shift(1)), market=new_market
     )
     points = rows.with_row_index("r").filter("point")
+    if not has_outcome and points.height < rows.height:  # a row repeats the market and time above it
+        check_unique(frame, ["market_id", _TIME], PRICES_FILE, ["market_id", time_column])
     first_prices = rows.filter(pl.col("o") == 0)["p"]
     assert first_prices.len() == points.height, "every point prices its market's first outcome"
     columns = PriceColumns(

@@ -38,6 +38,7 @@ from arena.db.models import (
     is_mapped,
     metadata,
 )
+from arena.db.revision import SCHEMA_HEAD
 from tests.db.rows import build_world
 
 REPO = Path(__file__).resolve().parents[2]
@@ -85,6 +86,12 @@ def test_head_matches_the_models(db_url: str) -> None:
     upgrade(db_url)
     assert current_revision(db_url) == head_revision()
     assert schema_diff(db_url) == []
+
+
+def test_the_expected_revision_is_alembics_head() -> None:
+    """Reading commands check a database against ``SCHEMA_HEAD`` without Alembic: a new migration
+    must move it."""
+    assert head_revision() == SCHEMA_HEAD
 
 
 def reflected_schema(url: str) -> dict[str, dict[str, object]]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from markets.replay import DatasetError, DatasetInfo, load_dataset
+from markets.replay.columns import parse_probability
 from markets.replay.format import write_info
 
 MARKETS = """venue,venue_id,question,outcomes,resolution,resolved_at
@@ -252,3 +253,65 @@ def test_first_bad_row_is_reported_not_a_later_one(tmp_path: Path) -> None:
         for day, value in [(1, "0.5"), (2, "7"), (3, "0.5"), (4, "NaN"), (5, "7")]
     )
     assert error_for(write(tmp_path, prices=prices)).startswith("prices.csv row 2, field 'price': '7'")
+
+
+@pytest.mark.parametrize(
+    ("markets", "prices", "old", "new", "expected"),
+    [
+        (MARKETS, PRICES, "manifold:m1,", ",", "prices.csv row 3, field 'market_id': is empty"),
+        (MARKETS, PRICES, "2025-01-02", "  ", "prices.csv row 2, field 'date': is empty"),
+        (MARKETS, PRICES, "0.45", " ", "prices.csv row 2, field 'price': is empty"),
+        (
+            MULTI_MARKETS,
+            MULTI_PRICES,
+            "2025-01-01T12:00:00Z,B",
+            ",B",
+            "prices.csv row 2, field 'observed_at': is empty",
+        ),
+        (MULTI_MARKETS, MULTI_PRICES, ",B,", ", ,", "prices.csv row 2, field 'outcome': is empty"),
+        # Two blank cells: the id, time and price columns are named before the outcome's.
+        (MULTI_MARKETS, MULTI_PRICES, ",B,0.5", ",,", "prices.csv row 2, field 'price': is empty"),
+    ],
+)
+def test_blank_price_cells_are_named_empty(
+    tmp_path: Path, markets: str, prices: str, old: str, new: str, expected: str
+) -> None:
+    """Blank cells are found only once a check fails; the message must still say "is empty"."""
+    assert old in prices
+    assert error_for(write(tmp_path, markets, prices.replace(old, new, 1))).startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0", "0"),
+        ("1", "1"),
+        ("1.", "1"),
+        (".5", "0.5"),
+        ("0.4696", "0.4696"),
+        ("1.0000000000", "1.0000000000"),
+        ("0.0000000001", "1E-10"),
+        ("00.5", "0.5"),
+        (" 0.25 ", "0.25"),
+        ("2.5E-1", "0.25"),
+        ("-0", "-0"),
+    ],
+)
+def test_prices_plain_or_not_parse_to_the_same_exact_value(text: str, expected: str) -> None:
+    """Plainly written prices take a fast path; it must agree with the general rules."""
+    assert str(parse_probability(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("0.12345678901", "more than 10 decimal places"),
+        ("1.00000000000", "more than 10 decimal places"),
+        ("1.0000000001", "outside"),
+        ("-0.1", "outside"),
+        ("NaN", "not finite"),
+    ],
+)
+def test_prices_the_fast_path_must_not_take_are_refused(text: str, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        parse_probability(text)
