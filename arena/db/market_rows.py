@@ -276,11 +276,13 @@ def tracked_markets(
         MarketSnapshotRow.market_id == MarketRow.id, col(MarketSnapshotRow.source).in_(sources)
     )
     query = (
-        select(MarketRow.id, MarketRow.venue_id, MarketRow.sync_stamp)
+        sa.select(col(MarketRow.id), col(MarketRow.venue_id), col(MarketRow.sync_stamp))
         .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
-        .where(MarketRow.venue == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
+        .where(col(MarketRow.venue) == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
     )
-    return {market_id: (venue_id, stamp) for market_id, venue_id, stamp in session.exec(query).all()}
+    # Through the connection: plain rows, without the ORM's result machinery (every market, every sync).
+    rows = session.connection().execute(query)
+    return {market_id: (venue_id, stamp) for market_id, venue_id, stamp in rows}
 
 
 def existing_markets(session: Session, market_ids: Sequence[str]) -> set[str]:

@@ -27,7 +27,7 @@ from arena.sync.run import (
     backfill_each,
     exclusion,
 )
-from arena.sync.unchanged import stamp
+from arena.sync.unchanged import digest, stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query
@@ -55,7 +55,7 @@ class _Entry:
 
     def tokens(self) -> list[str]:
         """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
-        return [str(t) for t in gamma.json_array(self.payload, "clobTokenIds")]
+        return gamma.json_array(self.payload, "clobTokenIds")
 
 
 class PolymarketCollector:
@@ -80,8 +80,9 @@ class PolymarketCollector:
         priced = [(e, tokens) for e, tokens in everything if _open(e.payload)]
         mids, quotes = await self._prices([t for _, tokens in priced for t in tokens], settings, progress)
         seen = clock.now()  # prices are stamped when they were read, not when the run began
+        # The reprs of decimals, strings (a reason for no price) and tuples are exact and stable.
         stamps = {
-            e.market_id: e.gamma_stamp + stamp([[mids.get(t), quotes.get(t)] for t in tokens])
+            e.market_id: e.gamma_stamp + digest(repr([(mids.get(t), quotes.get(t)) for t in tokens]))
             for e, tokens in everything
         }
         candidates = {e.market_id: stamps[e.market_id] for e, _ in priced}

@@ -31,7 +31,11 @@ from arena.db.models import MarketRow, MarketSnapshotRow
 
 def stamp(*answers: Any) -> str:
     """Digest of venue answers (JSON values; decimals and other scalars by their text)."""
-    text = json.dumps(answers, separators=(",", ":"), default=str)
+    return digest(json.dumps(answers, separators=(",", ":"), default=str))
+
+
+def digest(text: str) -> str:
+    """32 hex digits that differ when ``text`` does (128 bits: a collision would hide a change)."""
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 

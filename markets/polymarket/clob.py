@@ -23,6 +23,7 @@ CLOB_HISTORY_SOURCE = "polymarket-clob-history"
 # Per token: a price, or the reason there is none (kept so the sync can say why a market has no price).
 TokenPrice = Decimal | str
 Quote = tuple[Decimal | None, Decimal | None]
+_ZERO, _ONE = Decimal(0), Decimal(1)
 
 
 def midpoint(payload: object, token_id: str) -> Decimal:
@@ -69,11 +70,31 @@ def books_by_token(payload: object) -> dict[str, Mapping[str, Any]]:
 
 def _best(book: Mapping[str, Any], side: str, where: str, pick: Any) -> Decimal | None:
     levels = as_list(book.get(side, []), where=f"{where} {side}")
-    prices = [
-        probability(as_object(lv, where=f"{where} {side}").get("price"), where=where, field=f"{side}.price")
-        for lv in levels
-    ]
+    prices = _plain_prices(levels)
+    if prices is None:  # not the usual shape: read level by level, so the error names the culprit
+        prices = [
+            probability(
+                as_object(lv, where=f"{where} {side}").get("price"), where=where, field=f"{side}.price"
+            )
+            for lv in levels
+        ]
     return pick(prices) if prices else None
+
+
+def _plain_prices(levels: list[Any]) -> list[Decimal] | None:
+    """Level prices when every one is a decimal string within [0, 1], the CLOB's own format (the
+    values ``probability`` would give); None for anything else. A sync reads tens of thousands of
+    book levels, and this skips building an error context for each."""
+    try:
+        texts = [level["price"] for level in levels]
+        if not all(type(text) is str for text in texts):
+            return None
+        prices = [Decimal(text) for text in texts]
+        if prices and not (min(prices) >= _ZERO and max(prices) <= _ONE):
+            return None  # infinities; a NaN raises
+    except (TypeError, KeyError, ArithmeticError):
+        return None
+    return prices
 
 
 def price_history(payload: object, token_id: str, fidelity_minutes: int) -> list[tuple[datetime, Decimal]]:
