@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -45,7 +44,7 @@ def recently_priced(
     """Markets of ``market_ids`` with a snapshot from each of ``sources`` observed after ``since``
     (none of them is due a heartbeat). Reads only snapshots newer than ``since``, through the
     (market, source, time) index, so the cost does not grow with a market's price history."""
-    counts: Counter[str] = Counter()
+    found: set[str] = set()
     for part in chunks(market_ids):
         query = (
             sa.select(col(MarketSnapshotRow.market_id))
@@ -54,10 +53,11 @@ def recently_priced(
                 col(MarketSnapshotRow.source).in_(sources),
                 col(MarketSnapshotRow.observed_at) > since,
             )
-            .group_by(col(MarketSnapshotRow.market_id), col(MarketSnapshotRow.source))
+            .group_by(col(MarketSnapshotRow.market_id))
+            .having(sa.func.count(sa.distinct(col(MarketSnapshotRow.source))) == len(set(sources)))
         )
-        counts.update(market_id for (market_id,) in session.execute(query))
-    return {market_id for market_id, found in counts.items() if found == len(set(sources))}
+        found.update(session.connection().execute(query).scalars())
+    return found
 
 
 def write_stamps(session: Session, stamps: Mapping[str, str]) -> None:
