@@ -124,8 +124,8 @@ class PolymarketCollector:
         kept: dict[str, _Entry] = {}
         try:
             async for page in self._pages(now, settings):
-                for payload in page:
-                    entry = _entry(payload, tracked, report)
+                for payload, text in page:
+                    entry = _entry(payload, text, tracked, report)
                     if entry is None or not _open(payload) or entry.market_id in kept:
                         continue
                     report.listed += 1
@@ -138,8 +138,11 @@ class PolymarketCollector:
             report.problem("listing", f"stopped early after {report.listed} markets: {exc}")
         return list(kept.values())
 
-    async def _pages(self, now: datetime, settings: SyncSettings) -> AsyncIterator[list[dict[str, Any]]]:
-        """Open markets by volume, filtered server-side too (events filter on the event's totals)."""
+    async def _pages(
+        self, now: datetime, settings: SyncSettings
+    ) -> AsyncIterator[list[tuple[dict[str, Any], str | None]]]:
+        """Open markets by volume, filtered server-side too (events filter on the event's totals),
+        each with its JSON as sent when there is one (markets of events get their category added)."""
         events = settings.discovery == "events"
         floor = str(settings.liquidity_floor(self.venue))
         filters: Query = [
@@ -153,10 +156,11 @@ class PolymarketCollector:
             filters.append(("end_date_max", latest.strftime("%Y-%m-%dT%H:%M:%SZ")))
         if events:
             async for page in self._gamma.event_pages(filters):
-                yield [m for event in page for m in gamma.markets_of_event(event)]
+                yield [(m, None) for event in page for m in gamma.markets_of_event(event)]
         else:
             async for page in self._gamma.market_pages(filters):
-                yield page
+                texts: list[str | None] = list(page.texts) if page.texts is not None else [None] * len(page)
+                yield list(zip(page, texts, strict=True))
 
     async def _refresh(
         self,
@@ -177,7 +181,7 @@ class PolymarketCollector:
                 report.problem(f"lookup of {len(wanted)} stored markets (closed={closed})", str(exc))
                 continue
             for payload in payloads:
-                entry = _entry(payload, None, report)
+                entry = _entry(payload, None, None, report)
                 if entry is not None and entry.market is not None and entry.market.venue_id in wanted:
                     found[entry.market_id] = entry
         missing = [i for i in market_ids if i not in found]
@@ -203,7 +207,7 @@ class PolymarketCollector:
             report.gone.append(market_id)
             report.problem(market_id, f"gone: Gamma no longer knows market {gamma_id}; kept as stored")
             return None
-        return _entry(payload, None, report)
+        return _entry(payload, None, None, report)
 
     async def _prices(
         self, tokens: list[str], settings: SyncSettings, progress: Progress
@@ -261,10 +265,13 @@ def _price(
         report.problem(market.market_id, f"Gamma comparison price not recorded: {exc}")
 
 
-def _entry(payload: dict[str, Any], tracked: Tracked | None, report: SyncReport) -> _Entry | None:
-    """The payload as an entry: left unparsed when it is the one the market's last sync parsed
-    (``tracked`` holds the stored stamps; None: always parse), None when it cannot be read."""
-    gamma_stamp = stamp(payload)
+def _entry(
+    payload: dict[str, Any], text: str | None, tracked: Tracked | None, report: SyncReport
+) -> _Entry | None:
+    """The payload (and its JSON as sent, if known) as an entry: left unparsed when it is the one
+    the market's last sync parsed (``tracked`` holds the stored stamps; None: always parse), None
+    when it cannot be read."""
+    gamma_stamp = digest(text) if text is not None else stamp(payload)
     market_id = gamma.market_key_of(payload)
     previous = tracked.stamps.get(market_id) if tracked is not None and market_id is not None else None
     if market_id is not None and previous is not None and previous.startswith(gamma_stamp):
