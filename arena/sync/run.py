@@ -3,7 +3,9 @@
 One run, for one venue:
 1. the venue's collector lists open markets, keeps the top N by volume that pass the filters,
    refreshes every stored unresolved market (agents may hold markets that left the top N),
-   reads accounting prices and detects resolutions;
+   reads accounting prices and detects resolutions; an open market whose venue answers are
+   those of its last sync, with no heartbeat due, is dropped there, before anything is built
+   from it (``Tracked.unchanged``, ``arena.sync.unchanged``);
 2. markets seen for the first time get a short price history, so momentum exists from round 1;
 3. everything is written in batches, one transaction per batch, idempotently: a market row is
    written only when a parsed field changed (with the raw payload those fields came from), a
