@@ -62,11 +62,16 @@ def _array(
     """The array starting at ``text[at]`` (a ``[``): its items, their texts, and where it ends."""
     items: list[Any] = []
     texts: list[str] = []
+    # json.loads reads a body in one call, so equal keys of its objects are one string object; a
+    # call per item would give every item its own copies (1.8 KB a Gamma market): share them.
+    keys: dict[str, str] = {}
     at = _skip(text, at + 1)
     if text[at] == "]":
         return items, texts, at + 1
     while True:
         item, end = scan(text, at)
+        if isinstance(item, dict):
+            item = {keys.setdefault(name, name): value for name, value in item.items()}
         items.append(item)
         texts.append(text[at:end])
         at = _skip(text, end)
