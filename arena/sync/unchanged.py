@@ -22,6 +22,7 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlmodel import Session, col
 
 from arena.db.market_rows import chunks
@@ -45,19 +46,26 @@ def recently_priced(
     (none of them is due a heartbeat). Reads only snapshots newer than ``since``, through the
     (market, source, time) index, so the cost does not grow with a market's price history."""
     found: set[str] = set()
-    for part in chunks(market_ids):
+    for among in _among(session, col(MarketSnapshotRow.market_id), market_ids):
         query = (
             sa.select(col(MarketSnapshotRow.market_id))
             .where(
-                col(MarketSnapshotRow.market_id).in_(part),
-                col(MarketSnapshotRow.source).in_(sources),
-                col(MarketSnapshotRow.observed_at) > since,
+                among, col(MarketSnapshotRow.source).in_(sources), col(MarketSnapshotRow.observed_at) > since
             )
             .group_by(col(MarketSnapshotRow.market_id))
             .having(sa.func.count(sa.distinct(col(MarketSnapshotRow.source))) == len(set(sources)))
         )
         found.update(session.connection().execute(query).scalars())
     return found
+
+
+def _among(session: Session, column: Any, values: Sequence[str]) -> list[sa.ColumnElement[bool]]:
+    """``column`` is one of ``values``: on PostgreSQL one array parameter (``= ANY``), which binds
+    and plans 10,000 ids in a fraction of the time ``IN`` with one parameter each takes; elsewhere
+    ``IN``, in slices small enough for any backend's limit on parameters."""
+    if session.get_bind().dialect.name == "postgresql":
+        return [column == sa.any_(sa.bindparam("values", list(values), type_=postgresql.ARRAY(sa.String)))]
+    return [column.in_(part) for part in chunks(values)]
 
 
 def write_stamps(session: Session, stamps: Mapping[str, str]) -> None:
