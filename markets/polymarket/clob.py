@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from markets.http import PayloadError, as_list, as_object, epoch_time, probability
+from markets.http import PayloadError, as_list, as_object, epoch_time, plain_probabilities, probability
 from markets.types import Market, PriceSnapshot
 
 CLOB_MID_SOURCE = "polymarket-clob-mid"
@@ -23,7 +23,6 @@ CLOB_HISTORY_SOURCE = "polymarket-clob-history"
 # Per token: a price, or the reason there is none (kept so the sync can say why a market has no price).
 TokenPrice = Decimal | str
 Quote = tuple[Decimal | None, Decimal | None]
-_ZERO, _ONE = Decimal(0), Decimal(1)
 
 
 def midpoint(payload: object, token_id: str) -> Decimal:
@@ -82,19 +81,11 @@ def _best(book: Mapping[str, Any], side: str, token_id: str, pick: Any) -> Decim
 
 
 def _plain_prices(levels: list[Any]) -> list[Decimal] | None:
-    """Level prices when every one is a decimal string within [0, 1], the CLOB's own format (the
-    values ``probability`` would give); None for anything else. A sync reads tens of thousands of
-    book levels, and this skips building an error context for each."""
+    """Level prices by ``plain_probabilities``; None when a level is not an object with a price."""
     try:
-        texts = [level["price"] for level in levels]
-        if not all(type(text) is str for text in texts):
-            return None
-        prices = [Decimal(text) for text in texts]
-        if prices and not (min(prices) >= _ZERO and max(prices) <= _ONE):
-            return None  # infinities; a NaN raises
-    except (TypeError, KeyError, ArithmeticError):
+        return plain_probabilities([level["price"] for level in levels])
+    except (TypeError, KeyError):
         return None
-    return prices
 
 
 def price_history(payload: object, token_id: str, fidelity_minutes: int) -> list[tuple[datetime, Decimal]]:

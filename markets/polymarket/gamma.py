@@ -18,7 +18,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from markets.http import PayloadError, amount, iso_time, probability, require
+from markets.http import PayloadError, amount, iso_time, plain_probabilities, probability, require
 from markets.types import (
     NO,
     YES,
@@ -164,6 +164,9 @@ def outcome_prices(payload: Mapping[str, Any]) -> dict[str, Decimal]:
         raise PayloadError(
             f"{describe(payload)}: 'outcomePrices' has {len(raw)} entries for {len(labels)} outcomes"
         )
+    plain = plain_probabilities(raw)
+    if plain is not None:
+        return dict(zip(labels, plain, strict=True))
     where = describe(payload)
     return {
         label: probability(p, where=where, field=f"outcomePrices[{label}]")
