@@ -108,7 +108,9 @@ def fetch_floor(url: str) -> int:
         async with httpx.AsyncClient() as client:
             cursor = None
             while True:
-                query = {**filters, "limit": 100} | ({"after_cursor": cursor} if cursor else {})
+                query: dict[str, str | int] = {**filters, "limit": 100}
+                if cursor:
+                    query["after_cursor"] = cursor
                 body = json.loads((await client.get(f"{url}/markets/keyset", params=query)).content)
                 tokens += [t for m in body["markets"] for t in json.loads(m["clobTokenIds"])]
                 if not (cursor := body.get("next_cursor")):
