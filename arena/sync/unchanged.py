@@ -8,8 +8,8 @@ the market payload), and the market row keeps the stamp of its last sync. The st
 tracked market are read once, with the list of tracked markets, at the start of a sync. An open
 market whose stamp is unchanged would produce the same row and the same prices, so the collector
 drops it before building anything from it, unless one of its price sources is due a heartbeat
-(``refresh_after``): that is one query per 900 such markets, on the snapshots of the last
-``refresh_after`` only. Closed markets always take the full path: whether they are resolved may
+(``refresh_after``): that is one query (on SQLite one per 900 such markets), on the snapshots of
+the last ``refresh_after`` only. Closed markets always take the full path: whether they are resolved may
 depend on time passing as well as on the payload.
 """
 
