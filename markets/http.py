@@ -30,13 +30,16 @@ from typing import Any, TypeVar, cast
 import anyio
 import httpx
 
+from markets.json_texts import object_with_item_texts
 from markets.types import PRICE_PLACES
 
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+Decode = Callable[[bytes], Any]  # a response body to its value; ValueError: not JSON (retried)
 T = TypeVar("T")
 _PRICE_QUANTUM = Decimal(1).scaleb(-PRICE_PLACES)
+_ZERO, _ONE = Decimal(0), Decimal(1)
 
 
 class VenueHTTPError(Exception):
@@ -120,8 +123,10 @@ class JsonApi:
         self._rng = rng or random.Random()
         self._sleep = sleep
 
-    async def get(self, path: str, limiter: RateLimiter, params: Any = None) -> Any:
-        return await self._request("GET", path, limiter, params=params)
+    async def get(
+        self, path: str, limiter: RateLimiter, params: Any = None, *, decode: Decode | None = None
+    ) -> Any:
+        return await self._request("GET", path, limiter, params=params, decode=decode or decode_json)
 
     async def get_object_or_none(self, path: str, limiter: RateLimiter) -> dict[str, Any] | None:
         """A single resource as a JSON object, or None when the venue answers 404 (it does not
@@ -135,17 +140,24 @@ class JsonApi:
         return dict(as_object(payload, where=f"GET {path}"))
 
     async def post(self, path: str, limiter: RateLimiter, body: Any) -> Any:
-        return await self._request("POST", path, limiter, body=body)
+        return await self._request("POST", path, limiter, body=body, decode=decode_json)
 
     async def _request(
-        self, method: str, path: str, limiter: RateLimiter, *, params: Any = None, body: Any = None
+        self,
+        method: str,
+        path: str,
+        limiter: RateLimiter,
+        *,
+        decode: Decode,
+        params: Any = None,
+        body: Any = None,
     ) -> Any:
         url = f"{self.base_url}{path}"
         attempts, attempt = self.policy.attempts, 0
         while True:
             attempt += 1
             await limiter.acquire()
-            outcome, retry_after = await self._attempt(method, url, params, body)
+            outcome, retry_after = await self._attempt(method, url, params, body, decode)
             if isinstance(outcome, _Success):
                 return outcome.value
             if attempt >= attempts:
@@ -162,7 +174,7 @@ class JsonApi:
             await self._sleep(delay)
 
     async def _attempt(
-        self, method: str, url: str, params: Any, body: Any
+        self, method: str, url: str, params: Any, body: Any, decode: Decode
     ) -> tuple[_Success | _Failure, float | None]:
         """One try: the decoded JSON, or why it failed and how long the server asked us to wait."""
         try:
@@ -179,7 +191,7 @@ class JsonApi:
         if status >= 400:
             raise VenueHTTPError(f"{method} {url}: HTTP {status} {_snippet(response.text)}", status=status)
         try:
-            return _Success(json.loads(response.content, parse_constant=_non_standard_constant)), None
+            return _Success(decode(response.content)), None
         except ValueError:
             return _Failure(f"HTTP {status} body is not JSON: {_snippet(response.text)}"), None
 
@@ -219,6 +231,25 @@ async def gather_bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int
     return cast(list[T], results)  # every slot was filled by its task
 
 
+def decode_json(content: bytes) -> Any:
+    """A response body as JSON (non-standard NaN and infinities kept as their text)."""
+    return json.loads(content, parse_constant=_non_standard_constant)
+
+
+def json_with_item_texts(key: str) -> Decode:
+    """A ``decode`` giving (the body as ``decode_json`` reads it, the source text of each item of
+    its array ``key``, or None when the body is shaped otherwise)."""
+
+    def decode(content: bytes) -> tuple[Any, list[str] | None]:
+        try:
+            found = object_with_item_texts(content.decode(), key, _JSON)
+        except UnicodeDecodeError:  # not UTF-8: json.loads still reads UTF-16 and UTF-32
+            found = None
+        return found if found is not None else (decode_json(content), None)
+
+    return decode
+
+
 def retry_after_seconds(headers: httpx.Headers) -> float | None:
     """Retry-After as seconds: delta-seconds, or an HTTP-date measured against the response's Date."""
     value = headers.get("retry-after")
@@ -242,6 +273,9 @@ def _non_standard_constant(token: str) -> str:
     return token
 
 
+_JSON = json.JSONDecoder(parse_constant=_non_standard_constant)
+
+
 def _snippet(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[:limit] + "…"
@@ -262,6 +296,22 @@ def probability(value: object, *, where: str, field: str) -> Decimal:
     if isinstance(value, float) and -int(number.as_tuple().exponent) > PRICE_PLACES:
         return number.quantize(_PRICE_QUANTUM, rounding=ROUND_HALF_EVEN)
     return number
+
+
+def plain_probabilities(values: Sequence[object]) -> list[Decimal] | None:
+    """The values when every one is a decimal string within [0, 1], the venues' usual format (as
+    ``probability`` reads them); None for anything else, for the caller to read one by one with
+    ``probability``, whose error names the culprit. A sync reads tens of thousands of prices, and
+    this skips building an error context for each."""
+    if not all(type(value) is str for value in values):
+        return None
+    try:
+        numbers = [Decimal(value) for value in values if isinstance(value, str)]  # all of them
+        if numbers and not (min(numbers) >= _ZERO and max(numbers) <= _ONE):
+            return None  # infinities; a NaN raises
+    except ArithmeticError:
+        return None
+    return numbers
 
 
 def amount(value: object, field: str, *, where: str) -> Decimal | None:

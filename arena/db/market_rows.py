@@ -142,6 +142,7 @@ class Stored:
     row: dict[str, Any]  # the MARKET_CONTENT_COLUMNS
     latest: Mapping[str, PriceSnapshot]  # by source
     resolved: bool
+    stamp: str | None = None  # ``sync_stamp``: digest of the answers the last sync built it from
 
 
 def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored]:
@@ -153,7 +154,9 @@ def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored
     if not market_ids:
         return {}
     content = [getattr(MarketRow, c) for c in MARKET_CONTENT_COLUMNS]
-    rows = session.exec(select(MarketRow.id, *content).where(col(MarketRow.id).in_(market_ids))).all()
+    rows = session.exec(
+        select(MarketRow.id, MarketRow.sync_stamp, *content).where(col(MarketRow.id).in_(market_ids))
+    ).all()
     resolved = set(
         session.exec(
             select(ResolutionRow.market_id).where(col(ResolutionRow.market_id).in_(market_ids))
@@ -167,8 +170,9 @@ def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored
             dict(zip(MARKET_CONTENT_COLUMNS, values, strict=True)),
             latest.get(market_id, {}),
             market_id in resolved,
+            stamp,
         )
-        for market_id, *values in rows
+        for market_id, stamp, *values in rows
     }
 
 
@@ -259,9 +263,11 @@ def chunks(items: Sequence[str], size: int = 900) -> list[Sequence[str]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-def tracked_markets(session: Session, venue: Venue, sources: Sequence[str]) -> dict[str, str]:
+def tracked_markets(
+    session: Session, venue: Venue, sources: Sequence[str]
+) -> dict[str, tuple[str, str | None]]:
     """Unresolved markets of ``venue`` that a sync observed (a snapshot from one of its
-    ``sources``): market id -> venue id.
+    ``sources``): market id -> (venue id, sync stamp), in one query.
 
     They keep being refreshed even after they drop out of the top-N, because agents may hold
     them. Market rows written by anything else (e.g. a replay cohort's markets) are not tracked.
@@ -270,11 +276,13 @@ def tracked_markets(session: Session, venue: Venue, sources: Sequence[str]) -> d
         MarketSnapshotRow.market_id == MarketRow.id, col(MarketSnapshotRow.source).in_(sources)
     )
     query = (
-        select(MarketRow.id, MarketRow.venue_id)
+        sa.select(col(MarketRow.id), col(MarketRow.venue_id), col(MarketRow.sync_stamp))
         .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
-        .where(MarketRow.venue == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
+        .where(col(MarketRow.venue) == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
     )
-    return {market_id: venue_id for market_id, venue_id in session.exec(query).all()}
+    # Through the connection: plain rows, without the ORM's result machinery (every market, every sync).
+    rows = session.connection().execute(query)
+    return {market_id: (venue_id, stamp) for market_id, venue_id, stamp in rows}
 
 
 def existing_markets(session: Session, market_ids: Sequence[str]) -> set[str]:

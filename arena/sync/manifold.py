@@ -57,7 +57,11 @@ class ManifoldCollector:
         refreshed = [x for x in fetched if x is not None]
         report.selected, report.refreshed = len(listed), len(refreshed)
         seen = clock.now()  # the payloads (and their prices) were all read by now
-        return [self._observe(m, p, seen, report) for m, p in listed + refreshed]
+        observations = [self._observe(m, p, seen, report) for m, p in listed + refreshed]
+        priced = {o.market.market_id: o.stamp for o in observations if _priced_open(o)}
+        skipped = tracked.unchanged(priced, (parse.PROB_SOURCE,), seen, settings.refresh_after)
+        report.unchanged = len(skipped)
+        return [o for o in observations if o.market.market_id not in skipped]
 
     async def backfill(
         self,
@@ -157,7 +161,13 @@ def _keep(
     except PayloadError as exc:
         report.problem(parse.describe(payload), f"skipped: {exc}")
         return None
-    return (market, payload) if exclusion(market, prices, now, settings) is None else None
+    excluded = exclusion(market.close_time, market.liquidity, prices, market.venue, now, settings)
+    return None if excluded else (market, payload)
+
+
+def _priced_open(obs: Observation) -> bool:
+    """Open with a probability read: what an unchanged stamp lets a sync skip."""
+    return obs.resolution is None and [s.source for s, _ in obs.snapshots] == [parse.PROB_SOURCE]
 
 
 def _last_per_time(points: list[tuple[datetime, Any]], now: datetime) -> list[tuple[datetime, Any]]:

@@ -11,14 +11,14 @@ the accounting price (``polymarket-clob-mid``, with best bid/ask from the book),
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 from arena.clock import Clock
 from arena.sync.run import (
-    Listed,
     Observation,
     Progress,
     SyncReport,
@@ -27,13 +27,35 @@ from arena.sync.run import (
     backfill_each,
     exclusion,
 )
-from arena.sync.unchanged import stamp
+from arena.sync.unchanged import digest, stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 _GAMMA_RAW_FIELDS = ("outcomePrices", "bestBid", "bestAsk", "lastTradePrice", "updatedAt")
+_PRICE_SOURCES = (clob.CLOB_MID_SOURCE, gamma.GAMMA_SOURCE)
+
+
+@dataclass(slots=True)
+class _Entry:
+    """A Gamma market payload as read, parsed into a ``Market`` only when the sync needs one.
+
+    ``gamma_stamp`` is the payload's digest: equal to the first half of the market's stored
+    stamp, the payload is the one its last sync parsed (and validated), so the listing filters
+    read the few fields they need from it and the whole parse waits until the market turns out
+    not to be skipped (most of a re-sync's markets are). A market's stamp is ``gamma_stamp``
+    followed by the digest of its tokens' CLOB mids and books.
+    """
+
+    market_id: str
+    payload: dict[str, Any]
+    gamma_stamp: str
+    market: Market | None = None  # None: not parsed yet
+
+    def tokens(self) -> list[str]:
+        """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
+        return gamma.json_array(self.payload, "clobTokenIds")
 
 
 class PolymarketCollector:
@@ -49,16 +71,32 @@ class PolymarketCollector:
     ) -> list[Observation]:
         now = clock.now()
         progress.stage("listing", settings.top_n)
-        listed = await self._list_open(now, settings, report, progress)
-        kept = {m.market_id for m, _ in listed}
+        listed = await self._list_open(now, tracked, settings, report, progress)
+        kept = {e.market_id for e in listed}
         rest = [i for i in tracked.ids if i not in kept]
         refreshed = await self._refresh(rest, tracked, settings, report, progress)
         report.selected, report.refreshed = len(listed), len(refreshed)
-        everything = listed + refreshed
-        priced = [(m, p) for m, p in everything if _open(p)]
-        mids, quotes = await self._prices(priced, settings, progress)
+        everything = [(e, e.tokens()) for e in listed + refreshed]
+        priced = [(e, tokens) for e, tokens in everything if _open(e.payload)]
+        mids, quotes = await self._prices([t for _, tokens in priced for t in tokens], settings, progress)
         seen = clock.now()  # prices are stamped when they were read, not when the run began
-        return [self._observe(m, p, mids, quotes, seen, report) for m, p in everything]
+        # The reprs of decimals, strings (a reason for no price) and tuples are exact and stable.
+        stamps = {
+            e.market_id: e.gamma_stamp + digest(repr([(mids.get(t), quotes.get(t)) for t in tokens]))
+            for e, tokens in everything
+        }
+        candidates = {e.market_id: stamps[e.market_id] for e, _ in priced}
+        skipped = tracked.unchanged(candidates, _PRICE_SOURCES, seen, settings.refresh_after)
+        report.unchanged = len(skipped)
+        observations = []
+        for entry, _ in everything:
+            if entry.market_id in skipped:
+                continue
+            market = entry.market or _parse(entry.payload, report)
+            if market is not None:
+                observation = Observation(market, entry.payload, stamp=stamps[entry.market_id])
+                observations.append(self._observe(observation, mids, quotes, seen, report))
+        return observations
 
     async def backfill(
         self,
@@ -81,18 +119,18 @@ class PolymarketCollector:
         return await backfill_each(markets, history, settings, report, progress)
 
     async def _list_open(
-        self, now: datetime, settings: SyncSettings, report: SyncReport, progress: Progress
-    ) -> list[Listed]:
-        kept: dict[str, Listed] = {}
+        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+    ) -> list[_Entry]:
+        kept: dict[str, _Entry] = {}
         try:
             async for page in self._pages(now, settings):
-                for payload in page:
-                    listed = _parse(payload, report)
-                    if listed is None or not _open(payload) or listed[0].market_id in kept:
+                for payload, text in page:
+                    entry = _entry(payload, text, tracked, report)
+                    if entry is None or not _open(payload) or entry.market_id in kept:
                         continue
                     report.listed += 1
-                    if _eligible(listed, now, settings, report):
-                        kept[listed[0].market_id] = listed
+                    if _eligible(entry, now, settings, report):
+                        kept[entry.market_id] = entry
                         progress.advance()
                     if len(kept) >= settings.top_n:
                         return list(kept.values())
@@ -100,8 +138,11 @@ class PolymarketCollector:
             report.problem("listing", f"stopped early after {report.listed} markets: {exc}")
         return list(kept.values())
 
-    async def _pages(self, now: datetime, settings: SyncSettings) -> AsyncIterator[list[dict[str, Any]]]:
-        """Open markets by volume, filtered server-side too (events filter on the event's totals)."""
+    async def _pages(
+        self, now: datetime, settings: SyncSettings
+    ) -> AsyncIterator[list[tuple[dict[str, Any], str | None]]]:
+        """Open markets by volume, filtered server-side too (events filter on the event's totals),
+        each with its JSON as sent when there is one (markets of events get their category added)."""
         events = settings.discovery == "events"
         floor = str(settings.liquidity_floor(self.venue))
         filters: Query = [
@@ -115,10 +156,11 @@ class PolymarketCollector:
             filters.append(("end_date_max", latest.strftime("%Y-%m-%dT%H:%M:%SZ")))
         if events:
             async for page in self._gamma.event_pages(filters):
-                yield [m for event in page for m in gamma.markets_of_event(event)]
+                yield [(m, None) for event in page for m in gamma.markets_of_event(event)]
         else:
             async for page in self._gamma.market_pages(filters):
-                yield page
+                texts: list[str | None] = list(page.texts) if page.texts is not None else [None] * len(page)
+                yield list(zip(page, texts, strict=True))
 
     async def _refresh(
         self,
@@ -127,11 +169,11 @@ class PolymarketCollector:
         settings: SyncSettings,
         report: SyncReport,
         progress: Progress,
-    ) -> list[Listed]:
+    ) -> list[_Entry]:
         """Stored markets outside the listing: by condition id, then by Gamma id for those not found."""
         progress.stage("refreshing stored markets", len(market_ids))
         wanted = {tracked.ids[i]: i for i in market_ids}
-        found: dict[str, Listed] = {}
+        found: dict[str, _Entry] = {}
         for closed in (False, True):
             try:
                 payloads = await self._gamma.markets_by_condition_ids(list(wanted), closed=closed)
@@ -139,19 +181,19 @@ class PolymarketCollector:
                 report.problem(f"lookup of {len(wanted)} stored markets (closed={closed})", str(exc))
                 continue
             for payload in payloads:
-                listed = _parse(payload, report)
-                if listed is not None and listed[0].venue_id in wanted:
-                    found[listed[0].market_id] = listed
+                entry = _entry(payload, None, None, report)
+                if entry is not None and entry.market is not None and entry.market.venue_id in wanted:
+                    found[entry.market_id] = entry
         missing = [i for i in market_ids if i not in found]
         raw = tracked.raw(missing)
         confirmed = await gather_bounded(
             [partial(self._by_gamma_id, i, raw.get(i), report) for i in missing], settings.concurrency
         )
-        found.update({listed[0].market_id: listed for listed in confirmed if listed is not None})
+        found.update({entry.market_id: entry for entry in confirmed if entry is not None})
         progress.advance(len(market_ids))
         return list(found.values())
 
-    async def _by_gamma_id(self, market_id: str, raw: Any, report: SyncReport) -> Listed | None:
+    async def _by_gamma_id(self, market_id: str, raw: Any, report: SyncReport) -> _Entry | None:
         gamma_id = raw.get("id") if isinstance(raw, dict) else None
         if not isinstance(gamma_id, str):
             report.problem(market_id, "not found by condition id and no stored Gamma id to look it up")
@@ -165,34 +207,28 @@ class PolymarketCollector:
             report.gone.append(market_id)
             report.problem(market_id, f"gone: Gamma no longer knows market {gamma_id}; kept as stored")
             return None
-        return _parse(payload, report)
+        return _entry(payload, None, None, report)
 
     async def _prices(
-        self, priced: list[Listed], settings: SyncSettings, progress: Progress
+        self, tokens: list[str], settings: SyncSettings, progress: Progress
     ) -> tuple[dict[str, clob.TokenPrice], dict[str, clob.Quote | str]]:
-        tokens = [t for market, _ in priced for t in gamma.ordered_tokens(market)]
-        progress.stage("prices", len(priced))
+        progress.stage("prices", len(tokens))
         mids = await self._clob.midpoints(tokens)
         quotes = await self._clob.books(tokens) if settings.fetch_books else {}
-        progress.advance(len(priced))
+        progress.advance(len(tokens))
         return mids, quotes
 
     def _observe(
         self,
-        market: Market,
-        payload: dict[str, Any],
+        obs: Observation,
         mids: dict[str, clob.TokenPrice],
         quotes: dict[str, clob.Quote | str],
         now: datetime,
         report: SyncReport,
     ) -> Observation:
-        tokens = gamma.ordered_tokens(market)
-        obs = Observation(
-            market, payload, stamp=stamp(payload, [[mids.get(t), quotes.get(t)] for t in tokens])
-        )
+        market, payload = obs.market, obs.raw
         if _open(payload):
-            obs.pending = partial(_price, mids=mids, quotes=quotes, now=now, report=report)
-            obs.pending_sources, obs.pending_at = (clob.CLOB_MID_SOURCE, gamma.GAMMA_SOURCE), now
+            _price(obs, mids, quotes, now, report)
             return obs
         seen_closed = {k: payload.get(k) for k in ("closed", "umaResolutionStatus", "closedTime")}
         obs.snapshots.append((PriceSnapshot(market.market_id, {}, now, gamma.CLOSED_SOURCE), seen_closed))
@@ -210,14 +246,12 @@ class PolymarketCollector:
 
 def _price(
     obs: Observation,
-    *,
     mids: dict[str, clob.TokenPrice],
     quotes: dict[str, clob.Quote | str],
     now: datetime,
     report: SyncReport,
 ) -> None:
-    """An open market's snapshots: the CLOB accounting price, and Gamma's beside it (built only
-    for markets a sync does not skip as unchanged: ``Observation.settle``)."""
+    """An open market's snapshots: the CLOB accounting price, and Gamma's beside it."""
     market, payload = obs.market, obs.raw
     try:
         snapshot = clob.clob_snapshot(market, mids, quotes, now)
@@ -231,26 +265,43 @@ def _price(
         report.problem(market.market_id, f"Gamma comparison price not recorded: {exc}")
 
 
-def _parse(payload: dict[str, Any], report: SyncReport) -> Listed | None:
+def _entry(
+    payload: dict[str, Any], text: str | None, tracked: Tracked | None, report: SyncReport
+) -> _Entry | None:
+    """The payload (and its JSON as sent, if known) as an entry: left unparsed when it is the one
+    the market's last sync parsed (``tracked`` holds the stored stamps; None: always parse), None
+    when it cannot be read."""
+    gamma_stamp = digest(text) if text is not None else stamp(payload)
+    market_id = gamma.market_key_of(payload)
+    previous = tracked.stamps.get(market_id) if tracked is not None and market_id is not None else None
+    if market_id is not None and previous is not None and previous.startswith(gamma_stamp):
+        return _Entry(market_id, payload, gamma_stamp)
+    market = _parse(payload, report)
+    return None if market is None else _Entry(market.market_id, payload, gamma_stamp, market)
+
+
+def _parse(payload: dict[str, Any], report: SyncReport) -> Market | None:
     try:
-        return gamma.market_from_gamma(payload), payload
+        return gamma.market_from_gamma(payload)
     except PayloadError as exc:
         report.problem(gamma.describe(payload), f"skipped: {exc}")
         return None
 
 
-def _eligible(listed: Listed, now: datetime, settings: SyncSettings, report: SyncReport) -> bool:
+def _eligible(entry: _Entry, now: datetime, settings: SyncSettings, report: SyncReport) -> bool:
     """Passes the filters, judged on Gamma's prices (the listing's own); unreadable prices: skipped."""
-    market, payload = listed
+    payload, market = entry.payload, entry.market
     try:
         prices = gamma.outcome_prices(payload)
+        closes = market.close_time if market is not None else gamma.close_time(payload)
+        liquidity = market.liquidity if market is not None else gamma.liquidity(payload)
     except PayloadError as exc:
-        report.problem(market.market_id, f"skipped: {exc}")
+        report.problem(entry.market_id, f"skipped: {exc}")
         return False
-    return exclusion(market, prices, now, settings) is None
+    return exclusion(closes, liquidity, prices, Venue.POLYMARKET, now, settings) is None
 
 
-def _open(payload: dict[str, Any]) -> bool:
+def _open(payload: Mapping[str, Any]) -> bool:
     return payload.get("closed") is False
 
 

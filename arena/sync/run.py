@@ -3,7 +3,9 @@
 One run, for one venue:
 1. the venue's collector lists open markets, keeps the top N by volume that pass the filters,
    refreshes every stored unresolved market (agents may hold markets that left the top N),
-   reads accounting prices and detects resolutions;
+   reads accounting prices and detects resolutions; an open market whose venue answers are
+   those of its last sync, with no heartbeat due, is dropped there, before anything is built
+   from it (``Tracked.unchanged``, ``arena.sync.unchanged``);
 2. markets seen for the first time get a short price history, so momentum exists from round 1;
 3. everything is written in batches, one transaction per batch, idempotently: a market row is
    written only when a parsed field changed (with the raw payload those fields came from), a
@@ -43,7 +45,7 @@ from arena.db.market_rows import (
     write_resolutions,
     write_snapshots,
 )
-from arena.sync.unchanged import skippable, stored_stamps, write_stamps
+from arena.sync.unchanged import recently_priced, write_stamps
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
@@ -87,31 +89,6 @@ class Observation:
     resolution: Resolution | None = None
     history: list[PriceSnapshot] = field(default_factory=list)
     stamp: str = ""  # digest of the venue answers behind it (``arena.sync.unchanged``); "": none
-    # Snapshots not built yet: most of a re-sync's markets are skipped by their stamp, and building
-    # (and validating) their prices only to drop them was most of its cost. ``pending`` appends
-    # the snapshots of ``pending_sources``, observed at ``pending_at``, and reports any problem,
-    # when ``settle`` runs (for every market that is not skipped).
-    pending: Callable[[Observation], None] | None = None
-    pending_sources: tuple[str, ...] = ()
-    pending_at: datetime | None = None
-
-    def settle(self) -> None:
-        """Build the pending snapshots, once."""
-        if self.pending is not None:
-            build, self.pending = self.pending, None
-            build(self)
-
-    def settled_open(self) -> bool:
-        """Open and priced, nothing resolved, nothing to backfill: skippable when its stamp holds."""
-        priced = self.pending is not None or all(s.prices for s, _ in self.snapshots)
-        return self.resolution is None and not self.history and priced
-
-    def sources_seen(self) -> list[tuple[str, datetime]]:
-        """(source, observed at) of every snapshot this observation holds or will hold."""
-        seen = [(s.source, s.observed_at) for s, _ in self.snapshots]
-        if self.pending is not None and self.pending_at is not None:
-            seen += [(source, self.pending_at) for source in self.pending_sources]
-        return seen
 
 
 @dataclass
@@ -157,10 +134,23 @@ class NoProgress:
 
 @dataclass(frozen=True, slots=True)
 class Tracked:
-    """Stored unresolved markets of the venue (id -> venue id), and their last raw payload on demand."""
+    """Stored unresolved markets of the venue (id -> venue id) with the stamps of their last sync,
+    read once at the start of a run; their last raw payload, and which are priced recently, on demand."""
 
     ids: Mapping[str, str]
+    stamps: Mapping[str, str | None]
     raw: Callable[[Iterable[str]], dict[str, Any]]
+    # (market ids, sources, since) -> those with a snapshot from every source observed after since
+    recent: Callable[[Sequence[str], Sequence[str], datetime], set[str]]
+
+    def unchanged(
+        self, observed: Mapping[str, str], sources: Sequence[str], at: datetime, refresh_after: timedelta
+    ) -> set[str]:
+        """Open markets of ``observed`` (id -> stamp of this run's answers, prices read at ``at``)
+        a sync may skip: the stamp of their last sync, and a price from each of ``sources``
+        younger than ``refresh_after`` (older: a heartbeat is due, so the full path decides)."""
+        same = [m for m, now_stamp in observed.items() if now_stamp and self.stamps.get(m) == now_stamp]
+        return self.recent(same, sources, at - refresh_after) if same else set()
 
 
 class Collector(Protocol):
@@ -210,17 +200,22 @@ async def backfill_each(
 
 
 def exclusion(
-    market: Market, prices: Mapping[str, Decimal], now: datetime, settings: SyncSettings
+    close_time: datetime | None,
+    liquidity: Decimal | None,
+    prices: Mapping[str, Decimal],
+    venue: Venue,
+    now: datetime,
+    settings: SyncSettings,
 ) -> str | None:
     """Why a listed market is not kept (None: it is): closed, too far out, too thin, or decided."""
-    if market.close_time is not None and market.close_time <= now:
+    if close_time is not None and close_time <= now:
         return "closes before now"
     horizon = None if settings.max_days_to_close is None else now + timedelta(days=settings.max_days_to_close)
-    if horizon is not None and market.close_time is not None and market.close_time > horizon:
+    if horizon is not None and close_time is not None and close_time > horizon:
         return f"closes more than {settings.max_days_to_close:g} days out"
-    floor = settings.liquidity_floor(market.venue)
-    if market.liquidity is None or market.liquidity < floor:
-        return f"liquidity {market.liquidity} below {floor}"
+    floor = settings.liquidity_floor(venue)
+    if liquidity is None or liquidity < floor:
+        return f"liquidity {liquidity} below {floor}"
     if any(p < settings.min_price or p > settings.max_price for p in prices.values()):
         return f"price outside [{settings.min_price}, {settings.max_price}]: already decided"
     return None
@@ -239,17 +234,16 @@ async def run_sync(
     now = clock.now()
     report = SyncReport(collector.venue, now)
     with session_scope(engine, write=False) as session:
-        ids = tracked_markets(session, collector.venue, collector.sources)
-    tracked = Tracked(ids, lambda wanted: _read_raw(engine, wanted))
+        stored = tracked_markets(session, collector.venue, collector.sources)
+    ids = {market_id: venue_id for market_id, (venue_id, _) in stored.items()}
+    stamps = {market_id: stamp for market_id, (_, stamp) in stored.items()}
+    tracked = Tracked(ids, stamps, partial(_read_raw, engine), partial(_recently_priced, engine))
     observations = await collector.collect(clock, tracked, settings, report, progress)
     with session_scope(engine, write=False) as session:
         known = existing_markets(
             session, [o.market.market_id for o in observations if o.market.market_id not in ids]
         )
     known.update(ids)
-    for obs in observations:
-        if obs.market.market_id not in known:
-            obs.settle()  # a new market is never skipped, and its backfill depends on its prices
     fresh = [o.market for o in observations if o.snapshots and o.market.market_id not in known]
     if fresh and settings.history_days > 0:
         histories = await collector.backfill(fresh, now, settings, report, progress)
@@ -263,6 +257,13 @@ async def run_sync(
 def _read_raw(engine: Engine, market_ids: Iterable[str]) -> dict[str, Any]:
     with session_scope(engine, write=False) as session:
         return stored_raw(session, market_ids)
+
+
+def _recently_priced(
+    engine: Engine, market_ids: Sequence[str], sources: Sequence[str], since: datetime
+) -> set[str]:
+    with session_scope(engine, write=False) as session:
+        return recently_priced(session, market_ids, sources, since)
 
 
 def _write(
@@ -296,12 +297,6 @@ def _write_batch(
     it failed (one line), or None."""
     try:
         with session_scope(engine) as session:
-            stamps = stored_stamps(session, [o.market.market_id for o in batch])
-            candidates = {o.market.market_id: (o.stamp, o.sources_seen()) for o in batch if o.settled_open()}
-            skipped = skippable(session, candidates, stamps, settings.refresh_after)
-            batch = [o for o in batch if o.market.market_id not in skipped]
-            for obs in batch:
-                obs.settle()
             stored = load_stored(session, [o.market.market_id for o in batch])
             markets, snapshots, history, resolutions = _rows(batch, stored, now, settings)
             written = (
@@ -311,16 +306,7 @@ def _write_batch(
                 write_resolutions(session, resolutions),
             )
             rewritten = {row["id"] for row in markets}
-            write_stamps(
-                session,
-                {
-                    o.market.market_id: o.stamp
-                    for o in batch
-                    if o.stamp
-                    and o.market.market_id not in rewritten
-                    and stamps.get(o.market.market_id) != o.stamp
-                },
-            )
+            write_stamps(session, _new_stamps(batch, stored, rewritten))
     except (SQLAlchemyError, ValueError) as exc:
         cause = getattr(exc, "orig", None) or exc  # the driver's reason, not the statement and rows
         return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
@@ -328,8 +314,21 @@ def _write_batch(
     report.snapshots_written += written[1]
     report.history_written += written[2]
     report.resolutions_written += written[3]
-    report.unchanged += len(skipped)
     return None
+
+
+def _new_stamps(
+    batch: list[Observation], stored: Mapping[str, Stored], rewritten: set[str]
+) -> dict[str, str]:
+    """Stamps to store on market rows that are not rewritten (a rewrite carries its stamp)."""
+    return {
+        o.market.market_id: o.stamp
+        for o in batch
+        if o.stamp
+        and o.market.market_id not in rewritten
+        and (previous := stored.get(o.market.market_id)) is not None
+        and previous.stamp != o.stamp
+    }
 
 
 def _rows(

@@ -1,13 +1,16 @@
-"""Skipping markets a re-sync would not write anyway, before reading them back or writing.
+"""Skipping markets a re-sync would not write anyway, before parsing, reading back or writing them.
 
-Deciding "nothing changed" field by field costs nearly as much as the first sync: every stored
-market row and latest snapshot read back and decoded, every field compared. Instead each
-observation carries a *stamp*, a digest of the venue answers it was built from (Polymarket: the
-Gamma payload and the CLOB midpoints and books of its tokens; Manifold: the market payload), and
-the market row keeps the stamp of its last sync. An open market whose stamp is unchanged would
-produce the same row and the same prices, so it is skipped unless one of its price sources is
-due a heartbeat (``refresh_after``). Closed markets always take the full path: whether they are
-resolved may depend on time passing as well as on the payload.
+Deciding "nothing changed" field by field costs nearly as much as the first sync: every payload
+parsed into markets and prices, every stored market row and latest snapshot read back and
+compared. Instead each observation carries a *stamp*, a digest of the venue answers it was built
+from (Polymarket: the Gamma payload, then the CLOB midpoints and books of its tokens; Manifold:
+the market payload), and the market row keeps the stamp of its last sync. The stamps of every
+tracked market are read once, with the list of tracked markets, at the start of a sync. An open
+market whose stamp is unchanged would produce the same row and the same prices, so the collector
+drops it before building anything from it, unless one of its price sources is due a heartbeat
+(``refresh_after``): that is one query (on SQLite one per 900 such markets), on the snapshots of
+the last ``refresh_after`` only. Closed markets always take the full path: whether they are resolved may
+depend on time passing as well as on the payload.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlmodel import Session, col
 
 from arena.db.market_rows import chunks
@@ -27,55 +31,41 @@ from arena.db.models import MarketRow, MarketSnapshotRow
 
 def stamp(*answers: Any) -> str:
     """Digest of venue answers (JSON values; decimals and other scalars by their text)."""
-    text = json.dumps(answers, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return digest(json.dumps(answers, separators=(",", ":"), default=str))
 
 
-def stored_stamps(session: Session, market_ids: Sequence[str]) -> dict[str, str | None]:
-    """The stamp of each stored market among ``market_ids`` (None: never stamped)."""
-    found: dict[str, str | None] = {}
-    for part in chunks(market_ids):
-        query = sa.select(col(MarketRow.id), col(MarketRow.sync_stamp)).where(col(MarketRow.id).in_(part))
-        found.update({market_id: value for market_id, value in session.execute(query)})
-    return found
+def digest(text: str) -> str:
+    """32 hex digits that differ when ``text`` does (128 bits: a collision would hide a change)."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def skippable(
-    session: Session,
-    observed: Mapping[str, tuple[str, Sequence[tuple[str, datetime]]]],
-    stamps: Mapping[str, str | None],
-    refresh_after: timedelta,
+def recently_priced(
+    session: Session, market_ids: Sequence[str], sources: Sequence[str], since: datetime
 ) -> set[str]:
-    """Markets of ``observed`` (id -> (stamp, (source, observed at) of each new snapshot)) a sync
-    may skip: same stamp as stored, and every snapshot source's newest stored price younger than
-    ``refresh_after`` at the new observation (older: a heartbeat is due, so the full path decides)."""
-    same = [m for m, (now_stamp, _) in observed.items() if now_stamp and stamps.get(m) == now_stamp]
-    newest = _newest(session, same)
-    return {
-        market_id
-        for market_id in same
-        if all(
-            (previous := newest.get((market_id, source))) is not None and at - previous < refresh_after
-            for source, at in observed[market_id][1]
-        )
-    }
-
-
-def _newest(session: Session, market_ids: Sequence[str]) -> dict[tuple[str, str], datetime]:
-    """Time of the newest stored snapshot per (market, source)."""
-    found: dict[tuple[str, str], datetime] = {}
-    for part in chunks(market_ids):
+    """Markets of ``market_ids`` with a snapshot from each of ``sources`` observed after ``since``
+    (none of them is due a heartbeat). Reads only snapshots newer than ``since``, through the
+    (market, source, time) index, so the cost does not grow with a market's price history."""
+    found: set[str] = set()
+    for among in _among(session, col(MarketSnapshotRow.market_id), market_ids):
         query = (
-            sa.select(
-                col(MarketSnapshotRow.market_id),
-                col(MarketSnapshotRow.source),
-                sa.func.max(col(MarketSnapshotRow.observed_at)),
+            sa.select(col(MarketSnapshotRow.market_id))
+            .where(
+                among, col(MarketSnapshotRow.source).in_(sources), col(MarketSnapshotRow.observed_at) > since
             )
-            .where(col(MarketSnapshotRow.market_id).in_(part))
-            .group_by(col(MarketSnapshotRow.market_id), col(MarketSnapshotRow.source))
+            .group_by(col(MarketSnapshotRow.market_id))
+            .having(sa.func.count(sa.distinct(col(MarketSnapshotRow.source))) == len(set(sources)))
         )
-        found.update({(market_id, source): at for market_id, source, at in session.execute(query)})
+        found.update(session.connection().execute(query).scalars())
     return found
+
+
+def _among(session: Session, column: Any, values: Sequence[str]) -> list[sa.ColumnElement[bool]]:
+    """``column`` is one of ``values``: on PostgreSQL one array parameter (``= ANY``), which binds
+    and plans 10,000 ids in a fraction of the time ``IN`` with one parameter each takes; elsewhere
+    ``IN``, in slices small enough for any backend's limit on parameters."""
+    if session.get_bind().dialect.name == "postgresql":
+        return [column == sa.any_(sa.bindparam("values", list(values), type_=postgresql.ARRAY(sa.String)))]
+    return [column.in_(part) for part in chunks(values)]
 
 
 def write_stamps(session: Session, stamps: Mapping[str, str]) -> None:

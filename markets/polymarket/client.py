@@ -14,7 +14,16 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from markets.http import JsonApi, PayloadError, VenueHTTPError, as_list, as_object, budget, gather_bounded
+from markets.http import (
+    JsonApi,
+    PayloadError,
+    VenueHTTPError,
+    as_list,
+    as_object,
+    budget,
+    gather_bounded,
+    json_with_item_texts,
+)
 from markets.polymarket import clob
 
 log = logging.getLogger(__name__)
@@ -26,6 +35,15 @@ CLOB_BATCH = 500  # /midpoints and /books take at most 500 tokens
 Query = list[tuple[str, str | int | bool]]
 
 
+class Page(list[dict[str, Any]]):
+    """One page of a Gamma listing, with each item's JSON as the venue sent it (``texts``, None
+    when the body could not be read that way): a sync digests those texts to spot unchanged markets."""
+
+    def __init__(self, items: list[dict[str, Any]], texts: list[str] | None) -> None:
+        super().__init__(items)
+        self.texts = texts
+
+
 class GammaClient:
     """Gamma: market and event listings with keyset pagination, and single markets."""
 
@@ -34,12 +52,12 @@ class GammaClient:
         self._markets = budget(300, 10)
         self._events = budget(500, 10)
 
-    async def market_pages(self, filters: Query) -> AsyncIterator[list[dict[str, Any]]]:
+    async def market_pages(self, filters: Query) -> AsyncIterator[Page]:
         """Every page of ``/markets/keyset`` for ``filters``, following ``after_cursor`` to the end."""
         async for page in self._keyset("/markets/keyset", "markets", filters, MARKETS_PAGE):
             yield page
 
-    async def event_pages(self, filters: Query) -> AsyncIterator[list[dict[str, Any]]]:
+    async def event_pages(self, filters: Query) -> AsyncIterator[Page]:
         """Every page of ``/events/keyset`` for ``filters`` (events embed their markets)."""
         async for page in self._keyset("/events/keyset", "events", filters, EVENTS_PAGE):
             yield page
@@ -59,9 +77,7 @@ class GammaClient:
         """``/markets/{id}`` (not subject to the ``closed`` filter); None if Gamma says 404."""
         return await self._api.get_object_or_none(f"/markets/{gamma_id}", self._markets)
 
-    async def _keyset(
-        self, path: str, key: str, filters: Query, limit: int
-    ) -> AsyncIterator[list[dict[str, Any]]]:
+    async def _keyset(self, path: str, key: str, filters: Query, limit: int) -> AsyncIterator[Page]:
         if not any(name == "closed" for name, _ in filters):
             raise ValueError(f"{path}: pass 'closed' explicitly; Gamma's default differs per endpoint")
         limiter = self._markets if key == "markets" else self._events
@@ -69,11 +85,12 @@ class GammaClient:
         seen: set[str] = set()
         while True:
             query: Query = [*filters, ("limit", limit)] + ([("after_cursor", cursor)] if cursor else [])
-            body = as_object(await self._api.get(path, limiter, query), where=f"GET {path}")
+            answer, texts = await self._api.get(path, limiter, query, decode=json_with_item_texts(key))
+            body = as_object(answer, where=f"GET {path}")
             items = as_list(body.get(key), where=f"GET {path} field {key!r}")
             if not all(isinstance(item, dict) for item in items):
                 raise PayloadError(f"GET {path}: every entry of {key!r} must be an object")
-            yield items
+            yield Page(items, texts)
             cursor = body.get("next_cursor")
             if not cursor:  # absent, null or "" on the last page
                 return

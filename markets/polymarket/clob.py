@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from markets.http import PayloadError, as_list, as_object, epoch_time, probability
+from markets.http import PayloadError, as_list, as_object, epoch_time, plain_probabilities, probability
 from markets.types import Market, PriceSnapshot
 
 CLOB_MID_SOURCE = "polymarket-clob-mid"
@@ -50,9 +50,8 @@ def midpoints(payload: object, token_ids: list[str]) -> dict[str, TokenPrice]:
 
 def best_quote(payload: object, token_id: str) -> Quote:
     """Best bid and best ask of a ``/book`` payload; None for an empty side."""
-    where = f"CLOB /book token {token_id}"
-    book = as_object(payload, where=where)
-    return _best(book, "bids", where, max), _best(book, "asks", where, min)
+    book = as_object(payload, where=f"CLOB /book token {token_id}")
+    return _best(book, "bids", token_id, max), _best(book, "asks", token_id, min)
 
 
 def books_by_token(payload: object) -> dict[str, Mapping[str, Any]]:
@@ -67,13 +66,26 @@ def books_by_token(payload: object) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def _best(book: Mapping[str, Any], side: str, where: str, pick: Any) -> Decimal | None:
-    levels = as_list(book.get(side, []), where=f"{where} {side}")
-    prices = [
-        probability(as_object(lv, where=f"{where} {side}").get("price"), where=where, field=f"{side}.price")
-        for lv in levels
-    ]
+def _best(book: Mapping[str, Any], side: str, token_id: str, pick: Any) -> Decimal | None:
+    levels = book.get(side, [])
+    prices = _plain_prices(levels) if isinstance(levels, list) else None
+    if prices is None:  # not the usual shape: read level by level, so the error names the culprit
+        where = f"CLOB /book token {token_id}"
+        prices = [
+            probability(
+                as_object(lv, where=f"{where} {side}").get("price"), where=where, field=f"{side}.price"
+            )
+            for lv in as_list(levels, where=f"{where} {side}")
+        ]
     return pick(prices) if prices else None
+
+
+def _plain_prices(levels: list[Any]) -> list[Decimal] | None:
+    """Level prices by ``plain_probabilities``; None when a level is not an object with a price."""
+    try:
+        return plain_probabilities([level["price"] for level in levels])
+    except (TypeError, KeyError):
+        return None
 
 
 def price_history(payload: object, token_id: str, fidelity_minutes: int) -> list[tuple[datetime, Decimal]]:

@@ -18,8 +18,18 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from markets.http import PayloadError, amount, iso_time, probability, require
-from markets.types import NO, YES, Market, PriceSnapshot, Resolution, ResolutionKind, Undecided, Venue
+from markets.http import PayloadError, amount, iso_time, plain_probabilities, probability, require
+from markets.types import (
+    NO,
+    YES,
+    Market,
+    PriceSnapshot,
+    Resolution,
+    ResolutionKind,
+    Undecided,
+    Venue,
+    market_key,
+)
 
 GAMMA_SOURCE = "polymarket-gamma"
 # An observation without prices: "Gamma said this market had stopped trading at this time".
@@ -112,13 +122,28 @@ def market_from_gamma(payload: Mapping[str, Any]) -> Market:
         outcomes=outcomes,
         description=_text(payload, "description"),
         open_time=iso_time(payload.get("startDate"), where=where, field="startDate"),
-        close_time=iso_time(payload.get("endDate"), where=where, field="endDate"),
+        close_time=close_time(payload),
         category=_category(payload),
         volume=amount(*_first(payload, "volumeNum", "volume"), where=where),
-        liquidity=amount(*_first(payload, "liquidityNum", "liquidity"), where=where),
+        liquidity=liquidity(payload),
         url=f"https://polymarket.com/market/{slug}" if isinstance(slug, str) and slug else None,
         token_ids=dict(zip(labels, tokens, strict=True)),
     )
+
+
+def market_key_of(payload: Mapping[str, Any]) -> str | None:
+    """The arena id a payload's market would get, read without validating the payload (a value
+    ``market_from_gamma`` would refuse yields an id no stored market has)."""
+    value = payload.get("conditionId")
+    return market_key(Venue.POLYMARKET, value.lower()) if isinstance(value, str) else None
+
+
+def close_time(payload: Mapping[str, Any]) -> datetime | None:
+    return iso_time(payload.get("endDate"), where=describe(payload), field="endDate")
+
+
+def liquidity(payload: Mapping[str, Any]) -> Decimal | None:
+    return amount(*_first(payload, "liquidityNum", "liquidity"), where=describe(payload))
 
 
 def gamma_prices(payload: Mapping[str, Any], market: Market, observed_at: datetime) -> PriceSnapshot:
@@ -139,6 +164,9 @@ def outcome_prices(payload: Mapping[str, Any]) -> dict[str, Decimal]:
         raise PayloadError(
             f"{describe(payload)}: 'outcomePrices' has {len(raw)} entries for {len(labels)} outcomes"
         )
+    plain = plain_probabilities(raw)
+    if plain is not None:
+        return dict(zip(labels, plain, strict=True))
     where = describe(payload)
     return {
         label: probability(p, where=where, field=f"outcomePrices[{label}]")

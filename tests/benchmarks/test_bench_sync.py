@@ -3,20 +3,30 @@ Polymarket, run in its own process so the server does not share the client's int
 
 Prints: first sync, no-change re-sync (and its speed-up over the first: target ≥ 5×), heartbeat
 re-sync (after ``refresh_after``) and a 10,000-market ``DbMarketSource.snapshot``, on SQLite and
-PostgreSQL; and the peak Python memory of a first sync (tracemalloc) plus the peak RSS of a process
-doing nothing but that sync. Never asserts on time.
+PostgreSQL, each as wall and CPU time; and the peak Python memory of a first sync (tracemalloc) plus
+the peak RSS of a process doing nothing but that sync. Never asserts on time.
+
+The floor of a re-sync, measured in the same run: the same requests (every Gamma page in turn,
+then the CLOB ``/midpoints`` and ``/books`` batches, as many at once as the sync sends) made with
+bare httpx and JSON-decoded, nothing else. The fake venue's own CPU time is printed beside both,
+to show whether the server, not the client, sets the pace.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import anyio
+import httpx
 import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
@@ -30,13 +40,35 @@ from markets.types import Venue
 from tests.benchmarks.own_process import run_measured
 
 pytestmark = pytest.mark.benchmark
+T = TypeVar("T")
 MARKETS = 10_000
 SETTINGS = SyncSettings(top_n=MARKETS, history_days=0, max_days_to_close=None)
 START = datetime(2026, 8, 21, 12, tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class FakeVenue:
+    url: str
+    pid: int
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user + system, from ``/proc``)."""
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Timed:
+    wall: float
+    cpu: float  # this process's
+    server_cpu: float  # the fake venue's, meanwhile
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f}s wall, {self.cpu:.2f}s CPU (server {self.server_cpu:.2f}s CPU)"
+
+
 @pytest.fixture(scope="module")
-def fake_url() -> Iterator[str]:
+def fake() -> Iterator[FakeVenue]:
     """The fake Polymarket with 10,000 markets, in a child process (stdin closing stops it)."""
     command = [sys.executable, "-m", "tests.fakes.polymarket_server", "--markets", str(MARKETS)]
     root = Path(__file__).resolve().parents[2]
@@ -44,20 +76,59 @@ def fake_url() -> Iterator[str]:
         command, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     ) as child:
         assert child.stdout is not None and child.stdin is not None
-        yield child.stdout.readline().strip()
+        yield FakeVenue(child.stdout.readline().strip(), child.pid)
         child.stdin.close()
         child.wait(timeout=30)
 
 
-def run(engine: Engine, clock: SimulatedClock, url: str) -> tuple[SyncReport, float]:
+def timed(fake: FakeVenue | None, work: Callable[[], T]) -> tuple[T, Timed]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    server = fake.cpu_seconds() if fake else 0.0
+    result = work()
+    server = fake.cpu_seconds() - server if fake else 0.0
+    return result, Timed(time.perf_counter() - wall, time.process_time() - cpu, server)
+
+
+def run(engine: Engine, clock: SimulatedClock, url: str) -> SyncReport:
     async def main() -> SyncReport:
         return await sync_venue(
             engine, clock, Venue.POLYMARKET, SETTINGS, urls=VenueUrls(gamma=url, clob=url)
         )
 
-    started = time.perf_counter()
-    report = anyio.run(main)
-    return report, time.perf_counter() - started
+    return anyio.run(main)
+
+
+def fetch_floor(url: str) -> int:
+    """The requests of a sync of ``url`` with bare httpx, each body JSON-decoded; returns the
+    number of markets listed."""
+
+    async def main() -> int:
+        filters = {"closed": "false", "ascending": "false", "order": "volumeNum", "liquidity_num_min": "1000"}
+        tokens: list[str] = []
+        async with httpx.AsyncClient() as client:
+            cursor = None
+            while True:
+                query: dict[str, str | int] = {**filters, "limit": 100}
+                if cursor:
+                    query["after_cursor"] = cursor
+                body = json.loads((await client.get(f"{url}/markets/keyset", params=query)).content)
+                tokens += [t for m in body["markets"] for t in json.loads(m["clobTokenIds"])]
+                if not (cursor := body.get("next_cursor")):
+                    break
+            batches = [tokens[i : i + 500] for i in range(0, len(tokens), 500)]
+            limit = anyio.Semaphore(SETTINGS.concurrency)
+
+            async def post(path: str, batch: list[str]) -> None:
+                async with limit:
+                    json.loads((await client.post(url + path, json=[{"token_id": t} for t in batch])).content)
+
+            for path in ("/midpoints", "/books"):
+                async with anyio.create_task_group() as group:
+                    for batch in batches:
+                        group.start_soon(post, path, batch)
+        return len(tokens) // 2
+
+    return anyio.run(main)
 
 
 def rows(engine: Engine) -> tuple[int, int]:
@@ -66,29 +137,34 @@ def rows(engine: Engine) -> tuple[int, int]:
         return markets, session.exec(select(func.count()).select_from(MarketSnapshotRow)).one()
 
 
-def test_bench_sync_10k_markets(engine: Engine, fake_url: str) -> None:
+def test_bench_sync_10k_markets(engine: Engine, fake: FakeVenue) -> None:
     backend = engine.dialect.name
     clock = SimulatedClock(START)
-    first, first_s = run(engine, clock, fake_url)
+    first, first_t = timed(fake, lambda: run(engine, clock, fake.url))
     assert first.selected == MARKETS and first.problems == [] and rows(engine) == (MARKETS, 2 * MARKETS)
     clock.advance(timedelta(minutes=1))
-    same, same_s = run(engine, clock, fake_url)
+    same, same_t = timed(fake, lambda: run(engine, clock, fake.url))
     assert (same.markets_written, same.snapshots_written) == (0, 0) and rows(engine) == (MARKETS, 2 * MARKETS)
     assert same.unchanged == MARKETS  # skipped by their stamps, not compared field by field
+    listed, floor_t = timed(fake, lambda: fetch_floor(fake.url))
+    assert listed == MARKETS
     clock.advance(SETTINGS.refresh_after)
-    beat, beat_s = run(engine, clock, fake_url)
+    beat, beat_t = timed(fake, lambda: run(engine, clock, fake.url))
     assert beat.snapshots_written == 2 * MARKETS
     source = DbMarketSource(engine, [Venue.POLYMARKET])
-    started = time.perf_counter()
-    snapshot = source.snapshot(clock.now())
-    snapshot_s = time.perf_counter() - started
+    snapshot, snapshot_t = timed(None, lambda: source.snapshot(clock.now()))
     assert len(snapshot.entries) == MARKETS
     print(
-        f"\n[bench sync {backend}] {MARKETS} markets, 100/page: first sync {first_s:.1f}s "
-        f"({first.markets_written} markets, {first.snapshots_written} snapshots); "
-        f"no-change re-sync {same_s:.1f}s (0 rows written, {first_s / same_s:.1f}× faster than the first); "
-        f"heartbeat re-sync {beat_s:.1f}s ({beat.snapshots_written} snapshots); "
-        f"DbMarketSource.snapshot {snapshot_s:.2f}s"
+        f"\n[bench sync {backend}] {MARKETS} markets, 100/page; load average {os.getloadavg()[0]:.1f}\n"
+        f"  first sync {first_t} ({first.markets_written} markets, {first.snapshots_written} snapshots)\n"
+        f"  no-change re-sync {same_t}, 0 rows written: "
+        f"{first_t.wall / same_t.wall:.1f}× faster than the first in wall time, "
+        f"{first_t.cpu / same_t.cpu:.1f}× in CPU\n"
+        f"  fetch floor (bare httpx, same requests, JSON decoded) {floor_t}: the re-sync takes "
+        f"{same_t.wall / floor_t.wall:.2f}× its wall time, {same_t.cpu / floor_t.cpu:.2f}× its CPU; "
+        f"the first sync over the floor: {first_t.wall / floor_t.wall:.1f}× wall\n"
+        f"  heartbeat re-sync {beat_t} ({beat.snapshots_written} snapshots); "
+        f"DbMarketSource.snapshot {snapshot_t.wall:.2f}s"
     )
 
 
@@ -102,17 +178,19 @@ from arena.db.migrate import upgrade
 engine = make_engine(sys.argv[1])
 upgrade(engine)
 tracemalloc.start()
-report, seconds = run(engine, SimulatedClock(START), sys.argv[2])
+started = time.perf_counter()
+report = run(engine, SimulatedClock(START), sys.argv[2])
+seconds = time.perf_counter() - started
 _, peak = tracemalloc.get_traced_memory()
 tracemalloc.stop()
 print(json.dumps({"selected": report.selected, "seconds": seconds, "traced_mib": peak / 2**20}))
 """
 
 
-def test_bench_sync_memory(tmp_path: Path, fake_url: str) -> None:
+def test_bench_sync_memory(tmp_path: Path, fake: FakeVenue) -> None:
     """The first sync in a process of its own, so its peak RSS is the sync's alone."""
     url = f"sqlite:///{tmp_path / 'memory.db'}"
-    code = f"import sys; sys.argv[1:] = [{url!r}, {fake_url!r}]\n"
+    code = f"import sys; sys.argv[1:] = [{url!r}, {fake.url!r}]\n"
     figures = run_measured(code + MEMORY_CHILD)
     assert figures["selected"] == MARKETS
     print(

@@ -169,3 +169,52 @@ async def test_a_price_problem_is_reported_when_the_answers_change_and_at_the_he
     beat = await sync_polymarket(engine, polymarket, clock)
     assert [p.startswith("no accounting price recorded") for p in problems(beat)] == [True]
     assert beat.unchanged == 0
+
+
+def snapshot_keys(engine: Engine) -> set[tuple[str, str, datetime, str]]:
+    """Every stored snapshot: market, source, time and YES price."""
+    with Session(engine) as session:
+        return {
+            (s.market_id, s.source, s.observed_at, s.prices_json.get("YES", ""))
+            for s in session.exec(select(MarketSnapshotRow))
+        }
+
+
+@pytest.mark.parametrize(
+    ("change", "written"),
+    [
+        ("clob mid", (0, {MID: "0.3"})),  # the accounting price moves: one CLOB snapshot
+        ("gamma price", (0, {"polymarket-gamma": "0.3"})),  # Gamma's comparison price: one snapshot
+        ("question", (1, {})),  # an edit: the market row alone
+        ("close time", (1, {})),
+    ],
+)
+async def test_a_resync_where_one_market_changed_writes_that_market_alone(
+    engine: Engine, polymarket: FakePolymarket, change: str, written: tuple[int, dict[str, str]]
+) -> None:
+    clock = SimulatedClock(START)
+    first = await sync_polymarket(engine, polymarket, clock)
+    condition = REAL_MARKETS[4][0]
+    target = f"polymarket:{condition}"
+    markets, snapshots = market_rows(engine), snapshot_keys(engine)
+    if change == "clob mid":
+        polymarket.set_mid(token_ids(condition)[0], "0.3", condition)
+    elif change == "gamma price":
+        polymarket.update("560004", outcomePrices='["0.3", "0.7"]')
+    elif change == "question":
+        polymarket.update("560004", question="Edited: will Harry Kane win the Ballon d'Or?")
+    else:
+        polymarket.update("560004", endDate="2026-11-30T00:00:00Z")
+
+    clock.advance(timedelta(minutes=1))
+    report = await sync_polymarket(engine, polymarket, clock)
+    rows_written, prices = written
+    assert (report.unchanged, report.markets_written) == (first.selected - 1, rows_written)
+    assert report.snapshots_written == len(prices) and report.problems == []
+    new = snapshot_keys(engine) - snapshots
+    assert {(m, source, price) for m, source, _, price in new} == {(target, s, p) for s, p in prices.items()}
+    after = market_rows(engine)
+    assert after[target][1] != markets[target][1]  # its stamp follows the new answers
+    assert {m: row for m, row in after.items() if m != target} == {
+        m: row for m, row in markets.items() if m != target
+    }
