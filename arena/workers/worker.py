@@ -140,7 +140,7 @@ class Worker:
                 try:
                     return await replay_cohort(
                         self._engine,
-                        lease.cohort_id,
+                        lease.key,
                         environ=self._environ,
                         wall_clock=self._clock,
                         lease_ttl=self._settings.lease_ttl,
