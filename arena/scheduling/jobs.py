@@ -25,8 +25,8 @@ from arena.clock import Clock, SystemClock
 from arena.db.engine import make_engine
 from arena.db.leases import FenceLost, LeaseFence
 from arena.engine import live
+from arena.scheduling import handoff
 from arena.scheduling.runs import JobBody, JobSpec, run_once
-from arena.scheduling.sync_job import sync_job
 from arena.settings import Settings
 from arena.workers.queue import fenced_session_url
 
@@ -74,20 +74,28 @@ def _with_environ(job: Callable[..., str]) -> JobBody:
     return partial(job, environ=os.environ)
 
 
+def _leading() -> bool:
+    """Whether this process still leads: a job waiting for workers' units stops waiting once not."""
+    return LEADERSHIP.fence is not None
+
+
 def job_specs(settings: Settings) -> dict[str, JobSpec]:
-    """Every job ``arena serve`` runs, by name, at the cadences of ``settings``."""
+    """Every job ``arena serve`` runs, by name, at the cadences of ``settings``. Sync, marks and
+    settlement go to ``arena worker`` processes when some are alive (``handoff``), each waiting
+    for its units up to its own cadence."""
+    sync = partial(handoff.sync, leading=_leading, within=settings.sync_every)
+    marks = partial(handoff.marks, leading=_leading, within=settings.marks_every)
+    settle = partial(handoff.settle, leading=_leading, within=settings.settle_every)
     specs = (
-        JobSpec("sync", settings.sync_every, sync_job, "Sync live venues' markets, prices and resolutions"),
+        JobSpec("sync", settings.sync_every, sync, "Sync live venues' markets, prices and resolutions"),
         JobSpec("rounds", settings.rounds_every, _with_environ(live.rounds_job), "Run due decision rounds"),
         JobSpec(
             "marks",
             settings.marks_every,
-            _with_environ(live.marks_job),
+            _with_environ(marks),
             "Mark portfolios to market (each cohort on its marks.every)",
         ),
-        JobSpec(
-            "settle", settings.settle_every, _with_environ(live.settlement_job), "Settle resolved markets"
-        ),
+        JobSpec("settle", settings.settle_every, _with_environ(settle), "Settle resolved markets"),
         JobSpec(
             "complete",
             settings.complete_every,
