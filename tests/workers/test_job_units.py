@@ -159,6 +159,19 @@ def test_serve_hands_marks_to_a_running_worker_which_writes_the_in_process_marks
     assert f"took unit {unit.id}: marks of cohort {cohort}" in worked, worked
     assert f"unit {unit.id} done" in worked and "2 portfolios marked" in worked, worked
     assert _job_message(pg, "marks") == "1 marks unit(s) for workers: 1 done", served[-3000:]
+    status = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "status", "--database-url", db_url],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    listed = [line.split("│")[1:5] for line in status.stdout.splitlines() if line.startswith(f"│ {unit.id} ")]
+    assert [[c.strip() for c in row] for row in listed] == [[str(unit.id), "marks", cohort, "done"]], (
+        status.stdout
+    )
 
     stored = _snapshots(pg, cohort)
     assert len(stored) == 2 and len({s.marked_at for s in stored}) == 1
