@@ -1,7 +1,8 @@
 """Per-unit costs of the live jobs, for sizing workers and PostgreSQL (docs/scale-out.md).
 
 A live cohort of 100 baseline agents on 1,000 synced markets (the fake Polymarket on loopback),
-with a few daily rounds played so agents hold positions; then the marks of one instant, run
+with eight daily rounds played so agents hold positions (each round offers the default 50
+markets, or ``ARENA_BENCH_OFFERED``: more offered markets, more positions); then the marks of one instant, run
 alternately in-process (``mark_cohort``, the floor) and as a queued unit (enqueue, take under a
 lease, run through the lease-fenced engine, fenced finish), prices moved and re-synced before
 each. Prints, per instant: client CPU, wall, and the CPU of this database's PostgreSQL backends
@@ -11,6 +12,7 @@ asserts that every instant marked every agent.
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections.abc import Iterator
@@ -40,7 +42,8 @@ from tests.fakes.venue_gate import move_prices
 from tests.workers import ON_POSTGRES
 
 pytestmark = [pytest.mark.benchmark, ON_POSTGRES]
-AGENTS, MARKETS, ROUNDS, INSTANTS = 100, 1_000, 3, 6
+AGENTS, MARKETS, ROUNDS, INSTANTS = 100, 1_000, 8, 10
+OFFERED = int(os.environ.get("ARENA_BENCH_OFFERED", "50"))  # markets a round offers
 KINDS = ("random", "favorite", "contrarian", "kelly", "half", "crowd")
 START = datetime(2026, 8, 21, tzinfo=UTC)
 TTL = timedelta(seconds=30)
@@ -98,16 +101,18 @@ def test_marks_of_one_instant_in_process_and_as_a_unit(pg: Engine) -> None:
                 "venue": "polymarket",
                 "start": (START + timedelta(minutes=1)).isoformat(),
                 "marks": {"every": "1h"},
+                "universe": {"max_markets": OFFERED},
                 "schedule": {"every": "1d", "rounds": ROUNDS + 1},
                 "agents": [{"name": f"a{i}", "kind": KINDS[i % len(KINDS)]} for i in range(AGENTS)],
             }
         )
         cohort = launch(pg, config, source=open_source(config, pg), environ={}, clock=clock).cohort_id
         for day in range(ROUNDS):
-            clock.set(START + timedelta(days=day, minutes=2))
-            if day:
+            if day:  # fresh prices before each round's time (a round reads them as of its time)
+                clock.set(START + timedelta(days=day))
                 move_prices(fake)
                 _sync(pg, clock, fake.url)
+            clock.set(START + timedelta(days=day, minutes=2))
             live.rounds_job(pg, clock, environ={})
         rows: dict[str, list[tuple[float, float, float]]] = {"in-process": [], "unit": []}
         for i in range(INSTANTS):
@@ -127,13 +132,37 @@ def test_marks_of_one_instant_in_process_and_as_a_unit(pg: Engine) -> None:
     for how, figures in rows.items():
         cpu, wall, server = (sorted(f[k] for f in figures) for k in range(3))
         print(
-            f"marks of one instant, {how}: client CPU {cpu[0] * 1000:.0f}–{cpu[-1] * 1000:.0f} ms, "
-            f"wall {wall[0] * 1000:.0f}–{wall[-1] * 1000:.0f} ms, "
-            f"PostgreSQL CPU {server[0] * 1000:.0f}–{server[-1] * 1000:.0f} ms"
+            f"marks of one instant, {how}: "
+            + ", ".join(
+                _spread(name, values)
+                for name, values in (("client CPU", cpu), ("wall", wall), ("PostgreSQL CPU", server))
+            )
         )
+    for table, count, size in _table_sizes(pg):
+        print(f"{table}: {count} rows, {size / max(count, 1):.0f} bytes a row with its indexes")
     floor = statistics.median(f[1] for f in rows["in-process"])
     unit = statistics.median(f[1] for f in rows["unit"])
     print(f"unit / in-process wall (medians): {unit / floor:.2f}")
+
+
+def _spread(name: str, values: list[float]) -> str:
+    """``name lo–hi ms (median m)`` of sorted seconds."""
+    lo, mid, hi = (v * 1000 for v in (values[0], statistics.median(values), values[-1]))
+    return f"{name} {lo:.0f}–{hi:.0f} ms (median {mid:.0f})"
+
+
+def _table_sizes(engine: Engine) -> list[tuple[str, int, int]]:
+    """(table, rows, bytes on disk with indexes and TOAST) of the tables a live study grows."""
+    tables = ("market_snapshot", "decision", "fill", "position", "portfolio_snapshot", "work_unit")
+    with Session(engine) as session:
+        return [
+            (
+                table,
+                int(session.execute(text(f"SELECT count(*) FROM {table}")).scalar_one()),  # noqa: S608
+                int(session.execute(text(f"SELECT pg_total_relation_size('{table}')")).scalar_one()),
+            )
+            for table in tables
+        ]
 
 
 def _as_unit(engine: Engine, cohort: str, clock: SimulatedClock) -> None:
