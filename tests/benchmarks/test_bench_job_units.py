@@ -129,8 +129,8 @@ def test_marks_of_one_instant_in_process_and_as_a_unit(pg: Engine) -> None:
         rt = load_runtime(pg, cohort, environ={}, with_bettors=False)
         positions = sum(len(s.book.ledger.open_positions()) for s in rt.agents)
     print(f"\n{AGENTS} agents, {positions} open positions, {MARKETS} markets synced (PostgreSQL)")
-    for how, figures in rows.items():
-        cpu, wall, server = (sorted(f[k] for f in figures) for k in range(3))
+    for how, runs in rows.items():
+        cpu, wall, server = (sorted(run[k] for run in runs) for k in range(3))
         print(
             f"marks of one instant, {how}: "
             + ", ".join(
