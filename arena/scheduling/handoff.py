@@ -1,10 +1,11 @@
 """``arena serve`` with workers: the marks, settlement and sync jobs queue units instead of running.
 
-When at least one ``arena worker`` is alive (``roster.alive``: a heartbeat within the last
-minute), each of these jobs queues one unit per cohort that has work (per venue for a sync, which
-serves every cohort on it) and waits for them, up to its own cadence; the job's outcome is theirs:
-a failed unit fails the job, so ``arena status`` reports it as it would an in-process failure.
-With no worker alive the job runs in-process exactly as before.
+When at least one ``arena worker`` is idle (``roster.idle``: a heartbeat within the last minute
+and no unit running), each of these jobs queues one unit per cohort that has work (per venue for
+a sync, which serves every cohort on it) and waits for them, up to its own cadence; the job's
+outcome is theirs: a failed unit fails the job, so ``arena status`` reports it as it would an
+in-process failure. With none (no worker, or every one busy, e.g. with a long replay) the job
+runs in-process exactly as before.
 
 A unit already queued or running for the same work is reused, not queued again (the queue's
 unique index decides); the enqueue is a write of the job, fenced by the scheduler lease like any
@@ -32,7 +33,7 @@ def marks(
     engine: Engine, clock: Clock, *, environ: Mapping[str, str], leading: Leading, within: timedelta
 ) -> str:
     """The marks job: cohorts with an agent unmarked in its current bucket, one unit each."""
-    if not roster.alive(engine, clock.now()):
+    if not roster.idle(engine, clock.now()):
         return live.marks_job(engine, clock, environ=environ)
     due = [c for c in live.live_cohorts(engine, live.HELD) if live.marks_due(engine, c, clock.now())]
     return hand_over(engine, clock, queue.MARKS, [(c, c) for c in due], leading=leading, within=within)
@@ -42,7 +43,7 @@ def settle(
     engine: Engine, clock: Clock, *, environ: Mapping[str, str], leading: Leading, within: timedelta
 ) -> str:
     """The settle job: cohorts holding a market with a stored resolution, one unit each."""
-    if not roster.alive(engine, clock.now()):
+    if not roster.idle(engine, clock.now()):
         return live.settlement_job(engine, clock, environ=environ)
     due = [c for c in live.live_cohorts(engine, live.HELD) if live.settlement_due(engine, c)]
     return hand_over(engine, clock, queue.SETTLE, [(c, c) for c in due], leading=leading, within=within)
@@ -50,7 +51,7 @@ def settle(
 
 def sync(engine: Engine, clock: Clock, *, leading: Leading, within: timedelta) -> str:
     """The sync job: one unit per venue of the live cohorts."""
-    if not roster.alive(engine, clock.now()):
+    if not roster.idle(engine, clock.now()):
         return sync_job(engine, clock)
     venues = [(str(v), None) for v in live_venues(engine)]
     return hand_over(engine, clock, queue.SYNC, venues, leading=leading, within=within)

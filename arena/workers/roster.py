@@ -48,14 +48,18 @@ def workers(session: Session, *, limit: int = 50) -> list[WorkerRow]:
     return list(session.exec(query.limit(limit)))
 
 
-def alive(engine: Engine, now: datetime) -> int:
-    """How many workers are running: not stopped, and heard from within ``SILENT_AFTER``.
-    ``arena serve`` hands its marks, settlement and sync to workers only when there are some.
-    Workers need PostgreSQL, so on SQLite there are none (and the table is not read)."""
+def idle(engine: Engine, now: datetime) -> int:
+    """How many workers could take a unit now: not stopped, heard from within ``SILENT_AFTER``,
+    and running nothing. ``arena serve`` hands its marks, settlement and sync to workers only
+    when one is idle: with every worker deep in a long replay, its jobs run in-process instead of
+    waiting behind them. Workers need PostgreSQL, so on SQLite there are none (the table is
+    not read)."""
     if engine.dialect.name != "postgresql":
         return 0
     with session_scope(engine, write=False) as session:
         query = select(func.count()).where(
-            col(WorkerRow.stopped_at).is_(None), col(WorkerRow.heartbeat_at) >= now - SILENT_AFTER
+            col(WorkerRow.stopped_at).is_(None),
+            col(WorkerRow.heartbeat_at) >= now - SILENT_AFTER,
+            col(WorkerRow.unit_id).is_(None),
         )
         return int(session.exec(query).one())

@@ -98,6 +98,7 @@ class Worker:
         to the next taker."""
         self._say(f"took unit {lease.unit_id}: {lease.describe()} (attempt {lease.attempt})")
         started = self._clock.now()
+        self._with_database(lambda: roster.beat(self._engine, self.name, started, lease.unit_id))  # busy
         try:
             outcome = self._execute(lease)
         except CommitRefused:

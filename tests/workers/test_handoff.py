@@ -28,14 +28,17 @@ def _cohorts(engine: Engine, directory: Path, n: int) -> list[str]:
     return [launch_cohort(engine, config(dataset, agents, name=f"c{i}"))[0] for i in range(n)]
 
 
-def test_without_a_live_worker_the_jobs_run_in_process(engine: Engine) -> None:
+def test_without_an_idle_worker_the_jobs_run_in_process(engine: Engine) -> None:
     clock = SimulatedClock(NOW)
     roster.join(engine, "gone", "host", 1, NOW - timedelta(minutes=2))  # silent for two minutes
-    assert roster.alive(engine, NOW) == 0
+    assert roster.idle(engine, NOW) == 0
     said = handoff.marks(engine, clock, environ={}, leading=lambda: True, within=TTL)
     assert said == "0 portfolios marked"  # the in-process job's own message
+    roster.beat(engine, "gone", NOW, 7)  # back, but busy with unit 7 (a long replay, say)
+    assert roster.idle(engine, NOW) == 0
+    assert handoff.marks(engine, clock, environ={}, leading=lambda: True, within=TTL) == "0 portfolios marked"
     roster.beat(engine, "gone", NOW, None)
-    assert roster.alive(engine, NOW) == 1
+    assert roster.idle(engine, NOW) == 1
     said = handoff.marks(engine, clock, environ={}, leading=lambda: True, within=TTL)
     assert said == "nothing to hand to workers: no marks due"
 
