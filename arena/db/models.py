@@ -498,6 +498,9 @@ class SchedulerLeaseRow(ArenaTable, table=True):
     recorded_at: datetime = _recorded_at()
 
 
+UNFINISHED_UNITS = "state IN ('queued', 'running')"  # a unit a worker runs or will run
+
+
 class WorkUnitRow(ArenaTable, table=True):
     """A unit of work queued for ``arena worker`` processes: a whole replay cohort, or the marks,
     settlement or sync job of live cohorts that ``arena serve`` hands to workers.
@@ -522,8 +525,8 @@ class WorkUnitRow(ArenaTable, table=True):
             "kind",
             "dedup_key",
             unique=True,
-            sqlite_where=text("state IN ('queued', 'running')"),
-            postgresql_where=text("state IN ('queued', 'running')"),
+            sqlite_where=text(UNFINISHED_UNITS),
+            postgresql_where=text(UNFINISHED_UNITS),
         ),
     )
 

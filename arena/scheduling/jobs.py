@@ -81,7 +81,7 @@ def _leading() -> bool:
 
 def job_specs(settings: Settings) -> dict[str, JobSpec]:
     """Every job ``arena serve`` runs, by name, at the cadences of ``settings``. Sync, marks and
-    settlement go to ``arena worker`` processes when some are alive (``handoff``), each waiting
+    settlement go to ``arena worker`` processes when one is idle (``handoff``), each waiting
     for its units up to its own cadence."""
     sync = partial(handoff.sync, leading=_leading, within=settings.sync_every)
     marks = partial(handoff.marks, leading=_leading, within=settings.marks_every)

@@ -22,7 +22,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import WorkUnitRow
+from arena.db.models import UNFINISHED_UNITS, WorkUnitRow
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 UNFINISHED = (QUEUED, RUNNING)
@@ -102,9 +102,7 @@ def enqueue(
             available_at=now,
             enqueued_at=now,
         )
-        .on_conflict_do_nothing(
-            index_elements=["kind", "dedup_key"], index_where=text("state IN ('queued', 'running')")
-        )
+        .on_conflict_do_nothing(index_elements=["kind", "dedup_key"], index_where=text(UNFINISHED_UNITS))
         .returning(table.c.id)
     )
     while True:

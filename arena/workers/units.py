@@ -58,9 +58,9 @@ class UnitContext:
     clock: Clock
     environ: Mapping[str, str]
     lease_ttl: timedelta
-    lost: threading.Event = field(default_factory=threading.Event)
-    _on_lost: Callable[[], object] | None = None
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    lost: threading.Event = field(default_factory=threading.Event, init=False)
+    _on_lost: Callable[[], object] | None = field(default=None, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     @property
     def fenced(self) -> Engine:
@@ -108,9 +108,7 @@ def run_replay(ctx: UnitContext) -> Outcome:
         finally:
             ctx.when_lost(None)
 
-    result = asyncio.run(main())
-    rounds = len(result.failed_rounds)
-    return Outcome(_unfinished(result), f"{rounds} round(s) where every agent failed" if rounds else "")
+    return Outcome(_unfinished(asyncio.run(main())))
 
 
 def _unfinished(result: ReplayResult) -> str | None:

@@ -234,7 +234,9 @@ def test_upgrading_to_0007_keys_replay_units_and_fails_duplicates_of_the_old_rac
             )
     upgrade(db_url)
     with engine.connect() as connection:
-        rows = connection.exec_driver_sql("SELECT id, state, dedup_key, error FROM work_unit ORDER BY id").all()
+        rows = connection.exec_driver_sql(
+            "SELECT id, state, dedup_key, error FROM work_unit ORDER BY id"
+        ).all()
     engine.dispose()
     assert [tuple(r) for r in rows] == [
         (1, "done", "c1", None),
