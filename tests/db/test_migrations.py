@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 from sqlmodel import func, select
 
 from arena.db.engine import make_engine, session_scope
@@ -228,9 +228,12 @@ def test_upgrading_to_0007_keys_replay_units_and_fails_duplicates_of_the_old_rac
         session.add(cohort("c1"))
     with engine.begin() as connection:
         for state in ("done", "queued", "queued", "running"):
-            connection.exec_driver_sql(
-                "INSERT INTO work_unit (kind, cohort_id, state, attempts, available_at, enqueued_at) "
-                f"VALUES ('replay', 'c1', '{state}', 0, '2026-01-01 00:00:00+00', '2026-01-01 00:00:00+00')"
+            connection.execute(
+                text(
+                    "INSERT INTO work_unit (kind, cohort_id, state, attempts, available_at, enqueued_at) "
+                    "VALUES ('replay', 'c1', :state, 0, :at, :at)"
+                ),
+                {"state": state, "at": "2026-01-01 00:00:00+00:00"},
             )
     upgrade(db_url)
     with engine.connect() as connection:
