@@ -1,4 +1,5 @@
-"""``arena worker``: run queued units (replay cohorts of a study) from a shared PostgreSQL.
+"""``arena worker``: run queued units (replay cohorts of a study, and the marks, settlement and
+sync ``arena serve`` hands over) from a shared PostgreSQL.
 
 Also the queue's part of ``arena status``: workers with their heartbeat and unit, and the units
 with their state and how long they have waited (lag).
@@ -49,7 +50,7 @@ def worker_command(
     ] = False,
     database_url: DatabaseOption = None,
 ) -> None:
-    """Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.
+    """Run queued units (replays; `arena serve`'s marks, settlement, sync) from a shared PostgreSQL.
 
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
