@@ -125,6 +125,8 @@ def take(
     engine: Engine, owner: str, now: datetime, ttl: timedelta, *, max_attempts: int = MAX_ATTEMPTS
 ) -> Lease | None:
     """Lease the oldest available unit (queued, or running under an expired lease); None if idle.
+    Replays come last: a live job's unit is short and due now, and must not wait behind a study's
+    backlog of hour-long replays.
 
     A unit whose lease expired ``max_attempts`` times (it kills or hangs every worker that runs
     it) is failed instead of being handed round the fleet for ever."""
@@ -138,7 +140,7 @@ def take(
                         (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
                     )
                 )
-                .order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
+                .order_by(col(WorkUnitRow.kind) == REPLAY, col(WorkUnitRow.available_at), col(WorkUnitRow.id))
                 .limit(1)
                 .with_for_update(skip_locked=True)
             ).first()

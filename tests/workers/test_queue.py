@@ -164,3 +164,12 @@ def test_a_finished_unit_does_not_stop_the_same_work_being_queued_again(
     assert new and again != unit
     sync, _ = queue.enqueue(engine, queue.SYNC, "polymarket", T0)  # a venue's unit: no cohort
     assert queue.enqueue(engine, queue.SYNC, "polymarket", T0) == (sync, False)
+
+
+def test_live_units_are_taken_before_a_backlog_of_replays(engine: Engine, tmp_path: Path) -> None:
+    first, second = _cohorts(engine, tmp_path, 2)
+    queue.enqueue_replay(engine, first, T0)
+    marks, _ = queue.enqueue(engine, queue.MARKS, second, T0 + timedelta(minutes=5), cohort_id=second)
+    later = T0 + timedelta(minutes=5)
+    taken = [queue.take(engine, w, later, TTL) for w in ("a", "b")]
+    assert [(t.unit_id, t.kind) for t in taken if t is not None] == [(marks, "marks"), (1, "replay")]
