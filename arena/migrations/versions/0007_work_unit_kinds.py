@@ -25,19 +25,25 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 UNFINISHED = "state IN ('queued', 'running')"
+# The oldest unfinished unit of each (kind, key) stays; later unfinished ones are failed, naming it.
+FAIL_DUPLICATES = """
+UPDATE work_unit SET state = 'failed', lease_token = NULL, lease_expires_at = NULL,
+    error = 'duplicate of unit ' || (
+        SELECT MIN(w.id) FROM work_unit w WHERE w.kind = work_unit.kind
+        AND w.dedup_key = work_unit.dedup_key AND w.state IN ('queued', 'running')
+    ) || ' (migration 0007)'
+WHERE state IN ('queued', 'running') AND id > (
+    SELECT MIN(w.id) FROM work_unit w WHERE w.kind = work_unit.kind
+    AND w.dedup_key = work_unit.dedup_key AND w.state IN ('queued', 'running')
+)
+"""
 
 
 def upgrade() -> None:
     with op.batch_alter_table("work_unit") as batch:
         batch.add_column(sa.Column("dedup_key", sa.String(), nullable=True))
     op.execute("UPDATE work_unit SET dedup_key = cohort_id")
-    op.execute(
-        "UPDATE work_unit SET state = 'failed', lease_token = NULL, lease_expires_at = NULL, "
-        "error = 'duplicate of unit ' || (SELECT MIN(w.id) FROM work_unit w WHERE w.kind = work_unit.kind "
-        f"AND w.dedup_key = work_unit.dedup_key AND w.{UNFINISHED}) || ' (migration 0007)' "
-        f"WHERE {UNFINISHED} AND id > (SELECT MIN(w.id) FROM work_unit w WHERE w.kind = work_unit.kind "
-        f"AND w.dedup_key = work_unit.dedup_key AND w.{UNFINISHED})"
-    )
+    op.execute(FAIL_DUPLICATES)
     if op.get_bind().dialect.name == "postgresql":
         # The updates queued deferred foreign-key checks; PostgreSQL alters no table with those
         # pending, so run them now (they pass: no key column changed).
