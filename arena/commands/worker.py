@@ -1,4 +1,5 @@
-"""``arena worker``: run queued units (replay cohorts of a study) from a shared PostgreSQL.
+"""``arena worker``: run queued units (replay cohorts of a study, and the marks, settlement and
+sync ``arena serve`` hands over) from a shared PostgreSQL.
 
 Also the queue's part of ``arena status``: workers with their heartbeat and unit, and the units
 with their state and how long they have waited (lag).
@@ -26,6 +27,7 @@ from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
 from arena.commands.options import DatabaseOption, database_url_or_default, fail
 from arena.db.engine import make_engine, session_scope
+from arena.db.models import WorkUnitRow
 from arena.engine.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
@@ -33,9 +35,6 @@ from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_
 from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, WorkerSettings
 
 console = Console()
-# A worker beats every poll when idle and every quarter lease when busy: a minute of silence
-# means it is stuck or gone (a killed worker never writes ``stopped_at``).
-SILENT_AFTER = 60
 
 
 def worker_command(
@@ -50,7 +49,7 @@ def worker_command(
     ] = False,
     database_url: DatabaseOption = None,
 ) -> None:
-    """Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.
+    """Run queued units (replays; `arena serve`'s marks, settlement, sync) from a shared PostgreSQL.
 
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
@@ -121,27 +120,33 @@ def print_queue(engine: Engine, now: datetime) -> None:
         table.add_column(column)
     for row in workers:
         silence = (now - row.heartbeat_at).total_seconds()
-        state = "stopped" if row.stopped_at else "silent" if silence > SILENT_AFTER else "working"
+        silent = silence > roster.SILENT_AFTER.total_seconds()
+        state = "stopped" if row.stopped_at else "silent" if silent else "working"
         state = "idle" if state == "working" and row.unit_id is None else state
         age = f"{silence:.0f} s ago"
         table.add_row(escape(row.name), state, age, str(row.unit_id or "—"), str(row.units_done))
     console.print(table)
     table = Table(title="Units")
-    for column in ("unit", "kind", "cohort", "state", "attempts", "lag", "lease until", "error"):
+    for column in ("unit", "kind", "cohort / venue", "state", "attempts", "lag", "lease until", "error"):
         table.add_column(column)
     for unit in units:
-        lag = (now - unit.available_at).total_seconds() if unit.state == queue.QUEUED else None
         table.add_row(
             str(unit.id),
             unit.kind,
-            unit.cohort_id,
+            escape(unit.dedup_key),
             unit.state,
             str(unit.attempts),
-            "—" if lag is None else f"{max(lag, 0):.0f} s",
+            _lag(unit, now),
             "—" if unit.lease_expires_at is None else unit.lease_expires_at.strftime("%H:%M:%S UTC"),
             escape((unit.error or "")[:60]),
         )
     console.print(table)
+
+
+def _lag(unit: WorkUnitRow, now: datetime) -> str:
+    """How long the unit waited for a worker: so far while queued, else until a worker took it."""
+    taken = now if unit.state == queue.QUEUED else unit.started_at
+    return "—" if taken is None else f"{max((taken - unit.available_at).total_seconds(), 0):.0f} s"
 
 
 def register(app: typer.Typer) -> None:

@@ -503,24 +503,41 @@ class SchedulerLeaseRow(ArenaTable, table=True):
     recorded_at: datetime = _recorded_at()
 
 
+UNFINISHED_UNITS = "state IN ('queued', 'running')"  # a unit a worker runs or will run
+
+
 class WorkUnitRow(ArenaTable, table=True):
-    """A unit of work queued for ``arena worker`` processes (today: a whole replay cohort).
+    """A unit of work queued for ``arena worker`` processes: a whole replay cohort, or the marks,
+    settlement or sync job of live cohorts that ``arena serve`` hands to workers.
 
     A worker takes a unit by writing a fresh ``lease_token`` (``SELECT … FOR UPDATE SKIP LOCKED``
     on PostgreSQL, so concurrent workers never wait on each other); it renews ``lease_expires_at``
     while it runs and may finish the unit only while the token is still its own (fencing).
+
+    ``dedup_key`` names what the unit works on within its kind (the cohort id for a replay, marks
+    or settlement; the venue for a sync, which serves every cohort on it): at most one unfinished
+    unit per kind and key, so two processes queueing the same work at once make one unit.
+    ``cohort_id`` is empty for a sync unit.
     """
 
     __tablename__ = "work_unit"
     __table_args__ = (
-        CheckConstraint("kind IN ('replay')", name="kind"),
+        CheckConstraint("kind IN ('replay', 'marks', 'settle', 'sync')", name="kind"),
         CheckConstraint("state IN ('queued', 'running', 'done', 'failed')", name="state"),
         Index(None, "state", "available_at"),
+        Index(
+            "uq_work_unit_unfinished_kind_key",
+            "kind",
+            "dedup_key",
+            unique=True,
+            sqlite_where=text(UNFINISHED_UNITS),
+            postgresql_where=text(UNFINISHED_UNITS),
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)
     kind: str
-    cohort_id: str = _ref("cohort.id", index=True)
+    cohort_id: str | None = _ref("cohort.id", default=None, index=True)
     state: str
     attempts: int = 0
     lease_owner: str | None = None
@@ -532,6 +549,7 @@ class WorkUnitRow(ArenaTable, table=True):
     finished_at: datetime | None = _at(nullable=True)
     error: str | None = Field(default=None, sa_type=Text)
     recorded_at: datetime = _recorded_at()
+    dedup_key: str  # last: added by migration 0007, and column order is compared with the models
 
 
 class WorkerRow(ArenaTable, table=True):

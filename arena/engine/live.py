@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from arena.clock import Clock
 from arena.cohorts.config import config_from_frozen
 from arena.db.engine import session_scope
-from arena.db.models import AgentRow, CohortRow, ResolutionRow, RoundMarketRow, RoundRow
+from arena.db.models import AgentRow, CohortRow, PositionRow, ResolutionRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
@@ -139,22 +139,26 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
 
     The job polls often (``ARENA_MARKS_EVERY``, a minute): a cohort whose bucket is already
     marked costs two small queries, and is not loaded."""
-    marked = 0
-    for cohort_id in live_cohorts(engine, HELD):
-        if not _marks_due(engine, cohort_id, clock.now()):
-            continue
-        rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
-        at = clock.now()
-        with Session(engine) as session:
-            todo = unmarked_agents(session, rt, at)
-        if todo:
-            with session_scope(engine) as session:
-                persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
-            marked += len(todo)
+    marked = sum(mark_cohort(engine, c, clock, environ=environ) for c in live_cohorts(engine, HELD))
     return f"{marked} portfolios marked"
 
 
-def _marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:
+def mark_cohort(engine: Engine, cohort_id: str, clock: Clock, *, environ: Mapping[str, str]) -> int:
+    """Mark the cohort's agents without a mark in the current bucket (one commit); how many.
+    The marks job runs this per cohort, in-process or as a worker's unit."""
+    if not marks_due(engine, cohort_id, clock.now()):
+        return 0
+    rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
+    at = clock.now()
+    with Session(engine) as session:
+        todo = unmarked_agents(session, rt, at)
+    if todo:
+        with session_scope(engine) as session:
+            persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
+    return len(todo)
+
+
+def marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:
     """Whether some agent of the cohort has no mark in the bucket of its cadence holding ``at``."""
     with Session(engine) as session:
         row = session.get(CohortRow, cohort_id)
@@ -167,15 +171,41 @@ def _marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:
 
 def settlement_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
     """Apply every known resolution to the live cohorts that hold the market."""
-    settled, deferred = 0, []
+    settled, deferred = 0, list[str]()
     for cohort_id in live_cohorts(engine, HELD):
-        rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
-        held = {p.market_id for s in rt.agents for p in s.book.ledger.open_positions()}
-        known = [r for r in rt.source.resolutions(clock.now()) if r.market_id in held]
-        report = settle(rt, known, clock.now())
-        settled += sum(report.settled.values())
-        deferred += [f"{m} ({why})" for m, why in report.deferred.items()]
+        done, later = settle_cohort(engine, cohort_id, clock, environ=environ)
+        settled, deferred = settled + done, deferred + later
+    return settlement_summary(settled, deferred)
+
+
+def settle_cohort(
+    engine: Engine, cohort_id: str, clock: Clock, *, environ: Mapping[str, str]
+) -> tuple[int, list[str]]:
+    """Settle the cohort's positions in resolved markets: (positions settled, deferred markets
+    with the reason). The settle job runs this per cohort, in-process or as a worker's unit."""
+    rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
+    held = {p.market_id for s in rt.agents for p in s.book.ledger.open_positions()}
+    known = [r for r in rt.source.resolutions(clock.now()) if r.market_id in held]
+    report = settle(rt, known, clock.now())
+    return sum(report.settled.values()), [f"{m} ({why})" for m, why in report.deferred.items()]
+
+
+def settlement_summary(settled: int, deferred: list[str]) -> str:
     return f"{settled} positions settled" + (f"; deferred: {', '.join(deferred)}" if deferred else "")
+
+
+def settlement_due(engine: Engine, cohort_id: str) -> bool:
+    """Whether an open position of the cohort is in a market with a stored resolution: the only
+    work a settlement can find (a cheap look before handing the cohort to a worker)."""
+    with Session(engine) as session:
+        query = (
+            select(PositionRow.agent_id)
+            .join(AgentRow, col(AgentRow.id) == col(PositionRow.agent_id))
+            .join(ResolutionRow, col(ResolutionRow.market_id) == col(PositionRow.market_id))
+            .where(AgentRow.cohort_id == cohort_id, PositionRow.status == "open")
+            .limit(1)
+        )
+        return session.exec(query).first() is not None
 
 
 def completion_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:

@@ -81,8 +81,8 @@ def list_cohorts(engine: Engine) -> list[CohortSummary]:
         agents = _grouped_count(session, select(AgentRow.cohort_id, func.count()))
         finished = col(RoundRow.status).in_(FINISHED_ROUND_STATUSES)
         done = _grouped_count(session, select(RoundRow.cohort_id, func.count()).where(finished))
-        queued = session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id))).all()
-        units = {u.cohort_id: _describe_unit(u) for u in queued}  # the latest unit of each cohort
+        replays = select(WorkUnitRow).where(WorkUnitRow.kind == "replay").order_by(col(WorkUnitRow.id))
+        units = {u.cohort_id: _describe_unit(u) for u in session.exec(replays)}  # each cohort's latest
     return [
         CohortSummary(
             c.id,

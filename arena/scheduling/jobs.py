@@ -25,8 +25,8 @@ from arena.clock import Clock, SystemClock
 from arena.db.engine import make_engine
 from arena.db.leases import FenceLost, LeaseFence
 from arena.engine import live
+from arena.scheduling import handoff
 from arena.scheduling.runs import JobBody, JobSpec, run_once
-from arena.scheduling.sync_job import sync_job
 from arena.scheduling.timetable import job_timings
 from arena.settings import Settings
 from arena.workers.queue import fenced_session_url
@@ -75,16 +75,24 @@ def _with_environ(job: Callable[..., str]) -> JobBody:
     return partial(job, environ=os.environ)
 
 
+def _leading() -> bool:
+    """Whether this process still leads: a job waiting for workers' units stops waiting once not."""
+    return LEADERSHIP.fence is not None
+
+
 def job_specs(settings: Settings) -> dict[str, JobSpec]:
-    """Every job ``arena serve`` runs (``job_timings``), by name, bound to its body."""
+    """Every job ``arena serve`` runs (``job_timings``), by name, bound to its body. Sync, marks
+    and settlement go to ``arena worker`` processes when one is idle (``handoff``), each waiting
+    for its units up to its own cadence."""
+    timings = job_timings(settings)
     bodies: dict[str, JobBody] = {
-        "sync": sync_job,
+        "sync": partial(handoff.sync, leading=_leading, within=settings.sync_every),
         "rounds": _with_environ(live.rounds_job),
-        "marks": _with_environ(live.marks_job),
-        "settle": _with_environ(live.settlement_job),
+        "marks": _with_environ(partial(handoff.marks, leading=_leading, within=settings.marks_every)),
+        "settle": _with_environ(partial(handoff.settle, leading=_leading, within=settings.settle_every)),
         "complete": _with_environ(live.completion_job),
     }
-    return {name: JobSpec(name, t.every, bodies[name], t.help) for name, t in job_timings(settings).items()}
+    return {name: JobSpec(name, t.every, bodies[name], t.help) for name, t in timings.items()}
 
 
 def run_named(name: str) -> None:

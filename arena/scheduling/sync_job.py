@@ -36,12 +36,15 @@ def sync_job(engine: Engine, clock: Clock) -> str:
     venues = live_venues(engine)
     if not venues:
         return "no live cohort: nothing to sync"
+    return "; ".join(sync_one_venue(engine, clock, venue) for venue in venues)
+
+
+def sync_one_venue(engine: Engine, clock: Clock, venue: Venue) -> str:
+    """Sync ``venue`` with default settings (the sync job's part per venue, in-process or as a
+    worker's unit); a sync that stored nothing and met problems raises."""
     settings = Settings()
     urls = VenueUrls(gamma=settings.gamma_url, clob=settings.clob_url, manifold=settings.manifold_url)
-    parts = []
-    for venue in venues:
-        report = sync_venue_blocking(engine, clock, venue, SyncSettings(), urls=urls)
-        if report.problems and report.selected + report.refreshed == 0:
-            raise RuntimeError(f"{venue}: sync stored nothing ({len(report.problems)} problems)")
-        parts.append(f"{venue}: {report.selected} selected, {report.refreshed} refreshed")
-    return "; ".join(parts)
+    report = sync_venue_blocking(engine, clock, venue, SyncSettings(), urls=urls)
+    if report.problems and report.selected + report.refreshed == 0:
+        raise RuntimeError(f"{venue}: sync stored nothing ({len(report.problems)} problems)")
+    return f"{venue}: {report.selected} selected, {report.refreshed} refreshed"

@@ -17,14 +17,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import URL, CursorResult, Engine, make_url, or_, update
+from sqlalchemy import URL, CursorResult, Engine, make_url, or_, text, update
+from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import WorkUnitRow
+from arena.db.models import UNFINISHED_UNITS, WorkUnitRow
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
-REPLAY = "replay"
+UNFINISHED = (QUEUED, RUNNING)
+# The kinds of unit (``work_unit.kind``); ``arena.workers.units.RUNNERS`` says how each runs.
+REPLAY, MARKS, SETTLE, SYNC = "replay", "marks", "settle", "sync"
 MAX_ATTEMPTS = 5
 
 
@@ -38,9 +41,14 @@ class Lease:
 
     unit_id: int
     kind: str
-    cohort_id: str
+    key: str  # what the unit works on: a cohort id, or a venue for a sync
+    cohort_id: str | None
     token: str
     attempt: int
+
+    def describe(self) -> str:
+        """``marks of cohort X``, ``sync of venue polymarket``: the unit for a reader."""
+        return f"{self.kind} of {'cohort' if self.cohort_id else 'venue'} {self.key}"
 
 
 def require_postgres(url: URL | str) -> None:
@@ -68,26 +76,57 @@ def fenced_session_url(url: URL | str, ttl: timedelta) -> URL:
 
 def enqueue_replay(engine: Engine, cohort_id: str, now: datetime) -> int:
     """Queue a replay cohort; an unfinished unit for the same cohort is reused, not doubled."""
+    return enqueue(engine, REPLAY, cohort_id, now, cohort_id=cohort_id)[0]
+
+
+def enqueue(
+    engine: Engine, kind: str, key: str, now: datetime, *, cohort_id: str | None = None
+) -> tuple[int, bool]:
+    """Queue a unit of ``kind`` working on ``key``: (its id, True), or (the id of the unfinished
+    unit of the same kind and key, False).
+
+    The database decides, not a check before the insert: ``INSERT … ON CONFLICT DO NOTHING`` on
+    the partial unique index over unfinished units, so two processes queueing the same work at
+    the same moment make one unit (the second insert waits for the first to commit, then
+    conflicts). If the unit it conflicted with finishes before we read its id, we insert again."""
     require_postgres(engine.url)
-    with session_scope(engine) as session:
-        existing = session.exec(
-            select(WorkUnitRow.id).where(
-                col(WorkUnitRow.cohort_id) == cohort_id, col(WorkUnitRow.state).in_((QUEUED, RUNNING))
-            )
-        ).first()
-        if existing is not None:
-            return existing
-        row = WorkUnitRow(kind=REPLAY, cohort_id=cohort_id, state=QUEUED, available_at=now, enqueued_at=now)
-        session.add(row)
-        session.flush()
-        assert row.id is not None
-        return row.id
+    table = WorkUnitRow.__table__  # type: ignore[attr-defined]
+    statement = (
+        insert(table)
+        .values(
+            kind=kind,
+            dedup_key=key,
+            cohort_id=cohort_id,
+            state=QUEUED,
+            attempts=0,
+            available_at=now,
+            enqueued_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["kind", "dedup_key"], index_where=text(UNFINISHED_UNITS))
+        .returning(table.c.id)
+    )
+    while True:
+        with session_scope(engine) as session:
+            inserted = session.execute(statement).scalar()
+            if inserted is not None:
+                return int(inserted), True
+            existing = session.exec(
+                select(WorkUnitRow.id).where(
+                    col(WorkUnitRow.kind) == kind,
+                    col(WorkUnitRow.dedup_key) == key,
+                    col(WorkUnitRow.state).in_(UNFINISHED),
+                )
+            ).first()
+            if existing is not None:
+                return existing, False
 
 
 def take(
     engine: Engine, owner: str, now: datetime, ttl: timedelta, *, max_attempts: int = MAX_ATTEMPTS
 ) -> Lease | None:
     """Lease the oldest available unit (queued, or running under an expired lease); None if idle.
+    Replays come last: a live job's unit is short and due now, and must not wait behind a study's
+    backlog of hour-long replays.
 
     A unit whose lease expired ``max_attempts`` times (it kills or hangs every worker that runs
     it) is failed instead of being handed round the fleet for ever."""
@@ -101,7 +140,7 @@ def take(
                         (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
                     )
                 )
-                .order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
+                .order_by(col(WorkUnitRow.kind) == REPLAY, col(WorkUnitRow.available_at), col(WorkUnitRow.id))
                 .limit(1)
                 .with_for_update(skip_locked=True)
             ).first()
@@ -116,7 +155,7 @@ def take(
         unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
         unit.started_at = unit.started_at or now
         assert unit.id is not None and unit.lease_token is not None
-        return Lease(unit.id, unit.kind, unit.cohort_id, unit.lease_token, unit.attempts)
+        return Lease(unit.id, unit.kind, unit.dedup_key, unit.cohort_id, unit.lease_token, unit.attempts)
 
 
 def renew(engine: Engine, lease: Lease, now: datetime, ttl: timedelta) -> bool:
@@ -154,6 +193,13 @@ def _fenced(engine: Engine, lease: Lease, **values: Any) -> bool:
             .values(**values)
         )
         return bool(cast(CursorResult[Any], result).rowcount)
+
+
+def state_of(engine: Engine, unit_ids: list[int]) -> dict[int, WorkUnitRow]:
+    """The units ``unit_ids`` as they stand now (``arena serve`` waiting for the units it queued)."""
+    with session_scope(engine, write=False) as session:
+        rows = session.exec(select(WorkUnitRow).where(col(WorkUnitRow.id).in_(unit_ids)))
+        return {row.id: row for row in rows if row.id is not None}
 
 
 def units(session: Session, *, limit: int = 50) -> list[WorkUnitRow]:

@@ -6,13 +6,17 @@ tokens (``arena.workers.queue``), so a worker whose heartbeat went stale can do 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.models import WorkerRow
+
+# A worker beats every poll when idle and every quarter lease when busy: a minute of silence
+# means it is stuck or gone (a killed worker never writes ``stopped_at``).
+SILENT_AFTER = timedelta(seconds=60)
 
 
 def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
@@ -42,3 +46,20 @@ def workers(session: Session, *, limit: int = 50) -> list[WorkerRow]:
         col(WorkerRow.stopped_at).is_not(None), col(WorkerRow.heartbeat_at).desc()
     )
     return list(session.exec(query.limit(limit)))
+
+
+def idle(engine: Engine, now: datetime) -> int:
+    """How many workers could take a unit now: not stopped, heard from within ``SILENT_AFTER``,
+    and running nothing. ``arena serve`` hands its marks, settlement and sync to workers only
+    when one is idle: with every worker deep in a long replay, its jobs run in-process instead of
+    waiting behind them. Workers need PostgreSQL, so on SQLite there are none (the table is
+    not read)."""
+    if engine.dialect.name != "postgresql":
+        return 0
+    with session_scope(engine, write=False) as session:
+        query = select(func.count()).where(
+            col(WorkerRow.stopped_at).is_(None),
+            col(WorkerRow.heartbeat_at) >= now - SILENT_AFTER,
+            col(WorkerRow.unit_id).is_(None),
+        )
+        return int(session.exec(query).one())

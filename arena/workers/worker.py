@@ -9,7 +9,6 @@ expires (replays resume where they stopped; decision claims keep every decision 
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import secrets
@@ -27,7 +26,7 @@ from arena.clock import Clock
 from arena.cohorts.config import ConfigError
 from arena.db.engine import session_scope
 from arena.db.models import WorkUnitRow
-from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
+from arena.engine.replay import CohortNotRunnable
 from arena.engine.replay_lease import CohortBusy
 from arena.engine.runtime import CohortNotFound
 from arena.workers import queue, roster
@@ -35,6 +34,7 @@ from arena.workers.backoff import is_connection_error, retrying
 from arena.workers.keeper import LeaseKeeper
 from arena.workers.queue import Lease
 from arena.workers.settings import WorkerSettings
+from arena.workers.units import RUNNERS, CommitRefused, LeaseLost, Outcome, UnitContext
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -96,10 +96,17 @@ class Worker:
     def _run(self, lease: Lease) -> None:
         """Run one unit and finish it under its lease; a lost lease or a database fault leaves it
         to the next taker."""
-        self._say(f"took unit {lease.unit_id}: replay of cohort {lease.cohort_id} (attempt {lease.attempt})")
+        self._say(f"took unit {lease.unit_id}: {lease.describe()} (attempt {lease.attempt})")
         started = self._clock.now()
+        self._with_database(lambda: roster.beat(self._engine, self.name, started, lease.unit_id))  # busy
         try:
-            result = self._replay(lease)
+            outcome = self._execute(lease)
+        except CommitRefused:
+            self._say(
+                f"refused: unit {lease.unit_id} was taken over by another worker while this one ran "
+                "it; its commit was rolled back (fencing)"
+            )
+            return
         except LeaseLost:
             self._say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
             return
@@ -107,7 +114,7 @@ class Worker:
             self._give_back(lease, str(exc))
             return
         except PERMANENT as exc:
-            self._finish(lease, f"{type(exc).__name__}: {exc}")
+            self._finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
             return
         except DBAPIError as exc:
             if not is_connection_error(exc):
@@ -122,35 +129,20 @@ class Worker:
         except Exception as exc:
             self._failed_by_bug(lease, exc)
             return
-        seconds = (self._clock.now() - started).total_seconds()
-        self._finish(lease, _unfinished(result), seconds)
+        self._finish(lease, outcome, (self._clock.now() - started).total_seconds())
 
-    def _replay(self, lease: Lease) -> ReplayResult:
-        async def main() -> ReplayResult:
-            task, loop = asyncio.current_task(), asyncio.get_running_loop()
-            assert task is not None
-            with LeaseKeeper(
-                self._engine,
-                lease,
-                worker=self.name,
-                clock=self._clock,
-                ttl=self._settings.lease_ttl,
-                on_lost=lambda: loop.call_soon_threadsafe(task.cancel),
-            ) as keeper:
-                try:
-                    return await replay_cohort(
-                        self._engine,
-                        lease.cohort_id,
-                        environ=self._environ,
-                        wall_clock=self._clock,
-                        lease_ttl=self._settings.lease_ttl,
-                    )
-                except asyncio.CancelledError:
-                    if keeper.lost.is_set():
-                        raise LeaseLost from None
-                    raise
-
-        return asyncio.run(main())
+    def _execute(self, lease: Lease) -> Outcome:
+        """The unit's runner (``units.RUNNERS`` by kind), its lease renewed meanwhile."""
+        ctx = UnitContext(self._engine, lease, self._clock, self._environ, self._settings.lease_ttl)
+        with LeaseKeeper(
+            self._engine,
+            lease,
+            worker=self.name,
+            clock=self._clock,
+            ttl=self._settings.lease_ttl,
+            on_lost=ctx.lease_lost,
+        ):
+            return RUNNERS[lease.kind](ctx)
 
     def _give_back(self, lease: Lease, reason: str) -> None:
         """Back to the queue, available after one lease time: another process holds the cohort."""
@@ -162,18 +154,20 @@ class Worker:
     def _failed_by_bug(self, lease: Lease, exc: Exception) -> None:
         """A bug in a unit: recorded on the unit and logged with its traceback; the worker goes on."""
         log.error("unit %s raised", lease.unit_id, exc_info=exc)
-        self._finish(lease, f"{type(exc).__name__}: {exc}")
+        self._finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
 
-    def _finish(self, lease: Lease, error: str | None, seconds: float | None = None) -> None:
+    def _finish(self, lease: Lease, outcome: Outcome, seconds: float | None = None) -> None:
         """Finish under the lease, waiting out a database outage (a retry after a commit whose
         reply was lost is harmless: it names the same token and writes the same values)."""
+        error = outcome.error
         done = self._with_database(lambda: queue.finish(self._engine, lease, self._clock.now(), error=error))
         if self._fenced(lease, done):
             self._with_database(
                 lambda: roster.beat(self._engine, self.name, self._clock.now(), None, finished=True)
             )
             took = "" if seconds is None else f" in {seconds:.1f} s"
-            self._say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}")
+            said = f": {outcome.summary}" if outcome.summary and not error else ""
+            self._say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}{said}")
 
     def _fenced(self, lease: Lease, applied: bool) -> bool:
         if not applied:
@@ -185,17 +179,3 @@ class Worker:
 
     def _with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
         return retrying(work, say=self._say, stop=self._stop, tries=tries)
-
-
-def _unfinished(result: ReplayResult) -> str | None:
-    """Why a replay that returned did not finish its cohort, or None: a cohort paused or
-    cancelled mid-run, or every agent failing in a round, fails the unit (a resumed cohort is
-    queued again); data that ended with positions open is a finished replay."""
-    if result.stopped:
-        return f"stopped: the cohort is {result.stopped}"
-    failed = [r.round_index for r in result.failed_rounds]
-    return f"every agent failed in round(s) {failed}" if failed else None
-
-
-class LeaseLost(RuntimeError):
-    """The unit's lease went to another worker while this one ran it."""

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 from sqlmodel import func, select
 
 from arena.db.engine import make_engine, session_scope
@@ -39,7 +39,7 @@ from arena.db.models import (
     metadata,
 )
 from arena.db.revision import SCHEMA_HEAD
-from tests.db.rows import build_world
+from tests.db.rows import build_world, cohort
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -224,6 +224,36 @@ def test_upgrading_to_0002_fills_portfolio_close_from_stored_marks(db_url: str) 
         for agent_id in world.agent_ids
         for at in (instants[1], instants[4])  # 23:59:24 on the 1st, 23:00 on the 2nd
     }
+
+
+def test_upgrading_to_0007_keys_replay_units_and_fails_duplicates_of_the_old_race(db_url: str) -> None:
+    """Before 0007 two simultaneous queueings of one cohort could make two unfinished units; the
+    upgrade keeps the oldest and fails the others (naming it), so the unique index can be built."""
+    upgrade(db_url, "0006")
+    engine = make_engine(db_url)
+    with session_scope(engine) as session:
+        session.add(cohort("c1"))
+    with engine.begin() as connection:
+        for state in ("done", "queued", "queued", "running"):
+            connection.execute(
+                text(
+                    "INSERT INTO work_unit (kind, cohort_id, state, attempts, available_at, enqueued_at) "
+                    "VALUES ('replay', 'c1', :state, 0, :at, :at)"
+                ),
+                {"state": state, "at": "2026-01-01 00:00:00+00:00"},
+            )
+    upgrade(db_url)
+    with engine.connect() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT id, state, dedup_key, error FROM work_unit ORDER BY id"
+        ).all()
+    engine.dispose()
+    assert [tuple(r) for r in rows] == [
+        (1, "done", "c1", None),
+        (2, "queued", "c1", None),
+        (3, "failed", "c1", "duplicate of unit 2 (migration 0007)"),
+        (4, "failed", "c1", "duplicate of unit 2 (migration 0007)"),
+    ]
 
 
 def test_a_database_from_a_newer_arena_is_refused_clearly(db_url: str) -> None:

@@ -10,16 +10,13 @@ the database holds exactly what the new leader stored, as if there had only ever
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -33,27 +30,11 @@ from arena.db import leases
 from arena.db.models import JobRunRow, MarketRow, MarketSnapshotRow
 from arena.engine.sources import open_source
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
-from tests.fakes.venue_server import Seen
+from tests.fakes.venue_gate import HoldFirstRequest, move_prices
 from tests.workers import ON_POSTGRES
 
 pytestmark = [ON_POSTGRES, pytest.mark.slow]
 SHORT_LEASE, LONG_LEASE = "3s", "60s"
-
-
-class HoldFirstRequest:
-    """The venue's ``after_request`` hook: the first request waits (its answer computed, not
-    sent) until ``release``; every later one is answered at once."""
-
-    def __init__(self) -> None:
-        self.held, self.released = threading.Event(), threading.Event()
-        self._lock = threading.Lock()
-
-    def __call__(self, _seen: Seen) -> None:
-        with self._lock:
-            first = not self.held.is_set()
-            self.held.set()
-        if first:
-            self.released.wait(timeout=120)
 
 
 @pytest.fixture
@@ -67,16 +48,6 @@ def venue() -> Iterator[tuple[FakePolymarket, HoldFirstRequest]]:
             yield fake, gate
         finally:
             gate.released.set()
-
-
-def _move_prices(fake: FakePolymarket) -> None:
-    """Every market's prices move a cent, so a sync run now has new prices to store."""
-    for gamma_id, payload in list(fake.markets.items()):
-        yes, no = (Decimal(p) for p in json.loads(payload["outcomePrices"]))
-        moved = [str(yes + Decimal("0.01")), str(no - Decimal("0.01"))]
-        fake.update(gamma_id, outcomePrices=json.dumps(moved))
-        for token, mid in zip(json.loads(payload["clobTokenIds"]), moved, strict=True):
-            fake.set_mid(token, mid, payload["conditionId"])
 
 
 def _launch_live_cohort(engine: Engine) -> None:
@@ -171,7 +142,7 @@ def test_a_leader_paused_past_its_lease_commits_nothing_when_it_wakes(
         new.wait(timeout=30)
         one_leader = _stored(engine)
         assert one_leader[0] > 0 and one_leader[1] > 0
-        _move_prices(fake)
+        move_prices(fake)
         gate.released.set()  # the old leader's first request is answered...
         old.send_signal(signal.SIGCONT)  # ...and it wakes mid-sync, still believing it leads
         refusal = f"lost the scheduler lease to {new_owner}: this process's job sync commits nothing"

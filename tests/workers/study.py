@@ -32,12 +32,14 @@ def arena(*args: str) -> list[str]:
     return [sys.executable, "-m", "arena.cli", *args]
 
 
-def start_worker(db_url: str, *extra: str, lease: float = 2) -> subprocess.Popen[str]:
-    """An ``arena worker --until-idle`` process with a short lease; its output is kept for asserts."""
+def start_worker(
+    db_url: str, *extra: str, lease: float = 2, until_idle: bool = True
+) -> subprocess.Popen[str]:
+    """An ``arena worker`` process (by default ``--until-idle``) with a short lease; its output is
+    kept for asserts."""
+    idle = ("--until-idle",) if until_idle else ()
     return subprocess.Popen(
-        arena(
-            "worker", "--database-url", db_url, "--until-idle", "--lease", str(lease), "--poll", "0.2", *extra
-        ),
+        arena("worker", "--database-url", db_url, *idle, "--lease", str(lease), "--poll", "0.2", *extra),
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
         stdout=subprocess.PIPE,

@@ -1,0 +1,143 @@
+"""What a worker does with each kind of unit: ``RUNNERS``, one small table from kind to runner.
+
+A runner gets the unit's context and returns its outcome. Units of the live jobs (marks,
+settlement, sync) write through ``ctx.fenced``: every transaction checks last, before its commit,
+that the unit's lease token is still in its row (locked ``FOR SHARE`` until the commit, so a
+taker cannot take the unit over in between). A worker that lost its lease (paused, cut off, slow)
+therefore commits nothing more once another worker took the unit. A replay is fenced inside, by
+its decision claims and the cohort's replay lease; it is stopped early when its lease is lost.
+
+A new kind of unit is a runner here and an entry in ``RUNNERS`` (and in ``work_unit.kind``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+
+from arena.clock import Clock
+from arena.db.engine import fenced
+from arena.db.models import WorkUnitRow
+from arena.engine import live
+from arena.engine.replay import ReplayResult, replay_cohort
+from arena.scheduling.sync_job import sync_one_venue
+from arena.workers import queue
+from arena.workers.queue import Lease
+from markets.types import Venue
+
+
+class LeaseLost(RuntimeError):
+    """The unit's lease went to another worker while this one ran it."""
+
+
+class CommitRefused(LeaseLost):
+    """A write of the unit found its lease token gone: the transaction was rolled back."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """``error``: why the unit failed, or None when it did its work; ``summary``: what it did."""
+
+    error: str | None
+    summary: str = ""
+
+
+@dataclass
+class UnitContext:
+    """What a runner may use: the database (plain and fenced by the unit's lease), the clock, the
+    environment (API keys), the lease and its time to live."""
+
+    engine: Engine
+    lease: Lease
+    clock: Clock
+    environ: Mapping[str, str]
+    lease_ttl: timedelta
+    lost: threading.Event = field(default_factory=threading.Event, init=False)
+    _on_lost: Callable[[], object] | None = field(default=None, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    @property
+    def fenced(self) -> Engine:
+        """The engine whose every write commits only while this worker holds the unit's lease."""
+        return fenced(self.engine, self._check_lease)
+
+    def when_lost(self, stop: Callable[[], object] | None) -> None:
+        """What to call (from the lease keeper's thread) if the lease is lost; None: nothing."""
+        with self._lock:
+            self._on_lost = stop
+
+    def lease_lost(self) -> None:
+        self.lost.set()
+        with self._lock:
+            if self._on_lost is not None:
+                self._on_lost()
+
+    def _check_lease(self, session: Session) -> None:
+        mine = session.exec(
+            select(WorkUnitRow.id)
+            .where(
+                col(WorkUnitRow.id) == self.lease.unit_id, col(WorkUnitRow.lease_token) == self.lease.token
+            )
+            .with_for_update(read=True)
+        ).first()
+        if mine is None:
+            raise CommitRefused(f"unit {self.lease.unit_id}: lease lost, commit refused")
+
+
+def run_replay(ctx: UnitContext) -> Outcome:
+    """Replay the cohort to its end; a lost lease cancels it at once (``LeaseLost``)."""
+
+    async def main() -> ReplayResult:
+        task, loop = asyncio.current_task(), asyncio.get_running_loop()
+        assert task is not None
+        ctx.when_lost(lambda: loop.call_soon_threadsafe(task.cancel))
+        try:
+            return await replay_cohort(
+                ctx.engine, ctx.lease.key, environ=ctx.environ, wall_clock=ctx.clock, lease_ttl=ctx.lease_ttl
+            )
+        except asyncio.CancelledError:
+            if ctx.lost.is_set():
+                raise LeaseLost from None
+            raise
+        finally:
+            ctx.when_lost(None)
+
+    return Outcome(_unfinished(asyncio.run(main())))
+
+
+def _unfinished(result: ReplayResult) -> str | None:
+    """Why a replay that returned did not finish its cohort, or None: a cohort paused or
+    cancelled mid-run, or every agent failing in a round, fails the unit (a resumed cohort is
+    queued again); data that ended with positions open is a finished replay."""
+    if result.stopped:
+        return f"stopped: the cohort is {result.stopped}"
+    failed = [r.round_index for r in result.failed_rounds]
+    return f"every agent failed in round(s) {failed}" if failed else None
+
+
+def run_marks(ctx: UnitContext) -> Outcome:
+    marked = live.mark_cohort(ctx.fenced, ctx.lease.key, ctx.clock, environ=ctx.environ)
+    return Outcome(None, f"{marked} portfolios marked")
+
+
+def run_settle(ctx: UnitContext) -> Outcome:
+    settled, deferred = live.settle_cohort(ctx.fenced, ctx.lease.key, ctx.clock, environ=ctx.environ)
+    return Outcome(None, live.settlement_summary(settled, deferred))
+
+
+def run_sync(ctx: UnitContext) -> Outcome:
+    return Outcome(None, sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key)))
+
+
+RUNNERS: dict[str, Callable[[UnitContext], Outcome]] = {
+    queue.REPLAY: run_replay,
+    queue.MARKS: run_marks,
+    queue.SETTLE: run_settle,
+    queue.SYNC: run_sync,
+}
