@@ -31,12 +31,9 @@ from arena.engine.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
 from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_postgres
-from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, WorkerSettings
+from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, DEFAULT_SLOTS, WorkerSettings
 
 console = Console()
-# A worker beats every poll when idle and every quarter lease when busy: a minute of silence
-# means it is stuck or gone (a killed worker never writes ``stopped_at``).
-SILENT_AFTER = 60
 
 
 def worker_command(
@@ -46,12 +43,16 @@ def worker_command(
     poll: Annotated[float, typer.Option(min=0.1, help="Seconds between looks at an empty queue.")] = (
         DEFAULT_POLL.total_seconds()
     ),
+    slots: Annotated[
+        int, typer.Option(min=1, help="Decision units run at once (each mostly waits on a provider).")
+    ] = DEFAULT_SLOTS,
     until_idle: Annotated[
         bool, typer.Option("--until-idle", help="Exit once no unit is queued or running.")
     ] = False,
     database_url: DatabaseOption = None,
 ) -> None:
-    """Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.
+    """Run queued units from a shared PostgreSQL: replays (`arena replay --queue`) and agents'
+    decisions in rounds planned by `arena serve` or `arena replay --by-workers`.
 
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
@@ -66,7 +67,7 @@ def worker_command(
     say = lambda line: console.print(escape(line))  # noqa: E731 -- unit lines hold cohort ids: plain text
     retrying(lambda: ensure_schema(url), say=say, stop=threading.Event())  # the server may be starting
     settings = WorkerSettings(
-        lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle
+        lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle, slots=slots
     )
     engine = make_engine(fenced_session_url(url, settings.lease_ttl))
     worker = Worker(engine, clock=SystemClock(), settings=settings, environ=os.environ, say=say)
@@ -121,7 +122,13 @@ def print_queue(engine: Engine, now: datetime) -> None:
         table.add_column(column)
     for row in workers:
         silence = (now - row.heartbeat_at).total_seconds()
-        state = "stopped" if row.stopped_at else "silent" if silence > SILENT_AFTER else "working"
+        state = (
+            "stopped"
+            if row.stopped_at
+            else "silent"
+            if silence > roster.SILENT_AFTER.total_seconds()
+            else "working"
+        )
         state = "idle" if state == "working" and row.unit_id is None else state
         age = f"{silence:.0f} s ago"
         table.add_row(escape(row.name), state, age, str(row.unit_id or "—"), str(row.units_done))

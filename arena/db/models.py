@@ -499,7 +499,8 @@ class SchedulerLeaseRow(ArenaTable, table=True):
 
 
 class WorkUnitRow(ArenaTable, table=True):
-    """A unit of work queued for ``arena worker`` processes (today: a whole replay cohort).
+    """A unit of work queued for ``arena worker`` processes: a whole replay cohort, or one
+    agent's decision in one round (``round_index``, ``agent_id``; at most one unit for each).
 
     A worker takes a unit by writing a fresh ``lease_token`` (``SELECT … FOR UPDATE SKIP LOCKED``
     on PostgreSQL, so concurrent workers never wait on each other); it renews ``lease_expires_at``
@@ -508,7 +509,8 @@ class WorkUnitRow(ArenaTable, table=True):
 
     __tablename__ = "work_unit"
     __table_args__ = (
-        CheckConstraint("kind IN ('replay')", name="kind"),
+        CheckConstraint("kind IN ('replay', 'decision')", name="kind"),
+        UniqueConstraint("kind", "cohort_id", "round_index", "agent_id"),
         CheckConstraint("state IN ('queued', 'running', 'done', 'failed')", name="state"),
         Index(None, "state", "available_at"),
     )
@@ -527,6 +529,8 @@ class WorkUnitRow(ArenaTable, table=True):
     finished_at: datetime | None = _at(nullable=True)
     error: str | None = Field(default=None, sa_type=Text)
     recorded_at: datetime = _recorded_at()
+    round_index: int | None = None  # a decision unit's round and agent (added in 0007: last)
+    agent_id: int | None = None
 
 
 class WorkerRow(ArenaTable, table=True):

@@ -70,8 +70,7 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     finished = read_report(rt, index, only_final=True)
     if finished is not None:
         return finished
-    full = rt.source.snapshot(at)
-    universe = select_universe(full, rt.config.universe, rt.excluded)
+    full, universe = _snapshot(rt, at)
     token = new_token()
     with session_scope(rt.engine) as session:
         round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
@@ -96,6 +95,60 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     return close_round(rt, round_id, index, at)
 
 
+def _snapshot(rt: CohortRuntime, at: datetime) -> tuple[MarketSnapshot, MarketSnapshot]:
+    """The full snapshot as of ``at`` and the round's universe drawn from it."""
+    full = rt.source.snapshot(at)
+    return full, select_universe(full, rt.config.universe, rt.excluded)
+
+
+def open_planned_round(rt: CohortRuntime, index: int, at: datetime) -> int:
+    """Open round ``index`` (its snapshot and prices, as ``run_round`` does) without claiming any
+    decision: a planner's first step before it queues one unit per agent."""
+    _, universe = _snapshot(rt, at)
+    with session_scope(rt.engine) as session:
+        return open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
+
+
+async def decide_one(rt: CohortRuntime, index: int, at: datetime, agent_id: int, token: str) -> str:
+    """One agent's decision in round ``index`` at ``at``, as ``run_round`` makes it for each of its
+    agents: the same snapshot (checked against the round's stored hash), claim, ask, validate and
+    fills in one commit. A worker runs this for a decision unit (``arena.workers.decision_units``)
+    after the planner opened the round; ``rt.engine`` may be fenced by the unit's lease.
+
+    Returns the decision's final status, or ``busy`` while another runner holds its claim. An
+    ensemble agent (``uses_peers``) reads the round's finished first-phase decisions: the planner
+    queues it only once those are all final."""
+    full, universe = _snapshot(rt, at)
+    with session_scope(rt.engine) as session:
+        round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
+        claims = claim_round(
+            session,
+            round_id=round_id,
+            cohort_id=rt.cohort_id,
+            agent_ids=[agent_id],
+            token=token,
+            now=rt.lease_clock.now(),
+            lease=rt.claim_lease,
+        )
+    if agent_id in claims.finished:
+        return claims.finished[agent_id]
+    if agent_id not in claims.claimed:
+        return "busy"
+    rt.refresh([agent_id])
+    slot = rt.slot(agent_id)
+    plan = _Plan(rt, index, at, round_id, full, universe, serving=[slot])
+    deadline = asyncio.get_running_loop().time() + rt.config.round_budget.total_seconds()
+    peers = _peer_probabilities(rt, round_id) if slot.uses_peers else None
+    await plan.phase([slot], claims.claimed, deadline, peers=peers)
+    with Session(rt.engine) as session:
+        status = session.exec(
+            select(DecisionRow.status).where(
+                DecisionRow.round_id == round_id, DecisionRow.agent_id == agent_id
+            )
+        ).one()
+    return status
+
+
 @dataclass
 class _Plan:
     """What every agent of the round shares: the snapshot, its visibility, open markets."""
@@ -106,12 +159,16 @@ class _Plan:
     round_id: int
     full: MarketSnapshot
     universe: MarketSnapshot
+    # The agents this plan asks (default: all). Positions of the others do not change what these
+    # are shown: hidden prices and questions are per market.
+    serving: list[AgentSlot] | None = None
 
     def __post_init__(self) -> None:
         cfg = self.rt.config
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
         self.tradable = {e.market.market_id: e for e in self.full.entries}
-        held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
+        slots = self.rt.agents if self.serving is None else self.serving
+        held = {p.market_id for s in slots for p in s.book.ledger.open_positions()}
         self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
         self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
         self.open_markets = self.rt.source.open_markets(self.at)

@@ -17,14 +17,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import URL, CursorResult, Engine, make_url, or_, update
+from sqlalchemy import URL, CursorResult, Engine, make_url, or_, tuple_, update
 from sqlmodel import Session, col, select
 
-from arena.db.engine import session_scope
+from arena.db.engine import fenced, session_scope
 from arena.db.models import WorkUnitRow
+from arena.db.upsert import insert_ignore
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 REPLAY = "replay"
+DECISION = "decision"  # one agent's decision in one round (``arena.workers.decision_units``)
 MAX_ATTEMPTS = 5
 
 
@@ -41,6 +43,8 @@ class Lease:
     cohort_id: str
     token: str
     attempt: int
+    round_index: int | None = None
+    agent_id: int | None = None
 
 
 def require_postgres(url: URL | str) -> None:
@@ -84,44 +88,182 @@ def enqueue_replay(engine: Engine, cohort_id: str, now: datetime) -> int:
         return row.id
 
 
+def enqueue_decisions(
+    engine: Engine, cohort_id: str, round_index: int, agent_ids: list[int], now: datetime
+) -> None:
+    """Queue one unit per agent's decision in round ``round_index``. Units that already exist
+    (a standby planning the same round again) are reused, never doubled; one that failed is
+    queued again, since its decision is not final if its round is being planned."""
+    require_postgres(engine.url)
+    rows = [
+        dict(
+            kind=DECISION,
+            cohort_id=cohort_id,
+            round_index=round_index,
+            agent_id=agent_id,
+            state=QUEUED,
+            attempts=0,
+            available_at=now,
+            enqueued_at=now,
+        )
+        for agent_id in agent_ids
+    ]
+    with session_scope(engine) as session:
+        insert_ignore(
+            session, WorkUnitRow, rows, on=["kind", "cohort_id", "round_index", "agent_id"], count=False
+        )
+        session.execute(
+            update(WorkUnitRow)
+            .where(
+                col(WorkUnitRow.kind) == DECISION,
+                col(WorkUnitRow.cohort_id) == cohort_id,
+                col(WorkUnitRow.round_index) == round_index,
+                col(WorkUnitRow.agent_id).in_(agent_ids),
+                col(WorkUnitRow.state) == FAILED,
+            )
+            .values(state=QUEUED, attempts=0, available_at=now, finished_at=None, error=None)
+        )
+
+
+def decision_units(session: Session, cohort_id: str, round_index: int) -> list[WorkUnitRow]:
+    """The decision units of one round (the planner watches them)."""
+    query = select(WorkUnitRow).where(
+        col(WorkUnitRow.kind) == DECISION,
+        col(WorkUnitRow.cohort_id) == cohort_id,
+        col(WorkUnitRow.round_index) == round_index,
+    )
+    return list(session.exec(query.order_by(col(WorkUnitRow.agent_id))))
+
+
+class UnitLost(RuntimeError):
+    """A write fenced by a unit's lease found the lease gone: the transaction was rolled back."""
+
+
+@dataclass(frozen=True, slots=True)
+class UnitFence:
+    """Writes through ``guard(engine)`` commit only while ``lease`` is still the unit's lease: the
+    check runs last in the write's own transaction and locks the unit row (``FOR SHARE``) until
+    the commit, so a taker's lease cannot change under it."""
+
+    lease: Lease
+
+    def guard(self, engine: Engine) -> Engine:
+        return fenced(engine, self.check)
+
+    def check(self, session: Session) -> None:
+        held = session.exec(
+            select(WorkUnitRow.id)
+            .where(
+                col(WorkUnitRow.id) == self.lease.unit_id, col(WorkUnitRow.lease_token) == self.lease.token
+            )
+            .with_for_update(read=True)
+        ).first()
+        if held is None:
+            raise UnitLost(
+                f"unit {self.lease.unit_id}: its lease was taken over by another worker; "
+                "this worker's commit is refused (fencing)"
+            )
+
+
 def take(
-    engine: Engine, owner: str, now: datetime, ttl: timedelta, *, max_attempts: int = MAX_ATTEMPTS
+    engine: Engine,
+    owner: str,
+    now: datetime,
+    ttl: timedelta,
+    *,
+    max_attempts: int = MAX_ATTEMPTS,
+    kinds: tuple[str, ...] | None = None,
 ) -> Lease | None:
     """Lease the oldest available unit (queued, or running under an expired lease); None if idle.
 
     A unit whose lease expired ``max_attempts`` times (it kills or hangs every worker that runs
-    it) is failed instead of being handed round the fleet for ever."""
+    it) is failed instead of being handed round the fleet for ever. ``kinds``: only these."""
+    taken = take_many(engine, owner, now, ttl, limit=1, max_attempts=max_attempts, kinds=kinds)
+    return taken[0] if taken else None
+
+
+def take_many(
+    engine: Engine,
+    owner: str,
+    now: datetime,
+    ttl: timedelta,
+    *,
+    limit: int,
+    max_attempts: int = MAX_ATTEMPTS,
+    kinds: tuple[str, ...] | None = None,
+) -> list[Lease]:
+    """Up to ``limit`` available units in one transaction (see ``take``), each with its own token:
+    a worker running many small units at once (decisions) takes them in one round trip."""
     with session_scope(engine) as session:
-        while True:
-            unit = session.exec(
-                select(WorkUnitRow)
-                .where(
-                    or_(
-                        (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
-                        (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+        taken: list[Lease] = []
+        while len(taken) < limit:
+            query = select(WorkUnitRow).where(
+                or_(
+                    (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
+                    (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+                )
+            )
+            if kinds is not None:
+                query = query.where(col(WorkUnitRow.kind).in_(kinds))
+            found = session.exec(
+                query.order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
+                .limit(limit - len(taken))
+                .with_for_update(skip_locked=True)
+            ).all()
+            if not found:
+                break
+            for unit in found:
+                if unit.attempts >= max_attempts:
+                    unit.state, unit.finished_at, unit.lease_token, unit.lease_expires_at = (
+                        FAILED,
+                        now,
+                        None,
+                        None,
+                    )
+                    unit.error = (
+                        f"given up after {unit.attempts} attempts whose workers stopped without finishing"
+                    )
+                    continue
+                unit.state, unit.lease_owner, unit.lease_token = RUNNING, owner, secrets.token_hex(16)
+                unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
+                unit.started_at = unit.started_at or now
+                assert unit.id is not None and unit.lease_token is not None
+                taken.append(
+                    Lease(
+                        unit.id,
+                        unit.kind,
+                        unit.cohort_id,
+                        unit.lease_token,
+                        unit.attempts,
+                        unit.round_index,
+                        unit.agent_id,
                     )
                 )
-                .order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            ).first()
-            if unit is None:
-                return None
-            if unit.attempts < max_attempts:
-                break
-            unit.state, unit.finished_at, unit.lease_token, unit.lease_expires_at = FAILED, now, None, None
-            unit.error = f"given up after {unit.attempts} attempts whose workers stopped without finishing"
             session.flush()
-        unit.state, unit.lease_owner, unit.lease_token = RUNNING, owner, secrets.token_hex(16)
-        unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
-        unit.started_at = unit.started_at or now
-        assert unit.id is not None and unit.lease_token is not None
-        return Lease(unit.id, unit.kind, unit.cohort_id, unit.lease_token, unit.attempts)
+        return taken
 
 
 def renew(engine: Engine, lease: Lease, now: datetime, ttl: timedelta) -> bool:
     """Extend our lease; False when the unit is no longer ours (another worker took it over)."""
     return _fenced(engine, lease, lease_expires_at=now + ttl)
+
+
+def renew_many(engine: Engine, leases: list[Lease], now: datetime, ttl: timedelta) -> set[int]:
+    """Extend several leases in one statement; the ids of the units still ours."""
+    if not leases:
+        return set()
+    with session_scope(engine) as session:
+        result = session.execute(
+            update(WorkUnitRow)
+            .where(
+                tuple_(col(WorkUnitRow.id), col(WorkUnitRow.lease_token)).in_(
+                    [(x.unit_id, x.token) for x in leases]
+                )
+            )
+            .values(lease_expires_at=now + ttl)
+            .returning(col(WorkUnitRow.id))
+        )
+        return {unit_id for (unit_id,) in result.all()}
 
 
 def finish(engine: Engine, lease: Lease, now: datetime, *, error: str | None = None) -> bool:

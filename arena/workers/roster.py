@@ -6,13 +6,17 @@ tokens (``arena.workers.queue``), so a worker whose heartbeat went stale can do 
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.models import WorkerRow
+
+# A worker beats every poll when idle and every quarter lease when busy: a minute of silence
+# means it is stuck or gone (a killed worker never writes ``stopped_at``).
+SILENT_AFTER = timedelta(minutes=1)
 
 
 def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
@@ -42,3 +46,13 @@ def workers(session: Session, *, limit: int = 50) -> list[WorkerRow]:
         col(WorkerRow.stopped_at).is_not(None), col(WorkerRow.heartbeat_at).desc()
     )
     return list(session.exec(query.limit(limit)))
+
+
+def live_workers(engine: Engine, now: datetime) -> int:
+    """How many workers have not stopped and beat within ``SILENT_AFTER``: ``arena serve`` plans
+    rounds for them when there is any, and runs rounds in-process otherwise."""
+    with session_scope(engine, write=False) as session:
+        query = select(func.count()).where(
+            col(WorkerRow.stopped_at).is_(None), col(WorkerRow.heartbeat_at) >= now - SILENT_AFTER
+        )
+        return int(session.exec(query).one())

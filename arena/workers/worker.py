@@ -32,6 +32,7 @@ from arena.engine.replay_lease import CohortBusy
 from arena.engine.runtime import CohortNotFound
 from arena.workers import queue, roster
 from arena.workers.backoff import is_connection_error, retrying
+from arena.workers.decision_units import run_decision_units
 from arena.workers.keeper import LeaseKeeper
 from arena.workers.queue import Lease
 from arena.workers.settings import WorkerSettings
@@ -53,8 +54,9 @@ class Worker:
         environ: Mapping[str, str],
         say: Callable[[str], None],
     ) -> None:
-        self._engine, self._clock, self._settings = engine, clock, settings
-        self._environ, self._say = environ, say
+        self.engine, self.clock, self.settings = engine, clock, settings
+        self.environ, self.say = environ, say
+        self.permanent = PERMANENT
         # host:pid for a reader, plus a random part: a restarted container reuses both.
         self.name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self._stop = threading.Event()
@@ -62,21 +64,21 @@ class Worker:
     def run(self) -> None:
         """Work until ``stop()`` (or, with ``until_idle``, until no unit is queued or running)."""
         host, pid = socket.gethostname(), os.getpid()
-        self._with_database(lambda: roster.join(self._engine, self.name, host, pid, self._clock.now()))
-        self._say(f"worker {self.name} ready (lease {self._settings.lease_ttl.total_seconds():g} s)")
+        self.with_database(lambda: roster.join(self.engine, self.name, host, pid, self.clock.now()))
+        self.say(f"worker {self.name} ready (lease {self.settings.lease_ttl.total_seconds():g} s)")
         try:
             while not self._stop.is_set():
-                lease = self._with_database(self._take)
+                lease = self.with_database(self._take)
                 if lease is not None:
-                    self._run(lease)
-                elif self._settings.until_idle and not self._with_database(self._pending):
-                    self._say("queue empty: stopping")
+                    RUNNERS[lease.kind](self, lease)
+                elif self.settings.until_idle and not self.with_database(self._pending):
+                    self.say("queue empty: stopping")
                     return
                 else:
-                    self._with_database(lambda: roster.beat(self._engine, self.name, self._clock.now(), None))
-                    self._stop.wait(self._settings.poll.total_seconds())
+                    self.with_database(lambda: roster.beat(self.engine, self.name, self.clock.now(), None))
+                    self._stop.wait(self.settings.poll.total_seconds())
         finally:
-            self._with_database(lambda: roster.leave(self._engine, self.name, self._clock.now()), tries=3)
+            self.with_database(lambda: roster.leave(self.engine, self.name, self.clock.now()), tries=3)
 
     def stop(self) -> None:
         self._stop.set()
@@ -86,64 +88,64 @@ class Worker:
         return self._stop.is_set()
 
     def _take(self) -> Lease | None:
-        return queue.take(self._engine, self.name, self._clock.now(), self._settings.lease_ttl)
+        return queue.take(self.engine, self.name, self.clock.now(), self.settings.lease_ttl)
 
     def _pending(self) -> int:
-        with session_scope(self._engine, write=False) as session:
+        with session_scope(self.engine, write=False) as session:
             query = select(func.count()).where(col(WorkUnitRow.state).in_((queue.QUEUED, queue.RUNNING)))
             return int(session.exec(query).one())
 
-    def _run(self, lease: Lease) -> None:
-        """Run one unit and finish it under its lease; a lost lease or a database fault leaves it
-        to the next taker."""
-        self._say(f"took unit {lease.unit_id}: replay of cohort {lease.cohort_id} (attempt {lease.attempt})")
-        started = self._clock.now()
+    def run_replay(self, lease: Lease) -> None:
+        """Run a replay unit and finish it under its lease; a lost lease or a database fault
+        leaves it to the next taker."""
+        self.say(f"took unit {lease.unit_id}: replay of cohort {lease.cohort_id} (attempt {lease.attempt})")
+        started = self.clock.now()
         try:
             result = self._replay(lease)
         except LeaseLost:
-            self._say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
+            self.say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
             return
         except CohortBusy as exc:
-            self._give_back(lease, str(exc))
+            self.give_back(lease, str(exc))
             return
         except PERMANENT as exc:
-            self._finish(lease, f"{type(exc).__name__}: {exc}")
+            self.finish(lease, f"{type(exc).__name__}: {exc}")
             return
         except DBAPIError as exc:
             if not is_connection_error(exc):
-                self._failed_by_bug(lease, exc)
+                self.failed_by_bug(lease, exc)
                 return
-            self._say(
+            self.say(
                 f"database connection lost while running unit {lease.unit_id}; it resumes once its "
                 "lease expires"
             )
-            self._with_database(self._pending)  # waits, with backoff, for the database to return
+            self.with_database(self._pending)  # waits, with backoff, for the database to return
             return
         except Exception as exc:
-            self._failed_by_bug(lease, exc)
+            self.failed_by_bug(lease, exc)
             return
-        seconds = (self._clock.now() - started).total_seconds()
-        self._finish(lease, _unfinished(result), seconds)
+        seconds = (self.clock.now() - started).total_seconds()
+        self.finish(lease, _unfinished(result), seconds)
 
     def _replay(self, lease: Lease) -> ReplayResult:
         async def main() -> ReplayResult:
             task, loop = asyncio.current_task(), asyncio.get_running_loop()
             assert task is not None
             with LeaseKeeper(
-                self._engine,
+                self.engine,
                 lease,
                 worker=self.name,
-                clock=self._clock,
-                ttl=self._settings.lease_ttl,
+                clock=self.clock,
+                ttl=self.settings.lease_ttl,
                 on_lost=lambda: loop.call_soon_threadsafe(task.cancel),
             ) as keeper:
                 try:
                     return await replay_cohort(
-                        self._engine,
+                        self.engine,
                         lease.cohort_id,
-                        environ=self._environ,
-                        wall_clock=self._clock,
-                        lease_ttl=self._settings.lease_ttl,
+                        environ=self.environ,
+                        wall_clock=self.clock,
+                        lease_ttl=self.settings.lease_ttl,
                     )
                 except asyncio.CancelledError:
                     if keeper.lost.is_set():
@@ -152,39 +154,43 @@ class Worker:
 
         return asyncio.run(main())
 
-    def _give_back(self, lease: Lease, reason: str) -> None:
+    def give_back(self, lease: Lease, reason: str) -> None:
         """Back to the queue, available after one lease time: another process holds the cohort."""
-        again = self._clock.now() + self._settings.lease_ttl
-        given = self._with_database(lambda: queue.retry_later(self._engine, lease, again, reason))
+        again = self.clock.now() + self.settings.lease_ttl
+        given = self.with_database(lambda: queue.retry_later(self.engine, lease, again, reason))
         if self._fenced(lease, given):
-            self._say(f"unit {lease.unit_id} back in the queue: {reason}")
+            self.say(f"unit {lease.unit_id} back in the queue: {reason}")
 
-    def _failed_by_bug(self, lease: Lease, exc: Exception) -> None:
+    def failed_by_bug(self, lease: Lease, exc: Exception) -> None:
         """A bug in a unit: recorded on the unit and logged with its traceback; the worker goes on."""
         log.error("unit %s raised", lease.unit_id, exc_info=exc)
-        self._finish(lease, f"{type(exc).__name__}: {exc}")
+        self.finish(lease, f"{type(exc).__name__}: {exc}")
 
-    def _finish(self, lease: Lease, error: str | None, seconds: float | None = None) -> None:
+    def finish(
+        self, lease: Lease, error: str | None, seconds: float | None = None, *, quiet: bool = False
+    ) -> None:
         """Finish under the lease, waiting out a database outage (a retry after a commit whose
         reply was lost is harmless: it names the same token and writes the same values)."""
-        done = self._with_database(lambda: queue.finish(self._engine, lease, self._clock.now(), error=error))
+        done = self.with_database(lambda: queue.finish(self.engine, lease, self.clock.now(), error=error))
         if self._fenced(lease, done):
-            self._with_database(
-                lambda: roster.beat(self._engine, self.name, self._clock.now(), None, finished=True)
+            self.with_database(
+                lambda: roster.beat(self.engine, self.name, self.clock.now(), None, finished=True)
             )
             took = "" if seconds is None else f" in {seconds:.1f} s"
-            self._say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}")
+            if quiet and error is None:  # a decision unit: one line per unit would flood the log
+                return
+            self.say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}")
 
     def _fenced(self, lease: Lease, applied: bool) -> bool:
         if not applied:
-            self._say(
+            self.say(
                 f"refused: unit {lease.unit_id} was taken over by another worker while this one "
                 "ran it; its result is discarded (fencing)"
             )
         return applied
 
-    def _with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
-        return retrying(work, say=self._say, stop=self._stop, tries=tries)
+    def with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
+        return retrying(work, say=self.say, stop=self._stop, tries=tries)
 
 
 def _unfinished(result: ReplayResult) -> str | None:
@@ -199,3 +205,11 @@ def _unfinished(result: ReplayResult) -> str | None:
 
 class LeaseLost(RuntimeError):
     """The unit's lease went to another worker while this one ran it."""
+
+
+# How a worker runs each kind of unit: ``runner(worker, lease)`` runs the unit and finishes it
+# under its lease (``Worker.finish``, ``give_back``, ``failed_by_bug``). Add a kind here.
+RUNNERS: dict[str, Callable[[Worker, Lease], None]] = {
+    queue.REPLAY: Worker.run_replay,
+    queue.DECISION: run_decision_units,
+}

@@ -1,0 +1,89 @@
+"""Planning a round for workers: one decision unit per agent, then the round closed as in-process.
+
+With ``arena worker`` processes present, ``arena serve`` does not ask agents itself. For a due
+round it opens the round (snapshot, hash and prices, as ``run_round`` does), queues one
+``decision`` unit per agent, waits until every agent's decision is final, then closes the round
+with ``rounds.close_round``: the same rows, in the same states, as the in-process path. Ensemble
+agents (``uses_peers``) are queued only once the first phase is final, so they read the same
+peer probabilities as in-process.
+
+The wait is bounded (default: the cohort's claim lease, ``round_budget`` + ``call_timeout``). A
+round not finished in time, or whose units failed, raises ``RoundUnfinished`` naming each agent
+and its unit's state and error; the round stays ``running``, and the next planning of it reuses
+the units (failed ones are queued again), so nothing is lost and nothing runs twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime, timedelta
+
+from sqlmodel import Session, col, select
+
+from arena.db.models import DecisionRow
+from arena.engine.claims import FINAL_STATUSES
+from arena.engine.rounds import RoundReport, close_round, open_planned_round, read_report
+from arena.engine.runtime import CohortRuntime
+from arena.workers import queue
+
+POLL = timedelta(seconds=0.1)
+
+
+class RoundUnfinished(RuntimeError):
+    """The workers did not finish every decision of a planned round within the bound."""
+
+
+async def plan_round(
+    rt: CohortRuntime, index: int, at: datetime, *, bound: timedelta | None = None, poll: timedelta = POLL
+) -> RoundReport:
+    """Round ``index`` at ``at`` run by workers: plan, wait (at most ``bound``), close."""
+    finished = read_report(rt, index, only_final=True)
+    if finished is not None:
+        return finished
+    round_id = open_planned_round(rt, index, at)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + (bound or rt.claim_lease).total_seconds()
+    first = [s.id for s in rt.agents if not s.uses_peers]
+    second = [s.id for s in rt.agents if s.uses_peers]
+    for phase in (first, second):
+        if phase:
+            queue.enqueue_decisions(rt.engine, rt.cohort_id, index, phase, rt.lease_clock.now())
+            await _wait(rt, round_id, index, phase, deadline, poll)
+    rt.refresh([s.id for s in rt.agents])  # the workers moved the ledgers: marks and settlements follow
+    return close_round(rt, round_id, index, at)
+
+
+async def _wait(
+    rt: CohortRuntime, round_id: int, index: int, agent_ids: list[int], deadline: float, poll: timedelta
+) -> None:
+    """Until every decision of ``agent_ids`` is final; raises ``RoundUnfinished`` when the bound
+    passes or when every unfinished decision's unit has failed (waiting longer cannot help)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        with Session(rt.engine) as session:
+            rows = session.exec(
+                select(DecisionRow.agent_id, DecisionRow.status).where(
+                    DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids)
+                )
+            ).all()
+            final = {agent for agent, status in rows if status in FINAL_STATUSES}
+            if final >= set(agent_ids):
+                return
+            units = {u.agent_id: u for u in queue.decision_units(session, rt.cohort_id, index)}
+        open_ids = [a for a in agent_ids if a not in final]
+        all_failed = all(a in units and units[a].state == queue.FAILED for a in open_ids)
+        if all_failed or loop.time() >= deadline:
+            names = {s.id: s.name for s in rt.agents}
+            detail = "; ".join(
+                f"{names[a]}: unit {units[a].id} {units[a].state}"
+                + (f" ({units[a].error})" if units[a].error else "")
+                if a in units
+                else f"{names[a]}: no unit"
+                for a in open_ids
+            )
+            why = "their units failed" if all_failed else "the wait for workers ran out"
+            raise RoundUnfinished(
+                f"cohort {rt.cohort_id} round {index}: {len(open_ids)} of {len(agent_ids)} decisions "
+                f"not final ({why}): {detail}"
+            )
+        await asyncio.sleep(poll.total_seconds())
