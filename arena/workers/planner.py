@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
 
+from arena.clock import SystemClock
 from arena.db.models import DecisionRow
 from arena.engine.claims import FINAL_STATUSES
 from arena.engine.rounds import RoundReport, close_round, open_planned_round, read_report
@@ -27,6 +28,9 @@ from arena.engine.runtime import CohortRuntime
 from arena.workers import queue
 
 POLL = timedelta(seconds=0.1)
+# Queue times are compared with the workers' wall clocks (process liveness, as leases), never with
+# a cohort's clock: a replay's simulated time, or a test's, would make units due too late.
+WALL_CLOCK = SystemClock()
 
 
 class RoundUnfinished(RuntimeError):
@@ -47,7 +51,7 @@ async def plan_round(
     second = [s.id for s in rt.agents if s.uses_peers]
     for phase in (first, second):
         if phase:
-            queue.enqueue_decisions(rt.engine, rt.cohort_id, index, phase, rt.lease_clock.now())
+            queue.enqueue_decisions(rt.engine, rt.cohort_id, index, phase, WALL_CLOCK.now())
             await _wait(rt, round_id, index, phase, deadline, poll)
     rt.refresh([s.id for s in rt.agents])  # the workers moved the ledgers: marks and settlements follow
     return close_round(rt, round_id, index, at)

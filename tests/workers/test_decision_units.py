@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -13,25 +14,33 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from arena.clock import SystemClock
+from arena.clock import SimulatedClock, SystemClock
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
-from arena.db.models import DecisionRow, RoundRow, WorkUnitRow
+from arena.db.models import DecisionRow, JobRunRow, RoundRow, WorkUnitRow
 from arena.engine.claims import new_token
 from arena.engine.replay import ReplayRunner
 from arena.engine.rounds import decide_one, open_planned_round, round_time
-from arena.workers import queue
+from arena.engine.sources import open_source
+from arena.scheduling.jobs import job_specs
+from arena.scheduling.runs import run_once
+from arena.settings import Settings
+from arena.workers import queue, roster
 from arena.workers.planner import RoundUnfinished, plan_round
 from arena.workers.queue import UnitFence, UnitLost
 from arena.workers.settings import WorkerSettings
 from arena.workers.worker import Worker
 from tests.engine.helpers import config, launch_cohort, replay, runtime, synthetic_dataset
 from tests.engine.ledger_log import assert_ledgers_reconcile, ledger_log
+from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 from tests.workers import ON_POSTGRES
 
 pytestmark = ON_POSTGRES
 AGENTS = [{"name": k, "kind": k} for k in ("random", "favorite", "contrarian", "kelly", "crowd", "hold")]
 TTL = timedelta(seconds=5)
+JOBS = job_specs(Settings())
 
 
 def _data(dataset: Path) -> dict[str, object]:
@@ -107,3 +116,75 @@ def test_a_planner_without_workers_gives_up_at_its_bound_and_says_which_decision
         asyncio.run(plan_round(rt, 0, at, bound=timedelta(seconds=0.1)))
     with Session(engine) as session:
         assert len(session.exec(select(WorkUnitRow)).all()) == 5
+
+
+@pytest.fixture
+def venue(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
+    with FakePolymarket() as fake:
+        for i in range(len(REAL_MARKETS)):
+            fake.add(real_market(i))
+        monkeypatch.setenv("ARENA_GAMMA_URL", fake.url)
+        monkeypatch.setenv("ARENA_CLOB_URL", fake.url)
+        yield fake
+
+
+def _live(engine: Engine, name: str, start: datetime) -> str:
+    agents = [
+        {"name": "fav", "kind": "favorite"},
+        {"name": "mkt", "kind": "market"},
+        {"name": "crowd", "kind": "crowd"},
+    ]
+    cfg = parse_config(
+        {
+            "name": name,
+            "mode": "live",
+            "venue": "polymarket",
+            "start": start.isoformat(),
+            "schedule": {"every": "1d", "rounds": 2},
+            "agents": agents,
+        }
+    )
+    clock = SimulatedClock(start)
+    return launch(engine, cfg, source=open_source(cfg, engine), environ={}, clock=clock).cohort_id
+
+
+def _job_message(engine: Engine, job: str) -> str:
+    with Session(engine) as session:
+        row = session.exec(
+            select(JobRunRow).where(JobRunRow.job == job).order_by(col(JobRunRow.id).desc())
+        ).first()
+    assert row is not None and row.ok, row
+    return row.message
+
+
+def test_the_rounds_job_plans_for_live_workers_and_runs_in_process_without_them(
+    engine: Engine, venue: FakePolymarket, worker: Worker
+) -> None:
+    start = datetime.now(UTC).replace(microsecond=0)
+    clock = SimulatedClock(start)
+    planned = _live(engine, "planned", start)
+    assert run_once(JOBS["sync"], engine, clock)
+    clock.advance(timedelta(minutes=1))
+    assert run_once(JOBS["rounds"], engine, clock)
+    assert _job_message(engine, "rounds") == "1 rounds run by workers"
+    worker.stop()  # the worker leaves the roster: the next round runs in this process
+    _wait_for(lambda: roster.live_workers(engine, datetime.now(UTC)) == 0)
+    alone = _live(engine, "alone", start)
+    clock.advance(timedelta(minutes=1))
+    assert run_once(JOBS["rounds"], engine, clock)
+    assert _job_message(engine, "rounds") == "1 rounds run"  # the "alone" cohort's round 0
+    got, want = ledger_log(engine, planned), ledger_log(engine, alone)
+    assert got["fills"] and got["fills"] == want["fills"] and got["decisions"] == want["decisions"]
+    with Session(engine) as session:
+        units = session.exec(select(WorkUnitRow)).all()
+        statuses = session.exec(select(RoundRow.cohort_id, RoundRow.status)).all()
+    assert sorted(statuses) == sorted([(planned, "done"), (alone, "done")])
+    assert len(units) == 3 and {u.cohort_id for u in units} == {planned}
+    assert {(u.state, u.attempts) for u in units} == {("done", 1)}
+
+
+def _wait_for(predicate: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
