@@ -1,8 +1,10 @@
 """Decision units under faults, with real processes on PostgreSQL: the planner (``arena replay
---by-workers``), ``arena worker`` processes, and LLM agents whose provider (a fake on loopback)
-answers after 1.5 s, so units are in flight when a worker is killed or paused. Each disturbed run
-must end exactly as an undisturbed in-process ``arena replay`` of the same config: the same
-fills, marks and decisions, one decision per agent per round, every ledger equal to its fill log.
+--by-workers``, or ``arena serve`` for a live cohort), ``arena worker`` processes, and LLM agents
+whose provider (a fake on loopback) answers after a delay, so units are in flight when a worker
+is killed or paused, or the leader killed. A disturbed replay must end exactly as an undisturbed
+in-process ``arena replay`` of the same config: the same fills, marks and decisions, one decision
+per agent per round, every ledger equal to its fill log. The live run (real time, so no twin run
+to compare with) must end with every round done, each unit run once, and ledgers reconciled.
 """
 
 from __future__ import annotations
@@ -11,17 +13,25 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
+from arena.clock import SimulatedClock
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
+from arena.db import leases
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
-from arena.db.models import WorkUnitRow
+from arena.db.models import JobRunRow, RoundRow, WorkUnitRow
+from arena.engine.sources import open_source
 from tests.engine.helpers import synthetic_dataset
+from tests.engine.ledger_log import assert_ledgers_reconcile
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 from tests.workers import ON_POSTGRES
 from tests.workers.compare import cohort_named, reference, same_as_reference
 from tests.workers.llm_study import SlowProvider, llm_study_config, start, start_worker, stop
@@ -131,3 +141,77 @@ def test_a_paused_workers_late_commit_is_refused_by_fencing(
     assert any(line in late for line in woke), late[-3000:]
     assert {(u.state, u.attempts) for u in _units(pg)} <= {("done", 1), ("done", 2)}
     same_as_reference(pg, cohort_named(pg, "p"), undisturbed)
+
+
+@pytest.fixture
+def venue() -> Iterator[FakePolymarket]:
+    with FakePolymarket() as fake:
+        for i in range(len(REAL_MARKETS)):
+            fake.add(real_market(i))
+        yield fake
+
+
+def _launch_live(engine: Engine, base_url: str, start_at: datetime) -> str:
+    """A live cohort of two baselines and two slow LLM agents, a round every 15 s from ``start_at``."""
+    llm = {"kind": "llm", "model": "fake/model", "base_url": base_url, "api_key_env": "", "timeout_s": 30}
+    llm["knowledge_cutoff"] = "2024-12-01"
+    agents = [{"name": "fav", "kind": "favorite"}, {"name": "mkt", "kind": "market"}]
+    agents += [{"name": f"llm-{i}", **llm} for i in range(2)]
+    config = parse_config(
+        {
+            "name": "leader",
+            "mode": "live",
+            "venue": "polymarket",
+            "start": start_at.isoformat(),
+            "schedule": {"every": "15s", "rounds": 3},
+            "call_timeout": "20s",
+            "round_budget": "40s",
+            "agents": agents,
+        }
+    )
+    clock = SimulatedClock(start_at)
+    return launch(engine, config, source=open_source(config, engine), environ={}, clock=clock).cohort_id
+
+
+def _round_statuses(engine: Engine, cohort: str) -> dict[int, str]:
+    with Session(engine) as session:
+        rows = session.exec(select(RoundRow).where(RoundRow.cohort_id == cohort)).all()
+    return {r.round_index: r.status for r in rows}
+
+
+def test_a_standby_plans_the_next_rounds_after_the_leader_is_killed_mid_round(
+    pg: Engine, db_url: str, venue: FakePolymarket, tmp_path: Path
+) -> None:
+    with FakeOpenAIServer() as provider:
+        provider.responder = SlowProvider(3.0, hold=True)
+        cohort = _launch_live(pg, provider.base_url, datetime.now(UTC) + timedelta(seconds=6))
+        env = {
+            "ARENA_DATABASE_URL": db_url,
+            "ARENA_GAMMA_URL": venue.url,
+            "ARENA_CLOB_URL": venue.url,
+            "ARENA_LEADER_LEASE": "3s",
+            "ARENA_ROUNDS_EVERY": "1s",
+            "ARENA_SYNC_EVERY": "5s",
+        }
+        workers = [start_worker(db_url, tmp_path / f"worker-{i}.log") for i in range(2)]
+        leader = start("serve", "--poll", "0.3", log=tmp_path / "leader.log", env=env)
+        standby = None
+        try:
+            _wait(lambda: leases.holder(pg) is not None, "a leader")
+            standby = start("serve", "--poll", "0.3", log=tmp_path / "standby.log", env=env)
+            _wait(lambda: any(u.state == "running" for u in _units(pg)), "workers running round 0's units")
+            leader.send_signal(signal.SIGKILL)
+            leader.wait()
+            _wait(lambda: _round_statuses(pg, cohort) == {0: "done", 1: "done", 2: "done"}, "three rounds")
+        finally:
+            for proc in (leader, standby, *workers):
+                if proc is not None:
+                    stop(proc)
+    units = _units(pg)
+    assert len(units) == 3 * 4  # one per agent per round: none lost, none doubled
+    assert {(u.state, u.attempts) for u in units} == {("done", 1)}  # each ran once, on its first lease
+    assert_ledgers_reconcile(pg, cohort)  # one decision per agent per round, ledgers = fill logs
+    with Session(pg) as session:
+        runs = session.exec(select(JobRunRow.message).where(JobRunRow.job == "rounds")).all()
+    assert any("by workers" in (m or "") for m in runs)
+    assert "leader; starting the scheduler" in (tmp_path / "standby.log").read_text()
