@@ -10,7 +10,7 @@ A cap is checked between decisions, so the decision that crosses it is completed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 
 from sqlalchemy import Engine, func
@@ -24,15 +24,28 @@ from arena.engine.runtime import AgentSlot
 OVER_BUDGET = "over_budget"
 
 
-def spend_by_agent(engine: Engine, cohort_id: str) -> dict[int, Decimal]:
-    """Recorded provider spend of each agent of the cohort, in dollars."""
+def spend_by_agent(
+    engine: Engine, cohort_id: str, *, leaving_out: tuple[int, Collection[int]] | None = None
+) -> dict[int, Decimal]:
+    """Recorded provider spend of each agent of the cohort, in dollars. ``leaving_out`` (a round
+    id and agent ids): not counting those agents' decisions in that round, so one agent's unit,
+    run after others of its phase committed, reads the spend its whole phase would read together."""
+    query = select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd)).where(
+        DecisionRow.cohort_id == cohort_id
+    )
+    if leaving_out is not None:
+        round_id, agent_ids = leaving_out
+        query = query.where(
+            ~((col(DecisionRow.round_id) == round_id) & col(DecisionRow.agent_id).in_(agent_ids))
+        )
     with Session(engine) as session:
-        rows = session.exec(
-            select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd))
-            .where(DecisionRow.cohort_id == cohort_id)
-            .group_by(col(DecisionRow.agent_id))
-        ).all()
+        rows = session.exec(query.group_by(col(DecisionRow.agent_id))).all()
     return {agent_id: Decimal(total or 0) for agent_id, total in rows}
+
+
+def has_caps(config: CohortConfig) -> bool:
+    """Whether any spend cap applies (without one, no agent is ever held and spend is not read)."""
+    return config.budget.max_cost_usd is not None or bool(agent_caps(config))
 
 
 def agent_caps(config: CohortConfig) -> dict[str, Decimal]:

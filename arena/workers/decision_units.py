@@ -5,7 +5,7 @@ A worker that takes one decision unit keeps taking more (up to ``slots`` at once
 transaction per batch) and runs them concurrently in one event loop, as ``run_round`` asks a
 round's agents concurrently in one process: an LLM agent's unit is mostly a wait on its provider.
 
-Each unit runs ``rounds.decide_one`` (the in-process round's own code: same snapshot, claim, ask,
+Each unit runs ``unit_decision.decide_one`` (the in-process round's own code: same snapshot, claim, ask,
 validate, fills in one commit) on the cohort's runtime with its engine fenced by the unit's lease
 (``queue.UnitFence``): every write of the unit, the decision's commit above all, checks in its own
 transaction that the unit is still this worker's. The decision's claim fences it a second time.
@@ -26,8 +26,9 @@ from sqlalchemy.exc import DBAPIError
 
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.claims import new_token
-from arena.engine.rounds import decide_one, round_time
+from arena.engine.rounds import round_time
 from arena.engine.runtime import CohortRuntime, load_runtime
+from arena.engine.unit_decision import BUSY, OpenedRound, decide_one, open_planned_round
 from arena.workers import queue, roster
 from arena.workers.backoff import is_connection_error
 from arena.workers.queue import DECISION, Lease, UnitFence, UnitLost
@@ -52,6 +53,7 @@ class _Batch:
         self.lost: set[int] = set()
         self.lock = threading.Lock()
         self.runtimes: dict[str, CohortRuntime] = {}
+        self.rounds: dict[tuple[str, int], OpenedRound] = {}
         self.taken = 0
 
     async def run(self, first: Lease) -> None:
@@ -83,13 +85,20 @@ class _Batch:
         self.worker.say(f"ran {self.taken} decision unit(s), from unit {first.unit_id}")
 
     def _take_more(self) -> list[Lease]:
+        """Up to the free slots, but no more than this worker's share of the available units
+        (split between the live workers), so a round's units spread over the fleet."""
         w = self.worker
+        now = w.clock.now()
+        available = queue.available(w.engine, now, kinds=(DECISION,))
+        if not available:
+            return []
+        share = -(-available // max(roster.live_workers(w.engine, now), 1))
         return queue.take_many(
             w.engine,
             w.name,
-            w.clock.now(),
+            now,
             self.settings.lease_ttl,
-            limit=self.settings.slots - len(self.running),
+            limit=min(self.settings.slots - len(self.running), share),
             kinds=(DECISION,),
         )
 
@@ -137,6 +146,15 @@ class _Batch:
             self.runtimes[cohort_id] = rt
         return rt
 
+    def _opened(self, rt: CohortRuntime, index: int) -> OpenedRound:
+        """The round as its planner opened it, read and checked (snapshot hash) once per batch."""
+        key = (rt.cohort_id, index)
+        if key not in self.rounds:
+            self.rounds[key] = open_planned_round(
+                rt, index, round_time(rt.start, rt.config.schedule.every, index)
+            )
+        return self.rounds[key]
+
     async def _one(self, lease: Lease) -> None:
         """Run one unit and finish it under its lease; see ``Worker.run_replay`` for the faults."""
         w = self.worker
@@ -147,8 +165,9 @@ class _Batch:
             # The unit's lease fences every write; a claim taken by the unit's previous holder is
             # taken over once the unit's lease expired (claims leases of one unit lease).
             unit_rt = replace(rt, engine=UnitFence(lease).guard(w.engine), lease=self.settings.lease_ttl)
-            at = round_time(rt.start, rt.config.schedule.every, lease.round_index)
-            status = await decide_one(unit_rt, lease.round_index, at, lease.agent_id, new_token())
+            status = await decide_one(
+                unit_rt, self._opened(unit_rt, lease.round_index), lease.agent_id, new_token()
+            )
         except asyncio.CancelledError:
             if lease.unit_id in self.lost:
                 w.say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
@@ -170,11 +189,11 @@ class _Batch:
         except Exception as exc:
             w.failed_by_bug(lease, exc)
             return
-        if status == "busy":  # the claim of a runner that may still live: wait out its lease
+        if status == BUSY:  # the claim of a runner that may still live: wait out its lease
             w.give_back(
                 lease, f"decision {lease.agent_id} of round {lease.round_index} is claimed by another runner"
             )
             return
         seconds = (w.clock.now() - started).total_seconds()
-        w.finish(lease, None, seconds, quiet=True)
+        await asyncio.to_thread(w.finish, lease, None, seconds, quiet=True)
         log.info("unit %s: decision %s in %.1f s", lease.unit_id, status, seconds)

@@ -23,8 +23,9 @@ from sqlmodel import Session, col, select
 from arena.clock import SystemClock
 from arena.db.models import DecisionRow
 from arena.engine.claims import FINAL_STATUSES
-from arena.engine.rounds import RoundReport, close_round, open_planned_round, read_report
+from arena.engine.rounds import RoundReport, close_round, read_report
 from arena.engine.runtime import CohortRuntime
+from arena.engine.unit_decision import open_planned_round
 from arena.workers import queue
 
 POLL = timedelta(seconds=0.1)
@@ -44,7 +45,7 @@ async def plan_round(
     finished = read_report(rt, index, only_final=True)
     if finished is not None:
         return finished
-    round_id = open_planned_round(rt, index, at)
+    round_id = open_planned_round(rt, index, at).round_id
     loop = asyncio.get_running_loop()
     deadline = loop.time() + (bound or rt.claim_lease).total_seconds()
     first = [s.id for s in rt.agents if not s.uses_peers]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import URL, CursorResult, Engine, make_url, or_, tuple_, update
+from sqlalchemy import URL, CursorResult, Engine, func, make_url, or_, tuple_, update
 from sqlmodel import Session, col, select
 
 from arena.db.engine import fenced, session_scope
@@ -182,6 +182,25 @@ def take(
     return taken[0] if taken else None
 
 
+def _available_where(now: datetime, kinds: tuple[str, ...] | None) -> list[Any]:
+    """Queued and due, or running under an expired lease; of ``kinds`` if given."""
+    where: list[Any] = [
+        or_(
+            (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
+            (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+        )
+    ]
+    if kinds is not None:
+        where.append(col(WorkUnitRow.kind).in_(kinds))
+    return where
+
+
+def available(engine: Engine, now: datetime, *, kinds: tuple[str, ...] | None = None) -> int:
+    """How many units a worker could take now."""
+    with session_scope(engine, write=False) as session:
+        return int(session.exec(select(func.count()).where(*_available_where(now, kinds))).one())
+
+
 def take_many(
     engine: Engine,
     owner: str,
@@ -197,14 +216,7 @@ def take_many(
     with session_scope(engine) as session:
         taken: list[Lease] = []
         while len(taken) < limit:
-            query = select(WorkUnitRow).where(
-                or_(
-                    (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
-                    (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
-                )
-            )
-            if kinds is not None:
-                query = query.where(col(WorkUnitRow.kind).in_(kinds))
+            query = select(WorkUnitRow).where(*_available_where(now, kinds))
             found = session.exec(
                 query.order_by(col(WorkUnitRow.available_at), col(WorkUnitRow.id))
                 .limit(limit - len(taken))

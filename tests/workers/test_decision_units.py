@@ -22,8 +22,9 @@ from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, JobRunRow, RoundRow, WorkUnitRow
 from arena.engine.claims import new_token
 from arena.engine.replay import ReplayRunner
-from arena.engine.rounds import decide_one, open_planned_round, round_time
+from arena.engine.rounds import round_time
 from arena.engine.sources import open_source
+from arena.engine.unit_decision import decide_one, open_planned_round
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
 from arena.settings import Settings
@@ -83,7 +84,7 @@ def test_a_unit_whose_lease_was_taken_over_cannot_commit(engine: Engine, tmp_pat
     cohort_id, source = launch_cohort(engine, _data(synthetic_dataset(tmp_path / "data", days=20)))
     rt = runtime(engine, cohort_id, source)
     at = round_time(rt.start, rt.config.schedule.every, 0)
-    open_planned_round(rt, 0, at)
+    opened = open_planned_round(rt, 0, at)
     favorite = next(s.id for s in rt.agents if s.name == "favorite")
     now = datetime.now(UTC)
     queue.enqueue_decisions(engine, cohort_id, 0, [favorite], now)
@@ -93,11 +94,11 @@ def test_a_unit_whose_lease_was_taken_over_cannot_commit(engine: Engine, tmp_pat
     assert new is not None and new.unit_id == old.unit_id
     late = type(rt)(**{**rt.__dict__, "engine": UnitFence(old).guard(engine), "lease": TTL})
     with pytest.raises(UnitLost, match="commit is refused"):
-        asyncio.run(decide_one(late, 0, at, favorite, new_token()))
+        asyncio.run(decide_one(late, opened, favorite, new_token()))
     with Session(engine) as session:  # the refused transaction left nothing: not even the claim
         assert session.exec(select(DecisionRow)).all() == []
     taker = type(rt)(**{**rt.__dict__, "engine": UnitFence(new).guard(engine), "lease": TTL})
-    assert asyncio.run(decide_one(taker, 0, at, favorite, new_token())) == "done"
+    assert asyncio.run(decide_one(taker, opened, favorite, new_token())) == "done"
 
 
 def test_a_planner_without_workers_gives_up_at_its_bound_and_says_which_decisions(
