@@ -115,7 +115,8 @@ def print_queue(engine: Engine, now: datetime) -> None:
     """Workers and units, for ``arena status``; nothing when no unit was ever queued."""
     with session_scope(engine, write=False) as session:
         workers, units = roster.workers(session), queue.units(session)
-    if not workers and not units:
+        rounds = queue.decision_rounds(session)
+    if not workers and not units and not rounds:
         return
     table = Table(title="Workers")
     for column in ("worker", "state", "heartbeat", "unit", "units done"):
@@ -148,6 +149,24 @@ def print_queue(engine: Engine, now: datetime) -> None:
             "—" if unit.lease_expires_at is None else unit.lease_expires_at.strftime("%H:%M:%S UTC"),
             escape((unit.error or "")[:60]),
         )
+    if units:
+        console.print(table)
+    if rounds:
+        _print_decision_rounds(rounds, now)
+
+
+def _print_decision_rounds(rounds: list[queue.RoundUnits], now: datetime) -> None:
+    """One line per planned round: its decision units by state, retries, the oldest wait."""
+    table = Table(title="Decision units (one per agent of a round planned for workers)")
+    for column in ("cohort", "round", "queued", "running", "done", "failed", "retried", "lag", "error"):
+        table.add_column(column)
+    for r in rounds:
+        lag = "—" if r.oldest_queued is None else f"{max((now - r.oldest_queued).total_seconds(), 0):.0f} s"
+        counts = [
+            str(r.by_state.get(state, 0)) for state in (queue.QUEUED, queue.RUNNING, queue.DONE, queue.FAILED)
+        ]
+        first_error = escape(r.errors[0][:60]) if r.errors else ""
+        table.add_row(r.cohort_id, str(r.round_index), *counts, str(r.retried), lag, first_error)
     console.print(table)
 
 

@@ -311,5 +311,49 @@ def _fenced(engine: Engine, lease: Lease, **values: Any) -> bool:
 
 
 def units(session: Session, *, limit: int = 50) -> list[WorkUnitRow]:
-    """The newest units first, for ``arena status``."""
-    return list(session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id).desc()).limit(limit)))
+    """The newest units first, for ``arena status``; decision units are summed up per round
+    instead (``decision_rounds``): a round of a thousand agents is a thousand units."""
+    query = select(WorkUnitRow).where(col(WorkUnitRow.kind) != DECISION)
+    return list(session.exec(query.order_by(col(WorkUnitRow.id).desc()).limit(limit)))
+
+
+@dataclass(frozen=True, slots=True)
+class RoundUnits:
+    """The decision units of one round, counted by state, for ``arena status``."""
+
+    cohort_id: str
+    round_index: int
+    by_state: dict[str, int]
+    retried: int  # units taken more than once (a worker died or lost its lease)
+    oldest_queued: datetime | None
+    errors: list[str]
+
+
+def decision_rounds(session: Session, *, limit: int = 10) -> list[RoundUnits]:
+    """The ``limit`` rounds with the newest decision units, newest first."""
+    latest = (
+        select(WorkUnitRow.cohort_id, WorkUnitRow.round_index)
+        .where(col(WorkUnitRow.kind) == DECISION)
+        .group_by(col(WorkUnitRow.cohort_id), col(WorkUnitRow.round_index))
+        .order_by(func.max(WorkUnitRow.id).desc())
+        .limit(limit)
+    )
+    out = []
+    for cohort_id, round_index in session.exec(latest).all():
+        assert round_index is not None
+        rows = decision_units(session, cohort_id, round_index)
+        by_state: dict[str, int] = {}
+        for row in rows:
+            by_state[row.state] = by_state.get(row.state, 0) + 1
+        queued = [r.available_at for r in rows if r.state == QUEUED]
+        out.append(
+            RoundUnits(
+                cohort_id,
+                round_index,
+                by_state,
+                retried=sum(r.attempts > 1 for r in rows),
+                oldest_queued=min(queued, default=None),
+                errors=[f"agent {r.agent_id}: {r.error}" for r in rows if r.state == FAILED and r.error],
+            )
+        )
+    return out

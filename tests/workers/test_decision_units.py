@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.clock import SimulatedClock, SystemClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
@@ -78,6 +80,12 @@ def test_a_replay_whose_rounds_are_planned_for_workers_matches_the_in_process_ru
         units = session.exec(select(WorkUnitRow)).all()
     assert len(units) == 5 * len(AGENTS)
     assert {(u.kind, u.state, u.attempts) for u in units} == {("decision", "done", 1)}
+    url = engine.url.render_as_string(hide_password=False)
+    status = CliRunner().invoke(app, ["status"], env={"ARENA_DATABASE_URL": url, "COLUMNS": "200"})
+    assert "Decision units" in status.output, status.output
+    lines = [line for line in status.output.splitlines() if cohort_id in line]
+    counts = [[cell.strip() for cell in line.split("│")[3:7]] for line in lines]
+    assert counts == [["0", "0", "6", "0"]] * 5, lines  # queued, running, done, failed
 
 
 def test_a_unit_whose_lease_was_taken_over_cannot_commit(engine: Engine, tmp_path: Path) -> None:
