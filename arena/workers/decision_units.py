@@ -55,6 +55,7 @@ class _Batch:
         self.runtimes: dict[str, CohortRuntime] = {}
         self.rounds: dict[tuple[str, int], OpenedRound] = {}
         self.taken = 0
+        self.done = 0
 
     async def run(self, first: Lease) -> None:
         loop = asyncio.get_running_loop()
@@ -82,7 +83,9 @@ class _Batch:
             finally:
                 stop_renewing.set()
                 renewer.join()
-        self.worker.say(f"ran {self.taken} decision unit(s), from unit {first.unit_id}")
+        w = self.worker
+        w.with_database(lambda: roster.beat(w.engine, w.name, w.clock.now(), None, finished=self.done))
+        w.say(f"ran {self.taken} decision unit(s), from unit {first.unit_id}; {self.done} done")
 
     def _take_more(self) -> list[Lease]:
         """Up to the free slots, but no more than this worker's share of the available units
@@ -195,5 +198,6 @@ class _Batch:
             )
             return
         seconds = (w.clock.now() - started).total_seconds()
-        await asyncio.to_thread(w.finish, lease, None, seconds, quiet=True)
+        if await asyncio.to_thread(w.finish, lease, None, seconds, quiet=True):
+            self.done += 1
         log.info("unit %s: decision %s in %.1f s", lease.unit_id, status, seconds)

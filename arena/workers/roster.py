@@ -24,11 +24,11 @@ def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
         session.add(WorkerRow(name=name, host=host, pid=pid, started_at=now, heartbeat_at=now))
 
 
-def beat(engine: Engine, name: str, now: datetime, unit_id: int | None, *, finished: bool = False) -> None:
-    """Record that ``name`` is alive and what it runs; ``finished`` counts one more unit done."""
+def beat(engine: Engine, name: str, now: datetime, unit_id: int | None, *, finished: int = 0) -> None:
+    """Record that ``name`` is alive and what it runs; ``finished``: how many more units it did."""
     values: dict[str, object] = {"heartbeat_at": now, "unit_id": unit_id}
     if finished:
-        values["units_done"] = col(WorkerRow.units_done) + 1
+        values["units_done"] = col(WorkerRow.units_done) + finished
     with session_scope(engine) as session:
         session.execute(update(WorkerRow).where(col(WorkerRow.name) == name).values(**values))
 

@@ -168,18 +168,22 @@ class Worker:
 
     def finish(
         self, lease: Lease, error: str | None, seconds: float | None = None, *, quiet: bool = False
-    ) -> None:
+    ) -> bool:
         """Finish under the lease, waiting out a database outage (a retry after a commit whose
-        reply was lost is harmless: it names the same token and writes the same values)."""
+        reply was lost is harmless: it names the same token and writes the same values).
+        ``quiet``: a decision unit, done: no line and no roster write of its own (one line per
+        unit would flood the log; the batch counts its units in the roster when it ends).
+        False when the unit was no longer ours (refused, and said so)."""
         done = self.with_database(lambda: queue.finish(self.engine, lease, self.clock.now(), error=error))
-        if self._fenced(lease, done):
+        if not self._fenced(lease, done):
+            return False
+        if not (quiet and error is None):
             self.with_database(
-                lambda: roster.beat(self.engine, self.name, self.clock.now(), None, finished=True)
+                lambda: roster.beat(self.engine, self.name, self.clock.now(), None, finished=1)
             )
             took = "" if seconds is None else f" in {seconds:.1f} s"
-            if quiet and error is None:  # a decision unit: one line per unit would flood the log
-                return
             self.say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}")
+        return True
 
     def _fenced(self, lease: Lease, applied: bool) -> bool:
         if not applied:
