@@ -45,13 +45,18 @@ def spend_by_agent(
 
 def has_caps(config: CohortConfig) -> bool:
     """Whether any spend cap applies (without one, no agent is ever held and spend is not read)."""
-    return config.budget.max_cost_usd is not None or bool(agent_caps(config))
+    return config.budget.max_cost_usd is not None or any(
+        "budget" in (agent.model_extra or {}) for agent in config.agents
+    )
 
 
-def agent_caps(config: CohortConfig) -> dict[str, Decimal]:
-    """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting."""
+def agent_caps(config: CohortConfig, names: Collection[str] | None = None) -> dict[str, Decimal]:
+    """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting; only of
+    ``names`` if given (a worker's unit asks about one agent of a cohort of thousands)."""
     caps = {}
     for agent in config.agents:
+        if names is not None and agent.name not in names:
+            continue
         budget = agent.settings.get("budget")
         cap = budget.get("max_cost_usd") if isinstance(budget, Mapping) else None
         if cap is not None:
@@ -63,7 +68,7 @@ def held_for_budget(
     config: CohortConfig, slots: Sequence[AgentSlot], spent: Mapping[int, Decimal]
 ) -> dict[str, Decision]:
     """The hold decision of every agent in ``slots`` that is over a cap, by agent name."""
-    caps = agent_caps(config)
+    caps = agent_caps(config, {slot.name for slot in slots})
     cohort_cap = config.budget.max_cost_usd
     cohort_spent = sum(spent.values(), Decimal(0))
     held = {}
