@@ -73,7 +73,7 @@ COMMANDS: dict[str, Entry] = {
     "corpus": Entry("arena.commands.corpus", "Corpora for research tools: import, info, list.", group=True),
     "worker": Entry(
         "arena.commands.worker",
-        "Run queued units (replays from `arena replay --queue`) from a shared PostgreSQL.",
+        "Run queued units (replays, agents' decisions in rounds) from a shared PostgreSQL.",
     ),
 }
 

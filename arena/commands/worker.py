@@ -51,8 +51,10 @@ def worker_command(
     ] = False,
     database_url: DatabaseOption = None,
 ) -> None:
-    """Run queued units from a shared PostgreSQL: replays (`arena replay --queue`) and agents'
-    decisions in rounds planned by `arena serve` or `arena replay --by-workers`.
+    """Run queued units (replays, agents' decisions in rounds) from a shared PostgreSQL.
+
+    Replays come from `arena replay --queue`; decisions from rounds planned by `arena serve` or
+    `arena replay --by-workers`.
 
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""

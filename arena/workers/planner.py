@@ -18,10 +18,11 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from arena.clock import SystemClock
-from arena.db.models import DecisionRow
+from arena.db.models import DecisionRow, WorkUnitRow
 from arena.engine.claims import FINAL_STATUSES
 from arena.engine.rounds import RoundReport, close_round, read_report
 from arena.engine.runtime import CohortRuntime
@@ -66,29 +67,64 @@ async def _wait(
     loop = asyncio.get_running_loop()
     while True:
         with Session(rt.engine) as session:
-            rows = session.exec(
-                select(DecisionRow.agent_id, DecisionRow.status).where(
-                    DecisionRow.round_id == round_id, col(DecisionRow.agent_id).in_(agent_ids)
+            final, failed = _progress(session, rt.cohort_id, round_id, index, agent_ids)
+        if final == len(agent_ids):
+            return
+        if failed >= len(agent_ids) - final or loop.time() >= deadline:
+            raise _unfinished(rt, round_id, index, agent_ids, timed_out=loop.time() >= deadline)
+        await asyncio.sleep(poll.total_seconds())
+
+
+def _progress(
+    session: Session, cohort_id: str, round_id: int, index: int, agent_ids: list[int]
+) -> tuple[int, int]:
+    """How many of the agents' decisions are final, and how many of their units failed (two
+    counts: the planner polls them often while a thousand agents decide)."""
+    final = session.exec(
+        select(func.count()).where(
+            DecisionRow.round_id == round_id,
+            col(DecisionRow.agent_id).in_(agent_ids),
+            col(DecisionRow.status).in_(FINAL_STATUSES),
+        )
+    ).one()
+    failed = session.exec(
+        select(func.count()).where(
+            WorkUnitRow.kind == queue.DECISION,
+            WorkUnitRow.cohort_id == cohort_id,
+            WorkUnitRow.round_index == index,
+            col(WorkUnitRow.agent_id).in_(agent_ids),
+            WorkUnitRow.state == queue.FAILED,
+        )
+    ).one()
+    return int(final), int(failed)
+
+
+def _unfinished(
+    rt: CohortRuntime, round_id: int, index: int, agent_ids: list[int], *, timed_out: bool
+) -> RoundUnfinished:
+    """The error naming every agent whose decision is not final, with its unit's state and error."""
+    with Session(rt.engine) as session:
+        final = set(
+            session.exec(
+                select(DecisionRow.agent_id).where(
+                    DecisionRow.round_id == round_id,
+                    col(DecisionRow.agent_id).in_(agent_ids),
+                    col(DecisionRow.status).in_(FINAL_STATUSES),
                 )
             ).all()
-            final = {agent for agent, status in rows if status in FINAL_STATUSES}
-            if final >= set(agent_ids):
-                return
-            units = {u.agent_id: u for u in queue.decision_units(session, rt.cohort_id, index)}
-        open_ids = [a for a in agent_ids if a not in final]
-        all_failed = all(a in units and units[a].state == queue.FAILED for a in open_ids)
-        if all_failed or loop.time() >= deadline:
-            names = {s.id: s.name for s in rt.agents}
-            detail = "; ".join(
-                f"{names[a]}: unit {units[a].id} {units[a].state}"
-                + (f" ({units[a].error})" if units[a].error else "")
-                if a in units
-                else f"{names[a]}: no unit"
-                for a in open_ids
-            )
-            why = "their units failed" if all_failed else "the wait for workers ran out"
-            raise RoundUnfinished(
-                f"cohort {rt.cohort_id} round {index}: {len(open_ids)} of {len(agent_ids)} decisions "
-                f"not final ({why}): {detail}"
-            )
-        await asyncio.sleep(poll.total_seconds())
+        )
+        units = {u.agent_id: u for u in queue.decision_units(session, rt.cohort_id, index)}
+    open_ids = [a for a in agent_ids if a not in final]
+    names = {s.id: s.name for s in rt.agents}
+    detail = "; ".join(
+        f"{names[a]}: unit {units[a].id} {units[a].state}"
+        + (f" ({units[a].error})" if units[a].error else "")
+        if a in units
+        else f"{names[a]}: no unit"
+        for a in open_ids
+    )
+    why = "the wait for workers ran out" if timed_out else "their units failed"
+    return RoundUnfinished(
+        f"cohort {rt.cohort_id} round {index}: {len(open_ids)} of {len(agent_ids)} decisions "
+        f"not final ({why}): {detail}"
+    )
