@@ -207,10 +207,16 @@ def _run(engine: Engine, cohort_id: str, *, by_workers: bool = False) -> ReplayR
         fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
     from arena.workers.planner import RoundUnfinished, plan_round
     from arena.workers.queue import QueueNeedsPostgres, require_postgres
+    from arena.workers.roster import live_workers
 
     try:
         if by_workers:
             require_postgres(engine.url)
+            if not live_workers(engine, SystemClock().now()):
+                console.print(
+                    "[yellow]No live `arena worker` yet: each round waits for workers (at most the "
+                    "cohort's round_budget + call_timeout). Start some with: arena worker[/]"
+                )
         with _ReplayProgress() as progress:
             return asyncio.run(
                 replay_cohort(
