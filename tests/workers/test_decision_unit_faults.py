@@ -184,7 +184,8 @@ def test_a_standby_plans_the_next_rounds_after_the_leader_is_killed_mid_round(
 ) -> None:
     with FakeOpenAIServer() as provider:
         provider.responder = SlowProvider(3.0, hold=True)
-        cohort = _launch_live(pg, provider.base_url, datetime.now(UTC) + timedelta(seconds=6))
+        # Round 0 is due once the leader's start-up sync has stored prices, even on a loaded machine.
+        cohort = _launch_live(pg, provider.base_url, datetime.now(UTC) + timedelta(seconds=10))
         env = {
             "ARENA_DATABASE_URL": db_url,
             "ARENA_GAMMA_URL": venue.url,
@@ -193,7 +194,8 @@ def test_a_standby_plans_the_next_rounds_after_the_leader_is_killed_mid_round(
             "ARENA_ROUNDS_EVERY": "1s",
             "ARENA_SYNC_EVERY": "5s",
         }
-        workers = [start_worker(db_url, tmp_path / f"worker-{i}.log") for i in range(2)]
+        # Leases long enough that no unit changes hands on a loaded machine: none is killed here.
+        workers = [start_worker(db_url, tmp_path / f"worker-{i}.log", lease=10) for i in range(2)]
         leader = start("serve", "--poll", "0.3", log=tmp_path / "leader.log", env=env)
         standby = None
         try:
@@ -203,13 +205,18 @@ def test_a_standby_plans_the_next_rounds_after_the_leader_is_killed_mid_round(
             leader.send_signal(signal.SIGKILL)
             leader.wait()
             _wait(lambda: _round_statuses(pg, cohort) == {0: "done", 1: "done", 2: "done"}, "three rounds")
+        except AssertionError as exc:  # say what the standby was doing
+            raise AssertionError(f"{exc}\n{(tmp_path / 'standby.log').read_text()[-3000:]}") from None
         finally:
             for proc in (leader, standby, *workers):
                 if proc is not None:
                     stop(proc)
     units = _units(pg)
     assert len(units) == 3 * 4  # one per agent per round: none lost, none doubled
-    assert {(u.state, u.attempts) for u in units} == {("done", 1)}  # each ran once, on its first lease
+    # Each ran once, on its first lease.
+    assert {(u.state, u.attempts) for u in units} == {("done", 1)}, [
+        (u.id, u.state, u.attempts, u.error) for u in units
+    ]
     assert_ledgers_reconcile(pg, cohort)  # one decision per agent per round, ledgers = fill logs
     with Session(pg) as session:
         runs = session.exec(select(JobRunRow.message).where(JobRunRow.job == "rounds")).all()
