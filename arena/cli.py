@@ -73,7 +73,7 @@ COMMANDS: dict[str, Entry] = {
     "corpus": Entry("arena.commands.corpus", "Corpora for research tools: import, info, list.", group=True),
     "worker": Entry(
         "arena.commands.worker",
-        "Run queued units (replays; `arena serve`'s marks, settlement, sync) from a shared PostgreSQL.",
+        "Run queued units (replays; agents' decisions; `arena serve`'s marks, settlement, sync).",
     ),
 }
 

@@ -30,7 +30,7 @@ from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.engine.overview import cohort_mode
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.replay_lease import CohortBusy
-from arena.engine.rounds import RoundReport
+from arena.engine.rounds import RoundReport, run_round
 from arena.engine.runtime import CohortNotFound
 from arena.engine.sources import open_source
 from arena.scoring.health import FailedAgent, failed_agents
@@ -72,6 +72,13 @@ def replay_command(
             "--queue", help="Launch and queue the cohorts for `arena worker` processes (PostgreSQL)."
         ),
     ] = False,
+    by_workers: Annotated[
+        bool,
+        typer.Option(
+            "--by-workers",
+            help="Plan each round as one unit per agent for `arena worker` processes (PostgreSQL).",
+        ),
+    ] = False,
     allow_agent_failures: AllowFailures = False,
     wide: WideOption = False,
     database_url: DatabaseOption = None,
@@ -94,7 +101,7 @@ def replay_command(
         except ConfigError as exc:
             fail(str(exc))
     assert cohort_id is not None
-    result = _run(engine, cohort_id)
+    result = _run(engine, cohort_id, by_workers=by_workers)
     _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
 
 
@@ -209,20 +216,38 @@ def _launch(engine: Engine, config: Any) -> str:
     return launched.cohort_id
 
 
-def _run(engine: Engine, cohort_id: str) -> ReplayResult:
+def _run(engine: Engine, cohort_id: str, *, by_workers: bool = False) -> ReplayResult:
     mode = cohort_mode(engine, cohort_id)  # the runtime parses the frozen config, once
     if mode is None:
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
     if mode != "replay":
         fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
+    from arena.workers.planner import RoundUnfinished, plan_round
+    from arena.workers.queue import QueueNeedsPostgres, require_postgres
+    from arena.workers.roster import live_workers
+
     try:
+        if by_workers:
+            require_postgres(engine.url)
+            if not live_workers(engine, SystemClock().now()):
+                console.print(
+                    "[yellow]No live `arena worker` yet: each round waits for workers (at most the "
+                    "cohort's round_budget + call_timeout). Start some with: arena worker[/]"
+                )
         with _ReplayProgress() as progress:
             return asyncio.run(
                 replay_cohort(
-                    engine, cohort_id, environ=os.environ, wall_clock=SystemClock(), progress=progress
+                    engine,
+                    cohort_id,
+                    environ=os.environ,
+                    wall_clock=SystemClock(),
+                    progress=progress,
+                    round_runner=plan_round if by_workers else run_round,
                 )
             )
     except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError, CohortBusy) as exc:
+        fail(str(exc))
+    except (QueueNeedsPostgres, RoundUnfinished) as exc:  # --by-workers: no PostgreSQL, or no workers
         fail(str(exc))
 
 

@@ -32,7 +32,7 @@ from arena.engine.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
 from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_postgres
-from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, WorkerSettings
+from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, DEFAULT_SLOTS, WorkerSettings
 
 console = Console()
 
@@ -44,12 +44,19 @@ def worker_command(
     poll: Annotated[float, typer.Option(min=0.1, help="Seconds between looks at an empty queue.")] = (
         DEFAULT_POLL.total_seconds()
     ),
+    slots: Annotated[
+        int, typer.Option(min=1, help="Decision units run at once (each mostly waits on a provider).")
+    ] = DEFAULT_SLOTS,
     until_idle: Annotated[
         bool, typer.Option("--until-idle", help="Exit once no unit is queued or running.")
     ] = False,
     database_url: DatabaseOption = None,
 ) -> None:
-    """Run queued units (replays; `arena serve`'s marks, settlement, sync) from a shared PostgreSQL.
+    """Run queued units (replays; agents' decisions; `arena serve`'s marks, settlement, sync).
+
+    Replays come from `arena replay --queue`; decisions from rounds planned by `arena serve` or
+    `arena replay --by-workers`; marks, settlement and sync from `arena serve` when a worker is
+    idle. All from a shared PostgreSQL.
 
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
@@ -65,7 +72,7 @@ def worker_command(
     say = lambda line: console.print(escape(line))  # noqa: E731 -- unit lines hold cohort ids: plain text
     retrying(lambda: ensure_schema(url), say=say, stop=threading.Event())  # the server may be starting
     settings = WorkerSettings(
-        lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle
+        lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle, slots=slots
     )
     engine = make_engine(fenced_session_url(url, settings.lease_ttl))
     worker = Worker(engine, clock=SystemClock(), settings=settings, environ=os.environ, say=say)
@@ -113,7 +120,8 @@ def print_queue(engine: Engine, now: datetime) -> None:
     """Workers and units, for ``arena status``; nothing when no unit was ever queued."""
     with session_scope(engine, write=False) as session:
         workers, units = roster.workers(session), queue.units(session)
-    if not workers and not units:
+        rounds = queue.decision_rounds(session)
+    if not workers and not units and not rounds:
         return
     table = Table(title="Workers")
     for column in ("worker", "state", "heartbeat", "unit", "units done"):
@@ -140,6 +148,24 @@ def print_queue(engine: Engine, now: datetime) -> None:
             "—" if unit.lease_expires_at is None else unit.lease_expires_at.strftime("%H:%M:%S UTC"),
             escape((unit.error or "")[:60]),
         )
+    if units:
+        console.print(table)
+    if rounds:
+        _print_decision_rounds(rounds, now)
+
+
+def _print_decision_rounds(rounds: list[queue.RoundUnits], now: datetime) -> None:
+    """One line per planned round: its decision units by state, retries, the oldest wait."""
+    table = Table(title="Decision units (one per agent of a round planned for workers)")
+    for column in ("cohort", "round", "queued", "running", "done", "failed", "retried", "lag", "error"):
+        table.add_column(column)
+    for r in rounds:
+        lag = "—" if r.oldest_queued is None else f"{max((now - r.oldest_queued).total_seconds(), 0):.0f} s"
+        counts = [
+            str(r.by_state.get(state, 0)) for state in (queue.QUEUED, queue.RUNNING, queue.DONE, queue.FAILED)
+        ]
+        first_error = escape(r.errors[0][:60]) if r.errors else ""
+        table.add_row(r.cohort_id, str(r.round_index), *counts, str(r.retried), lag, first_error)
     console.print(table)
 
 

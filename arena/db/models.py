@@ -507,8 +507,9 @@ UNFINISHED_UNITS = "state IN ('queued', 'running')"  # a unit a worker runs or w
 
 
 class WorkUnitRow(ArenaTable, table=True):
-    """A unit of work queued for ``arena worker`` processes: a whole replay cohort, or the marks,
-    settlement or sync job of live cohorts that ``arena serve`` hands to workers.
+    """A unit of work queued for ``arena worker`` processes: a whole replay cohort, the marks,
+    settlement or sync job of live cohorts that ``arena serve`` hands to workers, or one agent's
+    decision in one round (``round_index``, ``agent_id``; at most one unit for each, ever).
 
     A worker takes a unit by writing a fresh ``lease_token`` (``SELECT … FOR UPDATE SKIP LOCKED``
     on PostgreSQL, so concurrent workers never wait on each other); it renews ``lease_expires_at``
@@ -522,7 +523,8 @@ class WorkUnitRow(ArenaTable, table=True):
 
     __tablename__ = "work_unit"
     __table_args__ = (
-        CheckConstraint("kind IN ('replay', 'marks', 'settle', 'sync')", name="kind"),
+        CheckConstraint("kind IN ('replay', 'marks', 'settle', 'sync', 'decision')", name="kind"),
+        UniqueConstraint("kind", "cohort_id", "round_index", "agent_id"),
         CheckConstraint("state IN ('queued', 'running', 'done', 'failed')", name="state"),
         Index(None, "state", "available_at"),
         Index(
@@ -549,7 +551,9 @@ class WorkUnitRow(ArenaTable, table=True):
     finished_at: datetime | None = _at(nullable=True)
     error: str | None = Field(default=None, sa_type=Text)
     recorded_at: datetime = _recorded_at()
-    dedup_key: str  # last: added by migration 0007, and column order is compared with the models
+    dedup_key: str  # added by migration 0007 (column order is compared with the migrations)
+    round_index: int | None = None  # a decision unit's round and agent (added by 0008: last)
+    agent_id: int | None = None
 
 
 class WorkerRow(ArenaTable, table=True):

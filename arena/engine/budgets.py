@@ -10,7 +10,7 @@ A cap is checked between decisions, so the decision that crosses it is completed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 
 from sqlalchemy import Engine, func
@@ -24,21 +24,39 @@ from arena.engine.runtime import AgentSlot
 OVER_BUDGET = "over_budget"
 
 
-def spend_by_agent(engine: Engine, cohort_id: str) -> dict[int, Decimal]:
-    """Recorded provider spend of each agent of the cohort, in dollars."""
+def spend_by_agent(
+    engine: Engine, cohort_id: str, *, leaving_out: tuple[int, Collection[int]] | None = None
+) -> dict[int, Decimal]:
+    """Recorded provider spend of each agent of the cohort, in dollars. ``leaving_out`` (a round
+    id and agent ids): not counting those agents' decisions in that round, so one agent's unit,
+    run after others of its phase committed, reads the spend its whole phase would read together."""
+    query = select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd)).where(
+        DecisionRow.cohort_id == cohort_id
+    )
+    if leaving_out is not None:
+        round_id, agent_ids = leaving_out
+        query = query.where(
+            ~((col(DecisionRow.round_id) == round_id) & col(DecisionRow.agent_id).in_(agent_ids))
+        )
     with Session(engine) as session:
-        rows = session.exec(
-            select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd))
-            .where(DecisionRow.cohort_id == cohort_id)
-            .group_by(col(DecisionRow.agent_id))
-        ).all()
+        rows = session.exec(query.group_by(col(DecisionRow.agent_id))).all()
     return {agent_id: Decimal(total or 0) for agent_id, total in rows}
 
 
-def agent_caps(config: CohortConfig) -> dict[str, Decimal]:
-    """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting."""
+def has_caps(config: CohortConfig) -> bool:
+    """Whether any spend cap applies (without one, no agent is ever held and spend is not read)."""
+    return config.budget.max_cost_usd is not None or any(
+        "budget" in (agent.model_extra or {}) for agent in config.agents
+    )
+
+
+def agent_caps(config: CohortConfig, names: Collection[str] | None = None) -> dict[str, Decimal]:
+    """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting; only of
+    ``names`` if given (a worker's unit asks about one agent of a cohort of thousands)."""
     caps = {}
     for agent in config.agents:
+        if names is not None and agent.name not in names:
+            continue
         budget = agent.settings.get("budget")
         cap = budget.get("max_cost_usd") if isinstance(budget, Mapping) else None
         if cap is not None:
@@ -50,7 +68,7 @@ def held_for_budget(
     config: CohortConfig, slots: Sequence[AgentSlot], spent: Mapping[int, Decimal]
 ) -> dict[str, Decision]:
     """The hold decision of every agent in ``slots`` that is over a cap, by agent name."""
-    caps = agent_caps(config)
+    caps = agent_caps(config, {slot.name for slot in slots})
     cohort_cap = config.budget.max_cost_usd
     cohort_spent = sum(spent.values(), Decimal(0))
     held = {}

@@ -9,6 +9,7 @@ recorded and reported as failed, never as success.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from datetime import datetime
 
@@ -27,6 +28,10 @@ from arena.engine.round_store import FINISHED_ROUND_STATUSES
 from arena.engine.rounds import round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import settle
+from arena.workers import roster
+from arena.workers.planner import RoundUnfinished, plan_round
+
+log = logging.getLogger("arena.engine.live")
 
 
 class JobFailure(RuntimeError):
@@ -88,7 +93,8 @@ def rounds_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> s
 
 
 async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> str:
-    ran, missed, failed = 0, 0, []
+    ran, missed, failed, unfinished = 0, 0, [], []
+    planning = _workers_present(engine, clock)
     async with AgentHttpClients() as clients:
         for cohort_id in live_cohorts(engine):
             rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=clients.new_client)
@@ -99,15 +105,30 @@ async def _rounds(engine: Engine, clock: Clock, environ: Mapping[str, str]) -> s
                     miss_round(rt, index, at, late)
                     missed += 1
                     continue
-                report = await run_round(rt, index, at)
+                try:
+                    report = await (plan_round(rt, index, at) if planning else run_round(rt, index, at))
+                except RoundUnfinished as exc:
+                    log.error("%s", exc)
+                    unfinished.append(str(exc))
+                    break  # later rounds of this cohort wait for this one
                 ran += 1
                 if report.failed:
                     failed.append(f"{cohort_id} round {index}")
-    if failed:
-        raise JobFailure(f"every agent failed in: {', '.join(failed)}")
-    return f"{ran} rounds run" + (
+    if failed or unfinished:
+        problems = ([f"every agent failed in: {', '.join(failed)}"] if failed else []) + unfinished
+        raise JobFailure("; ".join(problems))
+    how = " by workers" if planning else ""
+    return f"{ran} rounds run{how}" + (
         f", {missed} missed (found later than schedule.catch_up_grace)" if missed else ""
     )
+
+
+def _workers_present(engine: Engine, clock: Clock) -> bool:
+    """Whether ``arena worker`` processes are alive (PostgreSQL only): the rounds job then only
+    plans rounds (``arena.workers.planner``); with none it runs them in-process, as always."""
+    if engine.dialect.name != "postgresql":
+        return False
+    return roster.live_workers(engine, clock.now()) > 0
 
 
 def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:

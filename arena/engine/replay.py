@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -47,6 +47,10 @@ log = logging.getLogger("arena.engine.replay")
 BUSY_RETRY = timedelta(seconds=15)
 
 
+RoundRunner = Callable[[CohortRuntime, int, datetime], Awaitable[RoundReport]]
+"""How a round is run: ``run_round`` in this process, or a planner's units for workers."""
+
+
 class CohortNotRunnable(RuntimeError):
     """The cohort cannot be replayed: its market source has no data end (a live source)."""
 
@@ -73,9 +77,12 @@ class ReplayResult:
 
 
 class ReplayRunner:
-    def __init__(self, rt: CohortRuntime, *, progress: Progress | None = None) -> None:
+    def __init__(
+        self, rt: CohortRuntime, *, progress: Progress | None = None, round_runner: RoundRunner = run_round
+    ) -> None:
         self.rt = rt
         self.progress = progress
+        self._run_round = round_runner
         self._pending_marks: list[dict[str, object]] = []
         self._offered: set[str] = set()
         self._resolutions: list[Resolution] = []
@@ -143,7 +150,7 @@ class ReplayRunner:
     async def _round(self, index: int, at: datetime) -> RoundReport:
         """Run the round; while another runner holds some of its claims (a crashed run's, until
         their lease expires), wait and retry: a replay never moves on with a round half done."""
-        report = await run_round(self.rt, index, at)
+        report = await self._run_round(self.rt, index, at)
         while report.status == "busy":
             pause = min(self.rt.claim_lease, BUSY_RETRY)
             log.warning(
@@ -155,7 +162,7 @@ class ReplayRunner:
                 self.rt.claim_lease,
             )
             await asyncio.sleep(pause.total_seconds())
-            report = await run_round(self.rt, index, at)
+            report = await self._run_round(self.rt, index, at)
         return report
 
     def _steps(self, round_times: set[datetime], end: datetime) -> list[datetime]:
@@ -246,16 +253,24 @@ async def replay_cohort(
     wall_clock: Clock,
     progress: Progress | None = None,
     lease_ttl: timedelta = RUN_LEASE_TTL,
+    round_runner: RoundRunner = run_round,
 ) -> ReplayResult:
     """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
 
     ``source``: the cohort's own dataset unless given (see ``load_runtime``). The LLM agents' HTTP
-    clients live exactly as long as the run. ``lease_ttl``: see ``replay_lease``.
+    clients live exactly as long as the run. ``lease_ttl``: see ``replay_lease``. ``round_runner``:
+    ``run_round`` (in this process) or ``planner.plan_round`` (one unit per agent, for workers).
     """
     started = wall_clock.now()
     with replay_lease(engine, cohort_id, wall_clock, lease_ttl):
         result = await _run_leased(
-            engine, cohort_id, source, environ=environ, wall_clock=wall_clock, progress=progress
+            engine,
+            cohort_id,
+            source,
+            environ=environ,
+            wall_clock=wall_clock,
+            progress=progress,
+            round_runner=round_runner,
         )
     _record_run(engine, result, started, wall_clock.now())
     return result
@@ -269,6 +284,7 @@ async def _run_leased(
     environ: Mapping[str, str],
     wall_clock: Clock,
     progress: Progress | None,
+    round_runner: RoundRunner,
 ) -> ReplayResult:
     async with AgentHttpClients() as clients:
         rt = load_runtime(
@@ -279,7 +295,7 @@ async def _run_leased(
             new_http_client=clients.new_client,
             lease_clock=wall_clock,
         )
-        return await ReplayRunner(rt, progress=progress).run()
+        return await ReplayRunner(rt, progress=progress, round_runner=round_runner).run()
 
 
 def _record_run(engine: Engine, result: ReplayResult, started: datetime, finished: datetime) -> None:

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from decimal import Decimal
 from functools import cached_property
 
 from sqlmodel import Session, col, select
@@ -70,8 +72,7 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     finished = read_report(rt, index, only_final=True)
     if finished is not None:
         return finished
-    full = rt.source.snapshot(at)
-    universe = select_universe(full, rt.config.universe, rt.excluded)
+    full, universe = round_snapshot(rt, at)
     token = new_token()
     with session_scope(rt.engine) as session:
         round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
@@ -86,18 +87,24 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
         )
     if claims.claimed:
         rt.refresh(list(claims.claimed))
-        plan = _Plan(rt, index, at, round_id, full, universe)
+        plan = RoundPlan(rt, index, at, round_id, full, universe)
         deadline = asyncio.get_running_loop().time() + rt.config.round_budget.total_seconds()
         first = [s for s in rt.agents if s.id in claims.claimed and not s.uses_peers]
         await plan.phase(first, claims.claimed, deadline, peers=None)
         second = [s for s in rt.agents if s.id in claims.claimed and s.uses_peers]
         if second:
-            await plan.phase(second, claims.claimed, deadline, peers=_peer_probabilities(rt, round_id))
+            await plan.phase(second, claims.claimed, deadline, peers=peer_probabilities(rt, round_id))
     return close_round(rt, round_id, index, at)
 
 
+def round_snapshot(rt: CohortRuntime, at: datetime) -> tuple[MarketSnapshot, MarketSnapshot]:
+    """The full snapshot as of ``at`` and the round's universe drawn from it."""
+    full = rt.source.snapshot(at)
+    return full, select_universe(full, rt.config.universe, rt.excluded)
+
+
 @dataclass
-class _Plan:
+class RoundPlan:
     """What every agent of the round shares: the snapshot, its visibility, open markets."""
 
     rt: CohortRuntime
@@ -106,12 +113,16 @@ class _Plan:
     round_id: int
     full: MarketSnapshot
     universe: MarketSnapshot
+    # The agents this plan asks (default: all). Positions of the others do not change what these
+    # are shown: hidden prices and questions are per market.
+    serving: list[AgentSlot] | None = None
 
     def __post_init__(self) -> None:
         cfg = self.rt.config
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
         self.tradable = {e.market.market_id: e for e in self.full.entries}
-        held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
+        slots = self.rt.agents if self.serving is None else self.serving
+        held = {p.market_id for s in slots for p in s.book.ledger.open_positions()}
         self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
         self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
         self.open_markets = self.rt.source.open_markets(self.at)
@@ -197,21 +208,36 @@ class _Plan:
         deadline: float,
         peers: dict[str, dict[str, dict[str, float]]] | None,
     ) -> None:
+        answers = await self.ask(slots, deadline, peers)
+        self.commit_phase(slots, claims, answers)
+
+    async def ask(
+        self,
+        slots: list[AgentSlot],
+        deadline: float,
+        peers: dict[str, dict[str, dict[str, float]]] | None,
+        spent: Mapping[int, Decimal] | None = None,
+    ) -> dict[str, Decision]:
+        """Every agent's answer by name (an agent over its spending budget holds unasked);
+        ``spent``: the spend read before the phase (default: read now)."""
         cfg = self.rt.config
-        held = held_for_budget(cfg, slots, spend_by_agent(self.rt.engine, self.rt.cohort_id))
+        if spent is None:
+            spent = spend_by_agent(self.rt.engine, self.rt.cohort_id)
+        held = held_for_budget(cfg, slots, spent)
         calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(
             calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining
         )
         answers.update(held)
-        self.commit_phase(slots, claims, answers)
+        return answers
 
     def commit_phase(
         self, slots: list[AgentSlot], claims: dict[int, Claim], answers: dict[str, Decision]
-    ) -> None:
+    ) -> dict[int, str]:
         """Execute every agent's answer on its ledger and store them all in ONE transaction
-        (``round_commit``); ledgers whose decision was not stored are rebuilt from the database."""
+        (``round_commit``); ledgers whose decision was not stored are rebuilt from the database.
+        Returns the status stored for each agent, by id (none for a claim taken over)."""
         decided_at = self.rt.happened_at(self.at)
         try:
             staged = [
@@ -235,9 +261,16 @@ class _Plan:
                 committed(s.slot.book, s.outcome.fills)
         if dropped:
             self.rt.reload(sorted(dropped))
+        lost = {s.slot.id for s in stored.lost}
+        conflicts = {s.slot.id for s in stored.conflicts}
+        return {
+            s.slot.id: ERROR if s.slot.id in conflicts else s.outcome.status
+            for s in staged
+            if s.slot.id not in lost
+        }
 
 
-def _peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:
+def peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, dict[str, float]]]:
     """Stated probabilities of the round's finished first-phase agents (not ``UNINFORMED_KINDS``),
     read back from the database so an interrupted round resumed later gives the ensemble the very
     same inputs."""

@@ -17,17 +17,19 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import URL, CursorResult, Engine, make_url, or_, text, update
+from sqlalchemy import URL, CursorResult, Engine, func, make_url, or_, text, tuple_, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.models import UNFINISHED_UNITS, WorkUnitRow
+from arena.db.upsert import insert_ignore
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 UNFINISHED = (QUEUED, RUNNING)
 # The kinds of unit (``work_unit.kind``); ``arena.workers.units.RUNNERS`` says how each runs.
 REPLAY, MARKS, SETTLE, SYNC = "replay", "marks", "settle", "sync"
+DECISION = "decision"  # one agent's decision in one round (``arena.workers.decision_units``)
 MAX_ATTEMPTS = 5
 
 
@@ -45,10 +47,21 @@ class Lease:
     cohort_id: str | None
     token: str
     attempt: int
+    round_index: int | None = None
+    agent_id: int | None = None
 
     def describe(self) -> str:
         """``marks of cohort X``, ``sync of venue polymarket``: the unit for a reader."""
         return f"{self.kind} of {'cohort' if self.cohort_id else 'venue'} {self.key}"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a unit ended, for ``finish``: ``error``, why it failed (None: it did its work);
+    ``summary``, what it did."""
+
+    error: str | None
+    summary: str = ""
 
 
 def require_postgres(url: URL | str) -> None:
@@ -121,46 +134,170 @@ def enqueue(
                 return existing, False
 
 
+def enqueue_decisions(
+    engine: Engine, cohort_id: str, round_index: int, agent_ids: list[int], now: datetime
+) -> None:
+    """Queue one unit per agent's decision in round ``round_index``. Units that already exist
+    (a standby planning the same round again) are reused, never doubled; one that failed is
+    queued again, since its decision is not final if its round is being planned."""
+    require_postgres(engine.url)
+    rows = [
+        dict(
+            kind=DECISION,
+            dedup_key=f"{cohort_id}/{round_index}/{agent_id}",
+            cohort_id=cohort_id,
+            round_index=round_index,
+            agent_id=agent_id,
+            state=QUEUED,
+            attempts=0,
+            available_at=now,
+            enqueued_at=now,
+        )
+        for agent_id in agent_ids
+    ]
+    with session_scope(engine) as session:
+        insert_ignore(
+            session, WorkUnitRow, rows, on=["kind", "cohort_id", "round_index", "agent_id"], count=False
+        )
+        session.execute(
+            update(WorkUnitRow)
+            .where(
+                col(WorkUnitRow.kind) == DECISION,
+                col(WorkUnitRow.cohort_id) == cohort_id,
+                col(WorkUnitRow.round_index) == round_index,
+                col(WorkUnitRow.agent_id).in_(agent_ids),
+                col(WorkUnitRow.state) == FAILED,
+            )
+            .values(state=QUEUED, attempts=0, available_at=now, finished_at=None, error=None)
+        )
+
+
+def decision_units(session: Session, cohort_id: str, round_index: int) -> list[WorkUnitRow]:
+    """The decision units of one round (the planner watches them)."""
+    query = select(WorkUnitRow).where(
+        col(WorkUnitRow.kind) == DECISION,
+        col(WorkUnitRow.cohort_id) == cohort_id,
+        col(WorkUnitRow.round_index) == round_index,
+    )
+    return list(session.exec(query.order_by(col(WorkUnitRow.agent_id))))
+
+
 def take(
-    engine: Engine, owner: str, now: datetime, ttl: timedelta, *, max_attempts: int = MAX_ATTEMPTS
+    engine: Engine,
+    owner: str,
+    now: datetime,
+    ttl: timedelta,
+    *,
+    max_attempts: int = MAX_ATTEMPTS,
+    kinds: tuple[str, ...] | None = None,
 ) -> Lease | None:
     """Lease the oldest available unit (queued, or running under an expired lease); None if idle.
     Replays come last: a live job's unit is short and due now, and must not wait behind a study's
     backlog of hour-long replays.
 
     A unit whose lease expired ``max_attempts`` times (it kills or hangs every worker that runs
-    it) is failed instead of being handed round the fleet for ever."""
+    it) is failed instead of being handed round the fleet for ever. ``kinds``: only these."""
+    taken = take_many(engine, owner, now, ttl, limit=1, max_attempts=max_attempts, kinds=kinds)
+    return taken[0] if taken else None
+
+
+def _available_where(now: datetime, kinds: tuple[str, ...] | None) -> list[Any]:
+    """Queued and due, or running under an expired lease; of ``kinds`` if given."""
+    where: list[Any] = [
+        or_(
+            (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
+            (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+        )
+    ]
+    if kinds is not None:
+        where.append(col(WorkUnitRow.kind).in_(kinds))
+    return where
+
+
+def available(engine: Engine, now: datetime, *, kinds: tuple[str, ...] | None = None) -> int:
+    """How many units a worker could take now."""
+    with session_scope(engine, write=False) as session:
+        return int(session.exec(select(func.count()).where(*_available_where(now, kinds))).one())
+
+
+def take_many(
+    engine: Engine,
+    owner: str,
+    now: datetime,
+    ttl: timedelta,
+    *,
+    limit: int,
+    max_attempts: int = MAX_ATTEMPTS,
+    kinds: tuple[str, ...] | None = None,
+) -> list[Lease]:
+    """Up to ``limit`` available units in one transaction (see ``take``), each with its own token:
+    a worker running many small units at once (decisions) takes them in one round trip."""
     with session_scope(engine) as session:
-        while True:
-            unit = session.exec(
-                select(WorkUnitRow)
-                .where(
-                    or_(
-                        (col(WorkUnitRow.state) == QUEUED) & (col(WorkUnitRow.available_at) <= now),
-                        (col(WorkUnitRow.state) == RUNNING) & (col(WorkUnitRow.lease_expires_at) < now),
+        taken: list[Lease] = []
+        while len(taken) < limit:
+            query = select(WorkUnitRow).where(*_available_where(now, kinds))
+            found = session.exec(
+                query.order_by(
+                    col(WorkUnitRow.kind) == REPLAY, col(WorkUnitRow.available_at), col(WorkUnitRow.id)
+                )
+                .limit(limit - len(taken))
+                .with_for_update(skip_locked=True)
+            ).all()
+            if not found:
+                break
+            for unit in found:
+                if unit.attempts >= max_attempts:
+                    unit.state, unit.finished_at, unit.lease_token, unit.lease_expires_at = (
+                        FAILED,
+                        now,
+                        None,
+                        None,
+                    )
+                    unit.error = (
+                        f"given up after {unit.attempts} attempts whose workers stopped without finishing"
+                    )
+                    continue
+                unit.state, unit.lease_owner, unit.lease_token = RUNNING, owner, secrets.token_hex(16)
+                unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
+                unit.started_at = unit.started_at or now
+                assert unit.id is not None and unit.lease_token is not None
+                taken.append(
+                    Lease(
+                        unit.id,
+                        unit.kind,
+                        unit.dedup_key,
+                        unit.cohort_id,
+                        unit.lease_token,
+                        unit.attempts,
+                        unit.round_index,
+                        unit.agent_id,
                     )
                 )
-                .order_by(col(WorkUnitRow.kind) == REPLAY, col(WorkUnitRow.available_at), col(WorkUnitRow.id))
-                .limit(1)
-                .with_for_update(skip_locked=True)
-            ).first()
-            if unit is None:
-                return None
-            if unit.attempts < max_attempts:
-                break
-            unit.state, unit.finished_at, unit.lease_token, unit.lease_expires_at = FAILED, now, None, None
-            unit.error = f"given up after {unit.attempts} attempts whose workers stopped without finishing"
             session.flush()
-        unit.state, unit.lease_owner, unit.lease_token = RUNNING, owner, secrets.token_hex(16)
-        unit.lease_expires_at, unit.attempts = now + ttl, unit.attempts + 1
-        unit.started_at = unit.started_at or now
-        assert unit.id is not None and unit.lease_token is not None
-        return Lease(unit.id, unit.kind, unit.dedup_key, unit.cohort_id, unit.lease_token, unit.attempts)
+        return taken
 
 
 def renew(engine: Engine, lease: Lease, now: datetime, ttl: timedelta) -> bool:
     """Extend our lease; False when the unit is no longer ours (another worker took it over)."""
     return _fenced(engine, lease, lease_expires_at=now + ttl)
+
+
+def renew_many(engine: Engine, leases: list[Lease], now: datetime, ttl: timedelta) -> set[int]:
+    """Extend several leases in one statement; the ids of the units still ours."""
+    if not leases:
+        return set()
+    with session_scope(engine) as session:
+        result = session.execute(
+            update(WorkUnitRow)
+            .where(
+                tuple_(col(WorkUnitRow.id), col(WorkUnitRow.lease_token)).in_(
+                    [(x.unit_id, x.token) for x in leases]
+                )
+            )
+            .values(lease_expires_at=now + ttl)
+            .returning(col(WorkUnitRow.id))
+        )
+        return {unit_id for (unit_id,) in result.all()}
 
 
 def finish(engine: Engine, lease: Lease, now: datetime, *, error: str | None = None) -> bool:
@@ -203,5 +340,49 @@ def state_of(engine: Engine, unit_ids: list[int]) -> dict[int, WorkUnitRow]:
 
 
 def units(session: Session, *, limit: int = 50) -> list[WorkUnitRow]:
-    """The newest units first, for ``arena status``."""
-    return list(session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id).desc()).limit(limit)))
+    """The newest units first, for ``arena status``; decision units are summed up per round
+    instead (``decision_rounds``): a round of a thousand agents is a thousand units."""
+    query = select(WorkUnitRow).where(col(WorkUnitRow.kind) != DECISION)
+    return list(session.exec(query.order_by(col(WorkUnitRow.id).desc()).limit(limit)))
+
+
+@dataclass(frozen=True, slots=True)
+class RoundUnits:
+    """The decision units of one round, counted by state, for ``arena status``."""
+
+    cohort_id: str
+    round_index: int
+    by_state: dict[str, int]
+    retried: int  # units taken more than once (a worker died or lost its lease)
+    oldest_queued: datetime | None
+    errors: list[str]
+
+
+def decision_rounds(session: Session, *, limit: int = 10) -> list[RoundUnits]:
+    """The ``limit`` rounds with the newest decision units, newest first."""
+    latest = (
+        select(WorkUnitRow.cohort_id, WorkUnitRow.round_index)
+        .where(col(WorkUnitRow.kind) == DECISION)
+        .group_by(col(WorkUnitRow.cohort_id), col(WorkUnitRow.round_index))
+        .order_by(func.max(WorkUnitRow.id).desc())
+        .limit(limit)
+    )
+    out = []
+    for cohort_id, round_index in session.exec(latest).all():
+        assert cohort_id is not None and round_index is not None  # a decision unit has both
+        rows = decision_units(session, cohort_id, round_index)
+        by_state: dict[str, int] = {}
+        for row in rows:
+            by_state[row.state] = by_state.get(row.state, 0) + 1
+        queued = [r.available_at for r in rows if r.state == QUEUED]
+        out.append(
+            RoundUnits(
+                cohort_id,
+                round_index,
+                by_state,
+                retried=sum(r.attempts > 1 for r in rows),
+                oldest_queued=min(queued, default=None),
+                errors=[f"agent {r.agent_id}: {r.error}" for r in rows if r.state == FAILED and r.error],
+            )
+        )
+    return out

@@ -7,6 +7,7 @@ tokens (``arena.workers.queue``), so a worker whose heartbeat went stale can do 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
@@ -16,7 +17,7 @@ from arena.db.models import WorkerRow
 
 # A worker beats every poll when idle and every quarter lease when busy: a minute of silence
 # means it is stuck or gone (a killed worker never writes ``stopped_at``).
-SILENT_AFTER = timedelta(seconds=60)
+SILENT_AFTER = timedelta(minutes=1)
 
 
 def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
@@ -24,11 +25,11 @@ def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
         session.add(WorkerRow(name=name, host=host, pid=pid, started_at=now, heartbeat_at=now))
 
 
-def beat(engine: Engine, name: str, now: datetime, unit_id: int | None, *, finished: bool = False) -> None:
-    """Record that ``name`` is alive and what it runs; ``finished`` counts one more unit done."""
+def beat(engine: Engine, name: str, now: datetime, unit_id: int | None, *, finished: int = 0) -> None:
+    """Record that ``name`` is alive and what it runs; ``finished``: how many more units it did."""
     values: dict[str, object] = {"heartbeat_at": now, "unit_id": unit_id}
     if finished:
-        values["units_done"] = col(WorkerRow.units_done) + 1
+        values["units_done"] = col(WorkerRow.units_done) + finished
     with session_scope(engine) as session:
         session.execute(update(WorkerRow).where(col(WorkerRow.name) == name).values(**values))
 
@@ -49,17 +50,25 @@ def workers(session: Session, *, limit: int = 50) -> list[WorkerRow]:
 
 
 def idle(engine: Engine, now: datetime) -> int:
-    """How many workers could take a unit now: not stopped, heard from within ``SILENT_AFTER``,
-    and running nothing. ``arena serve`` hands its marks, settlement and sync to workers only
-    when one is idle: with every worker deep in a long replay, its jobs run in-process instead of
-    waiting behind them. Workers need PostgreSQL, so on SQLite there are none (the table is
-    not read)."""
+    """How many workers could take a unit now: live (``live_workers``) and running nothing.
+    ``arena serve`` hands its marks, settlement and sync to workers only when one is idle: with
+    every worker deep in a long replay, its jobs run in-process instead of waiting behind them."""
+    return _live(engine, now, col(WorkerRow.unit_id).is_(None))
+
+
+def live_workers(engine: Engine, now: datetime) -> int:
+    """How many workers have not stopped and beat within ``SILENT_AFTER``: ``arena serve`` plans
+    rounds for them when there is any, and runs rounds in-process otherwise."""
+    return _live(engine, now)
+
+
+def _live(engine: Engine, now: datetime, *also: Any) -> int:
+    """Live workers matching ``also``. Workers need PostgreSQL, so on SQLite there are none (the
+    table is not read)."""
     if engine.dialect.name != "postgresql":
         return 0
     with session_scope(engine, write=False) as session:
         query = select(func.count()).where(
-            col(WorkerRow.stopped_at).is_(None),
-            col(WorkerRow.heartbeat_at) >= now - SILENT_AFTER,
-            col(WorkerRow.unit_id).is_(None),
+            col(WorkerRow.stopped_at).is_(None), col(WorkerRow.heartbeat_at) >= now - SILENT_AFTER, *also
         )
         return int(session.exec(query).one())

@@ -1,11 +1,17 @@
 """What a worker does with each kind of unit: ``RUNNERS``, one small table from kind to runner.
 
-A runner gets the unit's context and returns its outcome. Units of the live jobs (marks,
-settlement, sync) write through ``ctx.fenced``: every transaction checks last, before its commit,
-that the unit's lease token is still in its row (locked ``FOR SHARE`` until the commit, so a
-taker cannot take the unit over in between). A worker that lost its lease (paused, cut off, slow)
-therefore commits nothing more once another worker took the unit. A replay is fenced inside, by
-its decision claims and the cohort's replay lease; it is stopped early when its lease is lost.
+A runner gets the worker and the unit it took, runs it and finishes it under its lease. Most
+kinds are one job on one unit (``single(job)``): the job gets the unit's context and returns its
+outcome, and the worker renews the lease meanwhile and finishes the unit with that outcome.
+Decision units are many small units run at once by one worker (``decision_units``).
+
+Every write of a unit can be fenced by its lease (``fence.UnitFence``): the transaction checks
+last, before its commit, that the unit's lease token is still in its row (locked ``FOR SHARE``
+until the commit, so a taker cannot take the unit over in between). The live jobs (marks,
+settlement, sync) write through ``ctx.fenced``, and decision units through the same fence; a
+worker that lost its lease (paused, cut off, slow) therefore commits nothing more once another
+worker took the unit. A replay is fenced inside, by its decision claims and the cohort's replay
+lease; it is stopped early when its lease is lost.
 
 A new kind of unit is a runner here and an entry in ``RUNNERS`` (and in ``work_unit.kind``).
 """
@@ -17,35 +23,22 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
 
 from arena.clock import Clock
-from arena.db.engine import fenced
-from arena.db.models import WorkUnitRow
 from arena.engine import live
 from arena.engine.replay import ReplayResult, replay_cohort
 from arena.scheduling.sync_job import sync_one_venue
 from arena.workers import queue
-from arena.workers.queue import Lease
+from arena.workers.decision_units import run_decision_units
+from arena.workers.fence import LeaseLost, UnitFence
+from arena.workers.queue import Lease, Outcome
 from markets.types import Venue
 
-
-class LeaseLost(RuntimeError):
-    """The unit's lease went to another worker while this one ran it."""
-
-
-class CommitRefused(LeaseLost):
-    """A write of the unit found its lease token gone: the transaction was rolled back."""
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """``error``: why the unit failed, or None when it did its work; ``summary``: what it did."""
-
-    error: str | None
-    summary: str = ""
+if TYPE_CHECKING:
+    from arena.workers.worker import Worker
 
 
 @dataclass
@@ -65,7 +58,7 @@ class UnitContext:
     @property
     def fenced(self) -> Engine:
         """The engine whose every write commits only while this worker holds the unit's lease."""
-        return fenced(self.engine, self._check_lease)
+        return UnitFence(self.lease).guard(self.engine)
 
     def when_lost(self, stop: Callable[[], object] | None) -> None:
         """What to call (from the lease keeper's thread) if the lease is lost; None: nothing."""
@@ -77,17 +70,6 @@ class UnitContext:
         with self._lock:
             if self._on_lost is not None:
                 self._on_lost()
-
-    def _check_lease(self, session: Session) -> None:
-        mine = session.exec(
-            select(WorkUnitRow.id)
-            .where(
-                col(WorkUnitRow.id) == self.lease.unit_id, col(WorkUnitRow.lease_token) == self.lease.token
-            )
-            .with_for_update(read=True)
-        ).first()
-        if mine is None:
-            raise CommitRefused(f"unit {self.lease.unit_id}: lease lost, commit refused")
 
 
 def run_replay(ctx: UnitContext) -> Outcome:
@@ -135,9 +117,19 @@ def run_sync(ctx: UnitContext) -> Outcome:
     return Outcome(None, sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key)))
 
 
-RUNNERS: dict[str, Callable[[UnitContext], Outcome]] = {
-    queue.REPLAY: run_replay,
-    queue.MARKS: run_marks,
-    queue.SETTLE: run_settle,
-    queue.SYNC: run_sync,
+Job = Callable[[UnitContext], Outcome]
+Runner = Callable[["Worker", Lease], None]
+
+
+def single(job: Job) -> Runner:
+    """The runner of a kind whose unit is one job: the worker runs it (``Worker.run_one``)."""
+    return lambda worker, lease: worker.run_one(lease, job)
+
+
+RUNNERS: dict[str, Runner] = {
+    queue.REPLAY: single(run_replay),
+    queue.MARKS: single(run_marks),
+    queue.SETTLE: single(run_settle),
+    queue.SYNC: single(run_sync),
+    queue.DECISION: run_decision_units,
 }

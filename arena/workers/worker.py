@@ -31,10 +31,11 @@ from arena.engine.replay_lease import CohortBusy
 from arena.engine.runtime import CohortNotFound
 from arena.workers import queue, roster
 from arena.workers.backoff import is_connection_error, retrying
+from arena.workers.fence import CommitRefused, LeaseLost
 from arena.workers.keeper import LeaseKeeper
-from arena.workers.queue import Lease
+from arena.workers.queue import Lease, Outcome
 from arena.workers.settings import WorkerSettings
-from arena.workers.units import RUNNERS, CommitRefused, LeaseLost, Outcome, UnitContext
+from arena.workers.units import RUNNERS, Job, UnitContext
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -53,8 +54,9 @@ class Worker:
         environ: Mapping[str, str],
         say: Callable[[str], None],
     ) -> None:
-        self._engine, self._clock, self._settings = engine, clock, settings
-        self._environ, self._say = environ, say
+        self.engine, self.clock, self.settings = engine, clock, settings
+        self.environ, self.say = environ, say
+        self.permanent = PERMANENT
         # host:pid for a reader, plus a random part: a restarted container reuses both.
         self.name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self._stop = threading.Event()
@@ -62,21 +64,21 @@ class Worker:
     def run(self) -> None:
         """Work until ``stop()`` (or, with ``until_idle``, until no unit is queued or running)."""
         host, pid = socket.gethostname(), os.getpid()
-        self._with_database(lambda: roster.join(self._engine, self.name, host, pid, self._clock.now()))
-        self._say(f"worker {self.name} ready (lease {self._settings.lease_ttl.total_seconds():g} s)")
+        self.with_database(lambda: roster.join(self.engine, self.name, host, pid, self.clock.now()))
+        self.say(f"worker {self.name} ready (lease {self.settings.lease_ttl.total_seconds():g} s)")
         try:
             while not self._stop.is_set():
-                lease = self._with_database(self._take)
+                lease = self.with_database(self._take)
                 if lease is not None:
-                    self._run(lease)
-                elif self._settings.until_idle and not self._with_database(self._pending):
-                    self._say("queue empty: stopping")
+                    RUNNERS[lease.kind](self, lease)
+                elif self.settings.until_idle and not self.with_database(self._pending):
+                    self.say("queue empty: stopping")
                     return
                 else:
-                    self._with_database(lambda: roster.beat(self._engine, self.name, self._clock.now(), None))
-                    self._stop.wait(self._settings.poll.total_seconds())
+                    self.with_database(lambda: roster.beat(self.engine, self.name, self.clock.now(), None))
+                    self._stop.wait(self.settings.poll.total_seconds())
         finally:
-            self._with_database(lambda: roster.leave(self._engine, self.name, self._clock.now()), tries=3)
+            self.with_database(lambda: roster.leave(self.engine, self.name, self.clock.now()), tries=3)
 
     def stop(self) -> None:
         self._stop.set()
@@ -86,96 +88,101 @@ class Worker:
         return self._stop.is_set()
 
     def _take(self) -> Lease | None:
-        return queue.take(self._engine, self.name, self._clock.now(), self._settings.lease_ttl)
+        return queue.take(self.engine, self.name, self.clock.now(), self.settings.lease_ttl)
 
     def _pending(self) -> int:
-        with session_scope(self._engine, write=False) as session:
+        with session_scope(self.engine, write=False) as session:
             query = select(func.count()).where(col(WorkUnitRow.state).in_((queue.QUEUED, queue.RUNNING)))
             return int(session.exec(query).one())
 
-    def _run(self, lease: Lease) -> None:
-        """Run one unit and finish it under its lease; a lost lease or a database fault leaves it
-        to the next taker."""
-        self._say(f"took unit {lease.unit_id}: {lease.describe()} (attempt {lease.attempt})")
-        started = self._clock.now()
-        self._with_database(lambda: roster.beat(self._engine, self.name, started, lease.unit_id))  # busy
+    def run_one(self, lease: Lease, job: Job) -> None:
+        """Run a unit that is one job (``units.single``) and finish it with the job's outcome,
+        its lease renewed meanwhile; a lost lease or a database fault leaves it to the next
+        taker."""
+        self.say(f"took unit {lease.unit_id}: {lease.describe()} (attempt {lease.attempt})")
+        started = self.clock.now()
+        self.with_database(lambda: roster.beat(self.engine, self.name, started, lease.unit_id))  # busy
+        ctx = UnitContext(self.engine, lease, self.clock, self.environ, self.settings.lease_ttl)
         try:
-            outcome = self._execute(lease)
+            with LeaseKeeper(
+                self.engine,
+                lease,
+                worker=self.name,
+                clock=self.clock,
+                ttl=self.settings.lease_ttl,
+                on_lost=ctx.lease_lost,
+            ):
+                outcome = job(ctx)
         except CommitRefused:
-            self._say(
+            self.say(
                 f"refused: unit {lease.unit_id} was taken over by another worker while this one ran "
                 "it; its commit was rolled back (fencing)"
             )
             return
         except LeaseLost:
-            self._say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
+            self.say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
             return
         except CohortBusy as exc:
-            self._give_back(lease, str(exc))
+            self.give_back(lease, str(exc))
             return
         except PERMANENT as exc:
-            self._finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
+            self.finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
             return
         except DBAPIError as exc:
             if not is_connection_error(exc):
-                self._failed_by_bug(lease, exc)
+                self.failed_by_bug(lease, exc)
                 return
-            self._say(
+            self.say(
                 f"database connection lost while running unit {lease.unit_id}; it resumes once its "
                 "lease expires"
             )
-            self._with_database(self._pending)  # waits, with backoff, for the database to return
+            self.with_database(self._pending)  # waits, with backoff, for the database to return
             return
         except Exception as exc:
-            self._failed_by_bug(lease, exc)
+            self.failed_by_bug(lease, exc)
             return
-        self._finish(lease, outcome, (self._clock.now() - started).total_seconds())
+        self.finish(lease, outcome, (self.clock.now() - started).total_seconds())
 
-    def _execute(self, lease: Lease) -> Outcome:
-        """The unit's runner (``units.RUNNERS`` by kind), its lease renewed meanwhile."""
-        ctx = UnitContext(self._engine, lease, self._clock, self._environ, self._settings.lease_ttl)
-        with LeaseKeeper(
-            self._engine,
-            lease,
-            worker=self.name,
-            clock=self._clock,
-            ttl=self._settings.lease_ttl,
-            on_lost=ctx.lease_lost,
-        ):
-            return RUNNERS[lease.kind](ctx)
-
-    def _give_back(self, lease: Lease, reason: str) -> None:
+    def give_back(self, lease: Lease, reason: str) -> None:
         """Back to the queue, available after one lease time: another process holds the cohort."""
-        again = self._clock.now() + self._settings.lease_ttl
-        given = self._with_database(lambda: queue.retry_later(self._engine, lease, again, reason))
+        again = self.clock.now() + self.settings.lease_ttl
+        given = self.with_database(lambda: queue.retry_later(self.engine, lease, again, reason))
         if self._fenced(lease, given):
-            self._say(f"unit {lease.unit_id} back in the queue: {reason}")
+            self.say(f"unit {lease.unit_id} back in the queue: {reason}")
 
-    def _failed_by_bug(self, lease: Lease, exc: Exception) -> None:
+    def failed_by_bug(self, lease: Lease, exc: Exception) -> None:
         """A bug in a unit: recorded on the unit and logged with its traceback; the worker goes on."""
         log.error("unit %s raised", lease.unit_id, exc_info=exc)
-        self._finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
+        self.finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
 
-    def _finish(self, lease: Lease, outcome: Outcome, seconds: float | None = None) -> None:
+    def finish(
+        self, lease: Lease, outcome: Outcome, seconds: float | None = None, *, quiet: bool = False
+    ) -> bool:
         """Finish under the lease, waiting out a database outage (a retry after a commit whose
-        reply was lost is harmless: it names the same token and writes the same values)."""
+        reply was lost is harmless: it names the same token and writes the same values).
+        ``quiet``: a decision unit, done: no line and no roster write of its own (one line per
+        unit would flood the log; the batch counts its units in the roster when it ends).
+        False when the unit was no longer ours (refused, and said so)."""
         error = outcome.error
-        done = self._with_database(lambda: queue.finish(self._engine, lease, self._clock.now(), error=error))
-        if self._fenced(lease, done):
-            self._with_database(
-                lambda: roster.beat(self._engine, self.name, self._clock.now(), None, finished=True)
+        done = self.with_database(lambda: queue.finish(self.engine, lease, self.clock.now(), error=error))
+        if not self._fenced(lease, done):
+            return False
+        if not (quiet and error is None):
+            self.with_database(
+                lambda: roster.beat(self.engine, self.name, self.clock.now(), None, finished=1)
             )
             took = "" if seconds is None else f" in {seconds:.1f} s"
             said = f": {outcome.summary}" if outcome.summary and not error else ""
-            self._say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}{said}")
+            self.say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}{said}")
+        return True
 
     def _fenced(self, lease: Lease, applied: bool) -> bool:
         if not applied:
-            self._say(
+            self.say(
                 f"refused: unit {lease.unit_id} was taken over by another worker while this one "
                 "ran it; its result is discarded (fencing)"
             )
         return applied
 
-    def _with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
-        return retrying(work, say=self._say, stop=self._stop, tries=tries)
+    def with_database(self, work: Callable[[], T], *, tries: int | None = None) -> T:
+        return retrying(work, say=self.say, stop=self._stop, tries=tries)

@@ -6,7 +6,6 @@ decision executed twice and every ledger equal to its fill log.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import time
@@ -19,47 +18,25 @@ from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
-from arena.db.models import CohortRow, WorkerRow, WorkUnitRow
+from arena.db.models import WorkerRow, WorkUnitRow
 from tests.engine.helpers import synthetic_dataset
-from tests.engine.ledger_log import assert_ledgers_reconcile, fill_count, ledger_log
+from tests.engine.ledger_log import fill_count
 from tests.workers import ON_POSTGRES
-from tests.workers.study import ROOT, arena, start_worker, study_config
+from tests.workers.compare import TIMEOUT, cohort_named, run, same_as_reference
+from tests.workers.compare import reference as undisturbed_run
+from tests.workers.study import start_worker, study_config
 from tests.workers.tcp_proxy import TcpProxy
 
 pytestmark = [ON_POSTGRES, pytest.mark.slow]
-TIMEOUT = 240
-
-
-def _run(*args: str) -> str:
-    done = subprocess.run(
-        arena(*args),
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"},
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return done.stdout
 
 
 def _cohort(engine: Engine, name: str) -> str:
-    with Session(engine) as session:
-        return session.exec(select(CohortRow.id).where(CohortRow.name == name)).one()
+    return cohort_named(engine, name)
 
 
 def _units(engine: Engine) -> list[WorkUnitRow]:
     with Session(engine) as session:
         return list(session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id))))
-
-
-def _reference(tmp_path: Path, config: Path, name: str) -> tuple[Engine, str]:
-    """The undisturbed run: ``arena replay CONFIG`` on a SQLite file of its own."""
-    url = f"sqlite:///{tmp_path / f'reference-{name}.db'}"
-    _run("replay", str(config), "--database-url", url)
-    engine = make_engine(url)
-    return engine, _cohort(engine, name)
 
 
 def _wait(predicate: Callable[[], bool], what: str) -> None:
@@ -75,16 +52,6 @@ def _finished(worker: subprocess.Popen[str]) -> str:
     return out
 
 
-def _same_as_reference(engine: Engine, cohort: str, reference: tuple[Engine, str]) -> None:
-    got, want = ledger_log(engine, cohort), ledger_log(*reference)
-    assert got["fills"] == want["fills"] and got["fills"]
-    assert got["marks"] == want["marks"]
-    assert got["decisions"] == want["decisions"]
-    with Session(engine) as session:
-        assert session.get(CohortRow, cohort).status == "completed"  # type: ignore[union-attr]
-    assert_ledgers_reconcile(engine, cohort)
-
-
 @pytest.fixture
 def pg(db_url: str) -> Engine:
     upgrade(db_url)
@@ -96,7 +63,7 @@ def test_two_workers_drain_a_queued_study(pg: Engine, db_url: str, tmp_path: Pat
     configs = [
         study_config(tmp_path / f"s{i}.toml", dataset, name=f"s{i}", seed=i, every="2d") for i in range(3)
     ]
-    out = _run("replay", "--queue", *map(str, configs), "--database-url", db_url)
+    out = run("replay", "--queue", *map(str, configs), "--database-url", db_url)
     assert "3 replay(s) queued" in out
     workers = [start_worker(db_url), start_worker(db_url)]
     outputs = [_finished(w) for w in workers]
@@ -106,15 +73,15 @@ def test_two_workers_drain_a_queued_study(pg: Engine, db_url: str, tmp_path: Pat
     with Session(pg) as session:
         assert sum(w.units_done for w in session.exec(select(WorkerRow))) == 3
     for i, config in enumerate(configs):
-        _same_as_reference(pg, _cohort(pg, f"s{i}"), _reference(tmp_path, config, f"s{i}"))
-    listed = _run("cohort", "list", "--database-url", db_url)
+        same_as_reference(pg, _cohort(pg, f"s{i}"), undisturbed_run(tmp_path, config, f"s{i}"))
+    listed = run("cohort", "list", "--database-url", db_url)
     assert listed.count("done") == 3
 
 
 def test_a_killed_workers_unit_is_taken_over_and_runs_once(pg: Engine, db_url: str, tmp_path: Path) -> None:
     config = study_config(tmp_path / "k.toml", synthetic_dataset(tmp_path / "data", days=60), name="k")
-    reference = _reference(tmp_path, config, "k")
-    _run("replay", "--queue", str(config), "--database-url", db_url)
+    reference = undisturbed_run(tmp_path, config, "k")
+    run("replay", "--queue", str(config), "--database-url", db_url)
     cohort = _cohort(pg, "k")
     half = fill_count(*reference) // 2
     first = start_worker(db_url)
@@ -125,15 +92,15 @@ def test_a_killed_workers_unit_is_taken_over_and_runs_once(pg: Engine, db_url: s
     assert "took unit 1" in _finished(second)
     (unit,) = _units(pg)
     assert (unit.state, unit.attempts) == ("done", 2)
-    _same_as_reference(pg, cohort, reference)
+    same_as_reference(pg, cohort, reference)
 
 
 def test_a_paused_worker_cannot_commit_after_its_unit_was_taken_over(
     pg: Engine, db_url: str, tmp_path: Path
 ) -> None:
     config = study_config(tmp_path / "p.toml", synthetic_dataset(tmp_path / "data", days=60), name="p")
-    reference = _reference(tmp_path, config, "p")
-    _run("replay", "--queue", str(config), "--database-url", db_url)
+    reference = undisturbed_run(tmp_path, config, "p")
+    run("replay", "--queue", str(config), "--database-url", db_url)
     cohort = _cohort(pg, "p")
     paused = start_worker(db_url)
     _wait(lambda: fill_count(pg, cohort) >= fill_count(*reference) // 3, "a third of the fills")
@@ -156,15 +123,15 @@ def test_a_paused_worker_cannot_commit_after_its_unit_was_taken_over(
     (unit,) = _units(pg)
     assert (unit.state, unit.attempts) == ("done", 2)
     assert unit.lease_owner == took.split()[1]  # finished by the taker ("worker NAME ready")
-    _same_as_reference(pg, cohort, reference)
+    same_as_reference(pg, cohort, reference)
 
 
 def test_workers_wait_for_the_database_and_survive_its_restart(
     pg: Engine, db_url: str, tmp_path: Path
 ) -> None:
     config = study_config(tmp_path / "r.toml", synthetic_dataset(tmp_path / "data", days=60), name="r")
-    reference = _reference(tmp_path, config, "r")
-    _run("replay", "--queue", str(config), "--database-url", db_url)
+    reference = undisturbed_run(tmp_path, config, "r")
+    run("replay", "--queue", str(config), "--database-url", db_url)
     cohort = _cohort(pg, "r")
     url = make_url(db_url)
     proxy = TcpProxy((url.host or "127.0.0.1", url.port or 5432))
@@ -182,4 +149,4 @@ def test_workers_wait_for_the_database_and_survive_its_restart(
     proxy.down()
     assert "database connection lost while running unit 1" in out, out[-3000:]
     assert [u.attempts for u in _units(pg)] == [2]  # the cut run's unit, taken again after its lease
-    _same_as_reference(pg, cohort, reference)
+    same_as_reference(pg, cohort, reference)
