@@ -22,16 +22,13 @@ import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import DBAPIError
-
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.claims import new_token
 from arena.engine.rounds import round_time
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.unit_decision import BUSY, OpenedRound, decide_one, open_planned_round
 from arena.workers import queue, roster
-from arena.workers.backoff import is_connection_error
-from arena.workers.fence import CommitRefused, UnitFence
+from arena.workers.fence import LeaseLost, UnitFence
 from arena.workers.queue import DECISION, Lease, Outcome
 
 if TYPE_CHECKING:
@@ -174,24 +171,11 @@ class _Batch:
             )
         except asyncio.CancelledError:
             if lease.unit_id in self.lost:
-                w.say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
+                w.unit_raised(lease, LeaseLost())
                 return
             raise
-        except CommitRefused as exc:
-            log.warning("%s", exc)
-            w.say(f"refused: unit {lease.unit_id} was taken over by another worker; commit refused (fencing)")
-            return
-        except w.permanent as exc:
-            w.finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
-            return
-        except DBAPIError as exc:
-            if not is_connection_error(exc):
-                w.failed_by_bug(lease, exc)
-                return
-            w.say(f"database connection lost while running unit {lease.unit_id}; it resumes after its lease")
-            return
-        except Exception as exc:
-            w.failed_by_bug(lease, exc)
+        except Exception as exc:  # other units of the batch run on: no wait for the database
+            w.unit_raised(lease, exc, wait_for_database=False)
             return
         if status == BUSY:  # the claim of a runner that may still live: wait out its lease
             w.give_back(

@@ -106,15 +106,7 @@ def enqueue(
     table = WorkUnitRow.__table__  # type: ignore[attr-defined]
     statement = (
         insert(table)
-        .values(
-            kind=kind,
-            dedup_key=key,
-            cohort_id=cohort_id,
-            state=QUEUED,
-            attempts=0,
-            available_at=now,
-            enqueued_at=now,
-        )
+        .values(_queued(kind, key, now, cohort_id=cohort_id))
         .on_conflict_do_nothing(index_elements=["kind", "dedup_key"], index_where=text(UNFINISHED_UNITS))
         .returning(table.c.id)
     )
@@ -134,6 +126,13 @@ def enqueue(
                 return existing, False
 
 
+def _queued(kind: str, key: str, now: datetime, **about: object) -> dict[str, object]:
+    """A new unit's row, queued and due ``now``; ``about``: what it works on."""
+    return dict(
+        kind=kind, dedup_key=key, state=QUEUED, attempts=0, available_at=now, enqueued_at=now, **about
+    )
+
+
 def enqueue_decisions(
     engine: Engine, cohort_id: str, round_index: int, agent_ids: list[int], now: datetime
 ) -> None:
@@ -142,16 +141,13 @@ def enqueue_decisions(
     queued again, since its decision is not final if its round is being planned."""
     require_postgres(engine.url)
     rows = [
-        dict(
-            kind=DECISION,
-            dedup_key=f"{cohort_id}/{round_index}/{agent_id}",
+        _queued(
+            DECISION,
+            f"{cohort_id}/{round_index}/{agent_id}",  # one unfinished unit per decision, as for any kind
+            now,
             cohort_id=cohort_id,
             round_index=round_index,
             agent_id=agent_id,
-            state=QUEUED,
-            attempts=0,
-            available_at=now,
-            enqueued_at=now,
         )
         for agent_id in agent_ids
     ]

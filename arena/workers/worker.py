@@ -56,7 +56,6 @@ class Worker:
     ) -> None:
         self.engine, self.clock, self.settings = engine, clock, settings
         self.environ, self.say = environ, say
-        self.permanent = PERMANENT
         # host:pid for a reader, plus a random part: a restarted container reuses both.
         self.name = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self._stop = threading.Event()
@@ -113,35 +112,36 @@ class Worker:
                 on_lost=ctx.lease_lost,
             ):
                 outcome = job(ctx)
-        except CommitRefused:
+        except Exception as exc:
+            self.unit_raised(lease, exc)
+            return
+        self.finish(lease, outcome, (self.clock.now() - started).total_seconds())
+
+    def unit_raised(self, lease: Lease, exc: Exception, *, wait_for_database: bool = True) -> None:
+        """End a unit whose runner raised ``exc``, for every kind: a lost lease or a refused commit
+        leaves it to its new holder; a busy cohort gives it back; a config that can never run
+        fails it; a lost connection leaves it to the next taker (``wait_for_database``: and waits,
+        with backoff, for the database to return); anything else is a bug, recorded on the unit."""
+        if isinstance(exc, CommitRefused):
             self.say(
                 f"refused: unit {lease.unit_id} was taken over by another worker while this one ran "
                 "it; its commit was rolled back (fencing)"
             )
-            return
-        except LeaseLost:
+        elif isinstance(exc, LeaseLost):
             self.say(f"lost the lease of unit {lease.unit_id} to another worker: stopped it unfinished")
-            return
-        except CohortBusy as exc:
+        elif isinstance(exc, CohortBusy):
             self.give_back(lease, str(exc))
-            return
-        except PERMANENT as exc:
+        elif isinstance(exc, PERMANENT):
             self.finish(lease, Outcome(f"{type(exc).__name__}: {exc}"))
-            return
-        except DBAPIError as exc:
-            if not is_connection_error(exc):
-                self.failed_by_bug(lease, exc)
-                return
+        elif isinstance(exc, DBAPIError) and is_connection_error(exc):
             self.say(
                 f"database connection lost while running unit {lease.unit_id}; it resumes once its "
                 "lease expires"
             )
-            self.with_database(self._pending)  # waits, with backoff, for the database to return
-            return
-        except Exception as exc:
+            if wait_for_database:
+                self.with_database(self._pending)
+        else:
             self.failed_by_bug(lease, exc)
-            return
-        self.finish(lease, outcome, (self.clock.now() - started).total_seconds())
 
     def give_back(self, lease: Lease, reason: str) -> None:
         """Back to the queue, available after one lease time: another process holds the cohort."""
