@@ -70,9 +70,12 @@ def start(*args: str, log: Path, env: dict[str, str] | None = None) -> subproces
         )
 
 
-def start_worker(db_url: str, log: Path, *, lease: float = 2) -> subprocess.Popen[bytes]:
-    """An ``arena worker`` that runs until stopped (rounds come one after another)."""
-    return start("worker", "--database-url", db_url, "--lease", str(lease), "--poll", "0.2", log=log)
+def start_worker(
+    db_url: str, log: Path, *, lease: float = 2, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """An ``arena worker`` that runs until stopped (rounds come one after another); ``env``: the
+    venues' URLs, when it may take ``arena serve``'s sync units."""
+    return start("worker", "--database-url", db_url, "--lease", str(lease), "--poll", "0.2", log=log, env=env)
 
 
 def stop(proc: subprocess.Popen[bytes]) -> int:

@@ -54,8 +54,10 @@ def provider() -> Iterator[FakeOpenAIServer]:
 
 
 def _units(engine: Engine) -> list[WorkUnitRow]:
+    """The decision units (``arena serve`` also hands its sync and marks to idle workers)."""
     with Session(engine) as session:
-        return list(session.exec(select(WorkUnitRow).order_by(col(WorkUnitRow.id))))
+        query = select(WorkUnitRow).where(WorkUnitRow.kind == "decision")
+        return list(session.exec(query.order_by(col(WorkUnitRow.id))))
 
 
 def _wait(predicate: Callable[[], bool], what: str) -> None:
@@ -195,7 +197,7 @@ def test_a_standby_plans_the_next_rounds_after_the_leader_is_killed_mid_round(
             "ARENA_SYNC_EVERY": "5s",
         }
         # Leases long enough that no unit changes hands on a loaded machine: none is killed here.
-        workers = [start_worker(db_url, tmp_path / f"worker-{i}.log", lease=10) for i in range(2)]
+        workers = [start_worker(db_url, tmp_path / f"worker-{i}.log", lease=10, env=env) for i in range(2)]
         leader = start("serve", "--poll", "0.3", log=tmp_path / "leader.log", env=env)
         standby = None
         try:
@@ -212,6 +214,9 @@ def test_a_standby_plans_the_next_rounds_after_the_leader_is_killed_mid_round(
                 if proc is not None:
                     stop(proc)
     units = _units(pg)
+    with Session(pg) as session:  # the sync and marks units serve handed to the workers meanwhile
+        jobs = session.exec(select(WorkUnitRow).where(WorkUnitRow.kind != "decision")).all()
+    assert jobs and not [(u.kind, u.error) for u in jobs if u.state == "failed"]
     assert len(units) == 3 * 4  # one per agent per round: none lost, none doubled
     # Each ran once, on its first lease.
     assert {(u.state, u.attempts) for u in units} == {("done", 1)}, [
