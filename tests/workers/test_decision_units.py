@@ -171,25 +171,32 @@ def test_the_rounds_job_plans_for_live_workers_and_runs_in_process_without_them(
 ) -> None:
     start = datetime.now(UTC).replace(microsecond=0)
     clock = SimulatedClock(start)
-    planned = _live(engine, "planned", start)
-    assert run_once(JOBS["sync"], engine, clock)
+    # Round 0 after the sync: the worker's sync unit stores its prices at the (real) time it ran.
+    planned = _live(engine, "planned", start + timedelta(seconds=30))
+    assert run_once(JOBS["sync"], engine, clock)  # handed to the idle worker as a sync unit
+    _wait_for(lambda: [u.state for u in _units(engine, queue.SYNC)] == [queue.DONE])
     clock.advance(timedelta(minutes=1))
     assert run_once(JOBS["rounds"], engine, clock)
     assert _job_message(engine, "rounds") == "1 rounds run by workers"
     worker.stop()  # the worker leaves the roster: the next round runs in this process
     _wait_for(lambda: roster.live_workers(engine, datetime.now(UTC)) == 0)
-    alone = _live(engine, "alone", start)
+    alone = _live(engine, "alone", start + timedelta(seconds=30))
     clock.advance(timedelta(minutes=1))
     assert run_once(JOBS["rounds"], engine, clock)
     assert _job_message(engine, "rounds") == "1 rounds run"  # the "alone" cohort's round 0
     got, want = ledger_log(engine, planned), ledger_log(engine, alone)
     assert got["fills"] and got["fills"] == want["fills"] and got["decisions"] == want["decisions"]
+    units = _units(engine, queue.DECISION)
     with Session(engine) as session:
-        units = session.exec(select(WorkUnitRow)).all()
         statuses = session.exec(select(RoundRow.cohort_id, RoundRow.status)).all()
     assert sorted(statuses) == sorted([(planned, "done"), (alone, "done")])
     assert len(units) == 3 and {u.cohort_id for u in units} == {planned}
     assert {(u.state, u.attempts) for u in units} == {("done", 1)}
+
+
+def _units(engine: Engine, kind: str) -> list[WorkUnitRow]:
+    with Session(engine) as session:
+        return list(session.exec(select(WorkUnitRow).where(WorkUnitRow.kind == kind)))
 
 
 def _wait_for(predicate: Callable[[], bool]) -> None:
