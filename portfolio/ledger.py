@@ -95,6 +95,10 @@ class Ledger:
         markets = self._open.values() if market_id is None else [self._open.get(market_id, {})]
         return [self._positions[pid] for outcomes in markets for pid in outcomes.values()]
 
+    def open_markets(self) -> frozenset[MarketId]:
+        """The markets this ledger holds an open position in (cheaper than listing the positions)."""
+        return frozenset(self._open)
+
     def open_position_id(self, market_id: MarketId, outcome: str) -> str | None:
         return self._open.get(market_id, {}).get(outcome)
 

@@ -7,10 +7,11 @@ dataset's later resolutions of markets the cohort offered are then stored too, s
 forecast is scored (scoring never depends on which positions kept the cohort open).
 
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
-commits on its own. Marks of quiet days are buffered and written together just before the next
-commit, which keeps the database's history in time order: every write at step t comes after all
-marks before t. A crashed replay therefore resumes at the first step after its last stored mark,
-with ledgers rebuilt from the fill log, and produces exactly what an uninterrupted run would.
+commits on its own. Marks of quiet days (no round, no resolution of a market offered or held) are
+buffered and written together just before the next commit, which keeps the database's history
+in time order: every write at step t comes after all marks before t. A crashed replay therefore
+resumes at the first step after its last stored mark, with ledgers rebuilt from the fill log,
+and produces exactly what an uninterrupted run would.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from arena.engine.replay_lease import RUN_LEASE_TTL, replay_lease
 from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import record_later_resolutions, record_resolutions, settle
+from arena.engine.views import held_markets
 from markets.types import MarketSource, Resolution
 
 log = logging.getLogger("arena.engine.replay")
@@ -118,14 +120,18 @@ class ReplayRunner:
     async def _step(self, at: datetime, index: int | None, result: ReplayResult) -> bool:
         """One instant of simulated time; True when the loop should stop."""
         new = self._due_resolutions(at)
-        if new or index is not None:
+        offered = [r for r in new if r.market_id in self._offered]
+        held = held_markets([s.book.ledger for s in self.rt.agents]) if new else set()
+        settling = [r for r in new if r.market_id in held]
+        if offered or settling or index is not None:  # this step writes: the marks before it go first
             self._flush()
         if index is not None and (status := self._cohort_status()) not in ("pending", "running"):
             result.stopped = status  # paused or cancelled meanwhile: stop before the next round
             return True
-        if new:
-            record_resolutions(self.rt, [r for r in new if r.market_id in self._offered], at)
-            settle(self.rt, new, at)
+        if offered:
+            record_resolutions(self.rt, offered, at)
+        if settling:
+            settle(self.rt, settling, at)
         report = None
         if index is not None:
             report = await self._round(index, at)

@@ -33,7 +33,7 @@ from arena.engine.round_commit import stage, store_phase
 from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
-from arena.engine.views import agent_view, latest_prices, portfolio_view
+from arena.engine.views import agent_view, held_markets, latest_prices, portfolio_view
 from arena.tools.base import RoundFacts, ToolContext
 from arena.tools.news_tool import corpus_search
 from arena.tools.toolbox import ArenaToolbox
@@ -111,7 +111,7 @@ class _Plan:
         cfg = self.rt.config
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
         self.tradable = {e.market.market_id: e for e in self.full.entries}
-        held = {p.market_id for s in self.rt.agents for p in s.book.ledger.open_positions()}
+        held = held_markets([s.book.ledger for s in self.rt.agents])
         self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
         self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
         self.open_markets = self.rt.source.open_markets(self.at)
@@ -153,7 +153,7 @@ class _Plan:
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
-        held = {p.market_id for p in ledger.open_positions()}
+        held = ledger.open_markets()
         ledger.mark(latest_prices(self.rt.source, held, self.at, self.rt.config.prices.mark_max_age), self.at)
         portfolio = portfolio_view(
             ledger,

@@ -47,8 +47,8 @@ def settle(rt: CohortRuntime, resolutions: Iterable[Resolution], at: datetime) -
     return report
 
 
-def _held(slot: AgentSlot) -> set[str]:
-    return {p.market_id for p in slot.book.ledger.open_positions()}
+def _held(slot: AgentSlot) -> frozenset[MarketId]:
+    return slot.book.ledger.open_markets()
 
 
 def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: datetime) -> None:
@@ -69,7 +69,7 @@ def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -
 
 
 def _holds(slot: AgentSlot, market_id: str) -> bool:
-    return any(p.market_id == market_id for p in slot.book.ledger.open_positions())
+    return MarketId(market_id) in slot.book.ledger.open_markets()
 
 
 def _settle_market(
