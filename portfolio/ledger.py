@@ -25,7 +25,7 @@ from portfolio.rules import Rules
 from portfolio.settlement import settlement_fills
 from portfolio.units import AgentId, MarketId, Money, Price, Shares
 from portfolio.validation import LegError, check_actions, decision_max_bet
-from portfolio.valuation import Prices, Valuation, remark, valuation
+from portfolio.valuation import FreshMarks, Prices, Valuation, remark, valuation
 
 Target = tuple[MarketId, str]  # (market_id, outcome)
 
@@ -191,13 +191,17 @@ class Ledger:
         return fills
 
     @exact
-    def mark(self, prices: Prices, at: datetime) -> Valuation:
+    def mark(self, prices: Prices | FreshMarks, at: datetime) -> Valuation:
         """Re-price open positions from ``prices`` (market -> outcome -> price) and value the portfolio.
 
-        Positions without a price keep their last real mark, flagged stale.
+        Positions without a price keep their last real mark, flagged stale. ``prices`` may be a
+        ``FreshMarks`` built for ``at``, so that many ledgers marked at one instant share it.
         """
         _require_aware(at)
-        marked = [remark(p, prices, at) for p in self.open_positions()]
+        marks = prices if isinstance(prices, FreshMarks) else FreshMarks(prices, at)
+        if marks.at != at:
+            raise ValueError(f"marks built for {marks.at.isoformat()} used at {at.isoformat()}")
+        marked = [remark(p, marks) for p in self.open_positions()]
         for position in marked:
             self._positions[position.position_id] = position
         return self._valuation(at, marked)

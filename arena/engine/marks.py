@@ -24,7 +24,7 @@ from arena.db.upsert import column_processors, insert_ignore, upsert
 from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
-from portfolio import Valuation
+from portfolio import FreshMarks, Valuation
 
 
 def bucket_start(start: datetime, every: timedelta, at: datetime) -> datetime:
@@ -39,7 +39,8 @@ def mark_rows(
     slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
     held = held_markets([s.book.ledger for s in slots])
     prices = latest_prices(rt.source, held, at, rt.config.prices.mark_max_age) if held else {}
-    return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(prices, at)) for s in slots]
+    marks = FreshMarks(prices, at)  # one mark per market outcome, shared by every agent holding it
+    return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(marks, at)) for s in slots]
 
 
 def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, object]:

@@ -25,7 +25,7 @@ from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.asking import Call, ask_all
-from arena.engine.budgets import held_for_budget, spend_by_agent
+from arena.engine.budgets import has_caps, held_for_budget, spend_by_agent
 from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, MISSED, Claim, claim_round, new_token
 from arena.engine.ledger_store import committed
 from arena.engine.quotes import build_quotes
@@ -38,7 +38,7 @@ from arena.tools.base import RoundFacts, ToolContext
 from arena.tools.news_tool import corpus_search
 from arena.tools.toolbox import ArenaToolbox
 from markets.types import MarketSnapshot
-from portfolio import Quotes
+from portfolio import FreshMarks, MarketId, Quotes
 
 log = logging.getLogger("arena.engine.rounds")
 
@@ -118,6 +118,8 @@ class _Plan:
         self.open_ids = {m.market_id for m in self.open_markets}
         self.previous = self.at - cfg.schedule.every if self.index > 0 else None
         self.questions = market_questions(self.rt.engine, held)
+        self._priced = frozenset(held)
+        self._marks = self._fresh_marks()
 
     def _in_hidden_period(self, shown: set[str]) -> frozenset[str]:
         """Of the markets ``shown`` to agents (offered or held), those whose tournament window
@@ -153,8 +155,7 @@ class _Plan:
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
-        held = ledger.open_markets()
-        ledger.mark(latest_prices(self.rt.source, held, self.at, self.rt.config.prices.mark_max_age), self.at)
+        ledger.mark(self._marks_for(ledger.open_markets()), self.at)
         portfolio = portfolio_view(
             ledger,
             self.at,
@@ -177,6 +178,19 @@ class _Plan:
             toolbox=ArenaToolbox(ToolContext(self.tool_facts, portfolio)),
         )
 
+    def _marks_for(self, held: frozenset[MarketId]) -> FreshMarks:
+        """The round's marks of every market held when it began, shared by every agent
+        (``FreshMarks``); priced again, for a wider set, only if an agent holds a market not
+        priced yet (its ledger was reloaded meanwhile)."""
+        if not held <= self._priced:
+            self._priced |= held
+            self._marks = self._fresh_marks()
+        return self._marks
+
+    def _fresh_marks(self) -> FreshMarks:
+        max_age = self.rt.config.prices.mark_max_age
+        return FreshMarks(latest_prices(self.rt.source, self._priced, self.at, max_age), self.at)
+
     def quotes_for(self, slot: AgentSlot) -> Quotes:
         """Quotes for the round's universe plus the open markets the agent holds (so it can sell)."""
         entries = {e.market.market_id: e for e in self.universe.entries}
@@ -198,7 +212,11 @@ class _Plan:
         peers: dict[str, dict[str, dict[str, float]]] | None,
     ) -> None:
         cfg = self.rt.config
-        held = held_for_budget(cfg, slots, spend_by_agent(self.rt.engine, self.rt.cohort_id))
+        held = (
+            held_for_budget(cfg, slots, spend_by_agent(self.rt.engine, self.rt.cohort_id))
+            if has_caps(cfg)
+            else {}
+        )
         calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(
