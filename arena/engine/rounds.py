@@ -120,6 +120,8 @@ class _Plan:
         self.questions = market_questions(self.rt.engine, held)
         self._priced = frozenset(held)
         self._marks = self._fresh_marks()
+        self.rules = self.rt.rules  # built from the config on each read: once per round, not per agent
+        self.capped = has_caps(cfg)
 
     def _in_hidden_period(self, shown: set[str]) -> frozenset[str]:
         """Of the markets ``shown`` to agents (offered or held), those whose tournament window
@@ -169,7 +171,7 @@ class _Plan:
             cohort_id=self.rt.cohort_id,
             round_index=self.index,
             at=self.at,
-            rules=self.rt.rules,
+            rules=self.rules,
             portfolio=portfolio,
             snapshot=self.shown,
             prices_visible=self.visible,
@@ -214,7 +216,7 @@ class _Plan:
         cfg = self.rt.config
         held = (
             held_for_budget(cfg, slots, spend_by_agent(self.rt.engine, self.rt.cohort_id))
-            if has_caps(cfg)
+            if self.capped
             else {}
         )
         calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
