@@ -17,7 +17,7 @@ from datetime import datetime
 
 from arena.db.engine import session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
-from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.ledger_store import FillBatch, LedgerConflict, committed, lock_and_check, write_fill_batches
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from markets.types import Resolution
 from portfolio import Fill, MarketId, SettlementRejected
@@ -91,8 +91,8 @@ def _settle_market(
             with session_scope(rt.engine) as session:
                 write_resolutions(session, [resolution_row(resolution, at, None)])
                 lock_and_check(session, [s.book for s in holders])
-                for slot in holders:
-                    write_fills(session, slot.book, fills[slot.id], decision_id=None, at=at)
+                batches = [FillBatch(s.book, fills[s.id], decision_id=None) for s in holders]
+                write_fill_batches(session, batches, at=at)  # every holder's fills in one INSERT
         except LedgerConflict:
             rt.reload([s.id for s in holders])
             holders = [s for s in holders if _holds(s, resolution.market_id)]
