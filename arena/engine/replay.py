@@ -7,11 +7,12 @@ dataset's later resolutions of markets the cohort offered are then stored too, s
 forecast is scored (scoring never depends on which positions kept the cohort open).
 
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
-commits on its own. Marks of quiet days (no round, no resolution of a market offered or held) are
-buffered and written together just before the next commit, which keeps the database's history
-in time order: every write at step t comes after all marks before t. A crashed replay therefore
-resumes at the first step after its last stored mark, with ledgers rebuilt from the fill log,
-and produces exactly what an uninterrupted run would.
+commits on its own. Marks of the days between (no round, no settlement), and the resolutions of
+offered markets nobody holds, are buffered and written together just before the next commit,
+which keeps the database's history in time order: every write at step t comes after all marks
+and resolutions before t. A crashed replay therefore resumes at the first step after its last
+stored mark, with ledgers rebuilt from the fill log, and produces exactly what an uninterrupted
+run would.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sqlmodel import Session, col, select
 
 from arena.clock import Clock, SimulatedClock
 from arena.db.engine import session_scope
+from arena.db.market_rows import resolution_row, write_resolutions
 from arena.db.models import CohortRow, JobRunRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
 from arena.engine.completion import (
@@ -43,7 +45,7 @@ from arena.engine.marks import mark_rows, persist_marks
 from arena.engine.replay_lease import RUN_LEASE_TTL, replay_lease
 from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
-from arena.engine.settlement import record_later_resolutions, record_resolutions, settle
+from arena.engine.settlement import record_later_resolutions, settle
 from arena.engine.views import held_markets
 from markets.types import MarketSource, Resolution
 
@@ -81,6 +83,7 @@ class ReplayRunner:
         self.rt = rt
         self.progress = progress
         self._pending_marks: list[dict[str, object]] = []
+        self._pending_resolutions: list[dict[str, object]] = []
         self._offered: set[str] = set()
         self._resolutions: list[Resolution] = []
         self._resolved_upto = 0
@@ -123,16 +126,16 @@ class ReplayRunner:
     async def _step(self, at: datetime, index: int | None, result: ReplayResult) -> bool:
         """One instant of simulated time; True when the loop should stop."""
         new = self._due_resolutions(at)
-        offered = [r for r in new if r.market_id in self._offered]
+        self._pending_resolutions += [
+            resolution_row(r, at, None) for r in new if r.market_id in self._offered
+        ]
         held = held_markets([s.book.ledger for s in self.rt.agents]) if new else set()
         settling = [r for r in new if r.market_id in held]
-        if offered or settling or index is not None:  # this step writes: the marks before it go first
+        if settling or index is not None:  # this step writes: what is buffered before it goes first
             self._flush()
         if index is not None and (status := self._cohort_status()) not in ("pending", "running"):
             result.stopped = status  # paused or cancelled meanwhile: stop before the next round
             return True
-        if offered:
-            record_resolutions(self.rt, offered, at)
         if settling:
             settle(self.rt, settling, at)
         report = None
@@ -212,11 +215,15 @@ class ReplayRunner:
         return due
 
     def _flush(self) -> None:
-        if not self._pending_marks:
+        """Write the buffered resolutions and marks in one transaction."""
+        if not self._pending_marks and not self._pending_resolutions:
             return
         rows, self._pending_marks = self._pending_marks, []
+        resolutions, self._pending_resolutions = self._pending_resolutions, []
         with session_scope(self.rt.engine) as session:
-            persist_marks(session, self.rt, rows, at=self._marked_until)
+            write_resolutions(session, resolutions)
+            if rows:
+                persist_marks(session, self.rt, rows, at=self._marked_until)
 
     def _last_mark(self) -> datetime | None:
         with Session(self.rt.engine) as session:

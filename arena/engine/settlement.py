@@ -51,14 +51,6 @@ def _held(slot: AgentSlot) -> frozenset[MarketId]:
     return slot.book.ledger.open_markets()
 
 
-def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: datetime) -> None:
-    """Store resolutions of markets the cohort has offered (scoring needs them even where nobody
-    bet); a row already present, e.g. an operator override, is never replaced."""
-    if resolutions:
-        with session_scope(rt.engine) as session:
-            write_resolutions(session, [resolution_row(r, at, None) for r in resolutions])
-
-
 def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -> None:
     """Store resolutions a replay reaches only after its cohort completed, each stamped as detected
     at its own time (the dataset knows it): stated forecasts are scored against every resolution
