@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from portfolio import Bet, FreshMarks, Ledger, Mark
+from portfolio import Bet, FreshMarks, Ledger, Mark, Sell
 from portfolio.valuation import value_position
 from tests.portfolio.helpers import BINARY, HOUR, MULTI, OTHER, T0, D, quotes
 
@@ -151,3 +151,14 @@ def test_marking_again_at_the_same_instant_and_price_keeps_the_position(ledger: 
     assert ledger.positions[no_id] is before
     ledger.mark({BINARY: {"NO": D("0.8")}, MULTI: {"Bob": D("0.1")}}, T0 + HOUR)  # a new price moves it
     assert ledger.positions[no_id].mark == Mark(D("0.8"), T0 + HOUR)
+
+
+def test_the_kept_list_of_open_positions_follows_marks_and_fills(ledger: Ledger) -> None:
+    no_id, bob_id = _two_positions(ledger)
+    listed = ledger.open_positions()
+    listed.clear()  # a caller's copy: the ledger's own list is untouched
+    ledger.mark({BINARY: {"NO": D("0.7")}, MULTI: {"Bob": D("0.1")}}, T0 + HOUR)
+    assert [p.mark for p in ledger.open_positions()] == [Mark(D("0.7"), T0 + HOUR), Mark(D("0.1"), T0 + HOUR)]
+    ledger.apply_decision([Sell(no_id, D(100))], quotes("0.30"), T0 + 2 * HOUR)  # all of it, NO at 0.70
+    assert [p.position_id for p in ledger.open_positions()] == [bob_id]
+    assert ledger.open_positions() == [ledger.positions[bob_id]]
