@@ -35,16 +35,62 @@ class SettlementReport:
 def settle(rt: CohortRuntime, resolutions: Iterable[Resolution], at: datetime) -> SettlementReport:
     """Apply each resolution to the cohort's agents that hold the market.
 
+    The markets resolving together are settled in one transaction (``_settle_together``); when
+    that cannot be done (a resolution a ledger rejects, a ledger another writer moved), nothing
+    of it is kept and each market goes through its own transaction, which handles those cases.
     Who holds what is listed once per call, not per resolution and agent; a market's settlement
     changes (or reloads) only its holders' ledgers, so only theirs are listed again."""
     report = SettlementReport()
     held = {s.id: _held(s) for s in rt.agents}
-    for resolution in resolutions:
+    due = [
+        (r, holders) for r in resolutions if (holders := [s for s in rt.agents if r.market_id in held[s.id]])
+    ]
+    if len(due) > 1 and _settle_together(rt, due, at, report):
+        return report
+    held = {s.id: _held(s) for s in rt.agents}
+    for resolution, _ in due:
         holders = [s for s in rt.agents if resolution.market_id in held[s.id]]
         if holders:
             _settle_market(rt, resolution, holders, at, report)
             held |= {s.id: _held(rt.slot(s.id)) for s in holders}
     return report
+
+
+def _settle_together(
+    rt: CohortRuntime,
+    due: list[tuple[Resolution, list[AgentSlot]]],
+    at: datetime,
+    report: SettlementReport,
+) -> bool:
+    """Settle every market of ``due`` in ONE transaction (fills in the order the markets come, as
+    one transaction per market would store them). False, with the ledgers reloaded and nothing
+    stored, when a ledger rejects a resolution or moved under us: ``_settle_market`` then takes
+    the markets one at a time."""
+    involved = sorted({s.id for _, holders in due for s in holders})
+    try:
+        staged = [(r, holders, {s.id: _settle_one(s, r, at) for s in holders}) for r, holders in due]
+    except SettlementRejected:
+        rt.reload(involved)
+        return False
+    try:
+        with session_scope(rt.engine) as session:
+            write_resolutions(session, [resolution_row(r, at, None) for r, _, _ in staged])
+            lock_and_check(session, [rt.slot(a).book for a in involved])
+            batches = [
+                FillBatch(s.book, fills[s.id], decision_id=None) for _, hs, fills in staged for s in hs
+            ]
+            write_fill_batches(session, batches, at=at)
+    except LedgerConflict:
+        rt.reload(involved)
+        return False
+    except BaseException:
+        rt.reload(involved)
+        raise
+    for resolution, holders, fills in staged:
+        for slot in holders:
+            committed(slot.book, fills[slot.id])
+        report.settled[resolution.market_id] = sum(len(f) for f in fills.values())
+    return True
 
 
 def _held(slot: AgentSlot) -> frozenset[MarketId]:
