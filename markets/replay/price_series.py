@@ -82,8 +82,7 @@ class PriceSeries:
     ) -> None:
         self._columns, self._market, self._market_id = columns, market, market_id
         self._start, self._stop = start, stop
-        # its own copy as a plain array: a binary search of it from Python costs a fifth of numpy's
-        self._times = array("q", columns.times[start:stop].astype(np.int64).tobytes())
+        self._times: array[int] | None = None  # built on first use (``_time_array``)
         self._latest: tuple[int, PriceSnapshot] | None = None
         self._points: tuple[list[datetime], list[Decimal]] | None = None
         self._history: tuple[int, int, tuple[tuple[datetime, Decimal], ...]] | None = None
@@ -116,7 +115,15 @@ class PriceSeries:
 
     def index_at_micros(self, us: int) -> int:
         """``index_at`` for a time already in UTC microseconds (``micros``)."""
-        return bisect_right(self._times, us) - 1
+        return bisect_right(self._time_array(), us) - 1
+
+    def _time_array(self) -> array[int]:
+        """The series' times as a plain array of its own, made on first use (not while loading): a
+        binary search of it from Python costs a fifth of numpy's ``searchsorted`` call."""
+        if self._times is None:
+            span = self._columns.times[self._start : self._stop]
+            self._times = array("q", span.astype(np.int64, copy=False).tobytes())
+        return self._times
 
     def snapshot(self, index: int) -> PriceSnapshot:
         """Point ``index`` with every outcome's price (a binary market given YES alone gets
@@ -149,7 +156,7 @@ class PriceSeries:
         if self._points is None:
             columns, decimals = self._columns, self._columns.decimals
             self._points = (
-                [columns.datetime_of(us) for us in self._times],
+                [columns.datetime_of(us) for us in self._time_array()],
                 [decimals[i] for i in columns.first_prices[self._start : self._stop]],
             )
         times, prices = self._points

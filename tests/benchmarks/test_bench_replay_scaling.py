@@ -31,6 +31,7 @@ SIZES = [
 
 
 @pytest.mark.benchmark
+@pytest.mark.timeout(5400)  # the 10x replays take minutes each on the shared machine
 def test_replay_growth_with_agents_markets_and_days(tmp_path: Path) -> None:
     rows = []
     for agents, markets, days in SIZES:
@@ -40,6 +41,7 @@ def test_replay_growth_with_agents_markets_and_days(tmp_path: Path) -> None:
         url = f"sqlite:///{tmp_path / f'r{agents}-{markets}-{days}.db'}"
         figures = in_subprocess(f"replay_world({url!r}, {str(world)!r}, {agents})")
         rows.append((agents, markets, days, figures, os.getloadavg()[0]))
+        print(f"\n{agents} agents x {markets} markets x {days} days: {figures}", flush=True)
     base = rows[0][3]
     lines = [
         "\nreplay growth (SQLite, weekly rounds, daily marks; factors against the first row)",
