@@ -46,6 +46,11 @@ def agent_caps(config: CohortConfig) -> dict[str, Decimal]:
     return caps
 
 
+def has_caps(config: CohortConfig) -> bool:
+    """Whether any cap applies (without one, no spend needs reading back)."""
+    return config.budget.max_cost_usd is not None or bool(agent_caps(config))
+
+
 def held_for_budget(
     config: CohortConfig, slots: Sequence[AgentSlot], spent: Mapping[int, Decimal]
 ) -> dict[str, Decision]:

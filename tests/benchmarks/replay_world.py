@@ -67,12 +67,11 @@ def write_world(directory: Path, *, markets: int, days: int, seed: int = 3) -> P
 
 
 def cohort_config(dataset: Path, agents: int) -> dict[str, Any]:
+    """The cohort starts at the dataset's first usable price (``start`` left out): in the base
+    world that is day 1, a close being usable the next day; a longer world opens later."""
     return {
         "name": "bench",
         "dataset": str(dataset),
-        "start": datetime.combine(
-            START + timedelta(days=1), datetime.min.time(), UTC
-        ),  # a close is usable the next day
         "seed": 5,
         "schedule": {"every": "7d"},
         "marks": {"every": "1d"},
