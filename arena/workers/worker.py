@@ -144,6 +144,7 @@ class Worker:
                         environ=self._environ,
                         wall_clock=self._clock,
                         lease_ttl=self._settings.lease_ttl,
+                        synchronous_commit=self._settings.replay_synchronous_commit,
                     )
                 except asyncio.CancelledError:
                     if keeper.lost.is_set():
