@@ -8,8 +8,8 @@ forecast is scored (scoring never depends on which positions kept the cohort ope
 
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
 commits on its own. Marks of quiet days are buffered and written together just before the next
-commit, which keeps the database's history in time order: every write at step t comes after all
-marks before t. A crashed replay therefore resumes at the first step after its last stored mark,
+commit (in one transaction with the resolutions found at that step), which keeps the database's
+history in time order: every write at step t comes after all marks before t. A crashed replay therefore resumes at the first step after its last stored mark,
 with ledgers rebuilt from the fill log, and produces exactly what an uninterrupted run would.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -118,13 +118,13 @@ class ReplayRunner:
     async def _step(self, at: datetime, index: int | None, result: ReplayResult) -> bool:
         """One instant of simulated time; True when the loop should stop."""
         new = self._due_resolutions(at)
-        if new or index is not None:
-            self._flush()
         if index is not None and (status := self._cohort_status()) not in ("pending", "running"):
+            self._flush()
             result.stopped = status  # paused or cancelled meanwhile: stop before the next round
             return True
+        if new or index is not None:
+            self._flush((at, [r for r in new if r.market_id in self._offered]))
         if new:
-            record_resolutions(self.rt, [r for r in new if r.market_id in self._offered], at)
             settle(self.rt, new, at)
         report = None
         if index is not None:
@@ -202,12 +202,17 @@ class ReplayRunner:
             self._resolved_upto += 1
         return due
 
-    def _flush(self) -> None:
-        if not self._pending_marks:
+    def _flush(self, found: tuple[datetime, Sequence[Resolution]] | None = None) -> None:
+        """Write the buffered marks and, in the same transaction (one commit), the resolutions of
+        offered markets ``found`` at an instant: each comes after every mark before that instant."""
+        at, resolutions = found or (self._marked_until, ())
+        if not self._pending_marks and not resolutions:
             return
         rows, self._pending_marks = self._pending_marks, []
         with session_scope(self.rt.engine) as session:
-            persist_marks(session, self.rt, rows, at=self._marked_until)
+            if rows:
+                persist_marks(session, self.rt, rows, at=self._marked_until)
+            record_resolutions(session, resolutions, at)
 
     def _last_mark(self) -> datetime | None:
         with Session(self.rt.engine) as session:

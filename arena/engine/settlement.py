@@ -11,13 +11,15 @@ pending``; any other error is a bug and propagates rather than posing as a data 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlmodel import Session
+
 from arena.db.engine import session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
-from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.ledger_store import FillBatch, LedgerConflict, committed, lock_and_check, write_fill_batches
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from markets.types import Resolution
 from portfolio import Fill, MarketId, SettlementRejected
@@ -51,12 +53,12 @@ def _held(slot: AgentSlot) -> set[str]:
     return {p.market_id for p in slot.book.ledger.open_positions()}
 
 
-def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: datetime) -> None:
+def record_resolutions(session: Session, resolutions: Sequence[Resolution], at: datetime) -> None:
     """Store resolutions of markets the cohort has offered (scoring needs them even where nobody
-    bet); a row already present, e.g. an operator override, is never replaced."""
+    bet), found at ``at``, in the caller's ``session``; a row already present, e.g. an operator
+    override, is never replaced."""
     if resolutions:
-        with session_scope(rt.engine) as session:
-            write_resolutions(session, [resolution_row(r, at, None) for r in resolutions])
+        write_resolutions(session, [resolution_row(r, at, None) for r in resolutions])
 
 
 def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -> None:
@@ -91,8 +93,8 @@ def _settle_market(
             with session_scope(rt.engine) as session:
                 write_resolutions(session, [resolution_row(resolution, at, None)])
                 lock_and_check(session, [s.book for s in holders])
-                for slot in holders:
-                    write_fills(session, slot.book, fills[slot.id], decision_id=None, at=at)
+                batches = [FillBatch(slot.book, fills[slot.id], None) for slot in holders]
+                write_fill_batches(session, batches, at=at)  # every holder's fills in one INSERT
         except LedgerConflict:
             rt.reload([s.id for s in holders])
             holders = [s for s in holders if _holds(s, resolution.market_id)]
