@@ -156,20 +156,16 @@ def replay_world(
 
 def server_cpu(engine: Engine) -> float:
     """CPU seconds used so far by the PostgreSQL backends serving this database (the replay's own
-    connections: each benchmark replays into a database of its own), read from ``/proc``, so the
-    server must run on this machine; -1 when it does not."""
+    connections: each benchmark replays into a database of its own); -1 when the server does not
+    run on this machine."""
+    from tests.benchmarks.server_cpu import backend_cpu
+
     with engine.connect() as connection:
         pids = connection.exec_driver_sql(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
         ).scalars()
-        total = 0.0
-        for pid in pids:
-            stat = Path(f"/proc/{pid}/stat")
-            if not stat.exists():
-                return -1.0
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+        readings = [backend_cpu(pid) for pid in pids]
+    return -1.0 if None in readings else sum(r for r in readings if r is not None)
 
 
 def peak_rss_mib() -> float:
