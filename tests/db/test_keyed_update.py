@@ -85,3 +85,10 @@ def test_array_literal_quotes_every_element_but_null() -> None:
     )
     with pytest.raises(TypeError, match="float"):
         array_literal([0.5])
+
+
+def test_array_literal_of_plain_columns_matches_the_general_form() -> None:
+    values = [1, Decimal("0.5"), "p1", T0]
+    assert array_literal(values) == '{"1","0.5","p1","2025-03-01 12:00:00+00:00"}'
+    assert array_literal([]) == "{}"
+    assert array_literal(["a,b", "c}"]) == '{"a,b","c}"}'
