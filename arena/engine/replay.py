@@ -9,8 +9,9 @@ forecast is scored (scoring never depends on which positions kept the cohort ope
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
 commits on its own. Marks of quiet days are buffered and written together just before the next
 commit (in one transaction with the resolutions found at that step), which keeps the database's
-history in time order: every write at step t comes after all marks before t. A crashed replay therefore resumes at the first step after its last stored mark,
-with ledgers rebuilt from the fill log, and produces exactly what an uninterrupted run would.
+history in time order: every write at step t comes after all marks before t. A crashed replay
+therefore resumes at the first step after its last stored mark, with ledgers rebuilt from the
+fill log, and produces exactly what an uninterrupted run would.
 """
 
 from __future__ import annotations
