@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import Dialect
 from sqlmodel import Session, col, select
 
+from arena.db.keyed_update import update_by_key
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
 from arena.db.upsert import column_processors, insert_ignore, upsert
 from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
@@ -85,10 +86,10 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
     """Store the mark of every open position whose mark moved since its row was last written
     (``AgentBook.stored_marks``); a stale position whose mark did not move is left alone.
 
-    Only the mark columns change on a mark (fills write the rest), so one UPDATE of those serves
-    every row. A replay marks thousands of positions a day: the values go through the columns'
-    own bind processors and straight to the driver's executemany, skipping SQLAlchemy's per-row
-    parameter handling, which cost more than the writes themselves."""
+    Only the mark columns change on a mark (fills write the rest), so one keyed UPDATE of those
+    serves every row (``update_by_key``: one statement on PostgreSQL). A replay marks thousands of
+    positions a day: the values go through the columns' own bind processors and straight to the
+    driver, skipping SQLAlchemy's per-row parameter handling, which cost more than the writes."""
     moved = [
         (book, p)
         for book in books
@@ -113,27 +114,18 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
                 else (price(mark.price), marked_at(mark.at), stale(mark.stale))
             )
         params.append((*values, at_value, book.agent_id, p.position_id))
-    session.connection().exec_driver_sql(_mark_update(dialect.paramstyle), params)
+    table = PositionRow.__table__  # type: ignore[attr-defined]
+    update_by_key(session, table, _MARK_COLUMNS, ("agent_id", "position_id"), params)
     remember_marks(session, [(book, p.position_id, p.mark) for book, p in moved])
 
 
-_MARK_UPDATE = (
-    "UPDATE position SET last_price = ?, last_marked_at = ?, stale = ?, updated_at = ? "
-    "WHERE agent_id = ? AND position_id = ?"
-)
-
-
-def _mark_update(paramstyle: str) -> str:
-    """``_MARK_UPDATE`` in the driver's own parameter style (sqlite3: qmark, psycopg: pyformat)."""
-    assert paramstyle in ("qmark", "format", "pyformat"), f"unexpected DB-API paramstyle {paramstyle}"
-    return _MARK_UPDATE if paramstyle == "qmark" else _MARK_UPDATE.replace("?", "%s")
+_MARK_COLUMNS = ("last_price", "last_marked_at", "stale", "updated_at")
 
 
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
     """The full bind processors (our exact types, then the dialect's) of the mark columns, in
-    ``_mark_update``'s order, so a mark stores exactly what an ORM write of the row would."""
-    columns = ("last_price", "last_marked_at", "stale", "updated_at")
-    return column_processors(PositionRow.__table__, columns, dialect)  # type: ignore[attr-defined]
+    ``_MARK_COLUMNS``' order, so a mark stores exactly what an ORM write of the row would."""
+    return column_processors(PositionRow.__table__, _MARK_COLUMNS, dialect)  # type: ignore[attr-defined]
 
 
 _NEVER = object()  # no row written yet: differs from any mark

@@ -30,7 +30,7 @@ from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
 from arena.clock import Clock, SimulatedClock
-from arena.db.engine import session_scope
+from arena.db.engine import relaxed_commits, session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
 from arena.db.models import CohortRow, JobRunRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
@@ -281,16 +281,22 @@ async def replay_cohort(
     wall_clock: Clock,
     progress: Progress | None = None,
     lease_ttl: timedelta = RUN_LEASE_TTL,
+    synchronous_commit: bool = True,
 ) -> ReplayResult:
     """Run (or resume) a replay cohort to its end and record the run in ``job_run``.
 
     ``source``: the cohort's own dataset unless given (see ``load_runtime``). The LLM agents' HTTP
     clients live exactly as long as the run. ``lease_ttl``: see ``replay_lease``.
+    ``synchronous_commit=False`` (``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off``): the replay's own writes
+    on PostgreSQL commit without waiting for the disk (``relaxed_commits``); a server crash may
+    lose its last commits, which the resumed replay redoes. Its lease and ``job_run`` row keep
+    durable commits.
     """
     started = wall_clock.now()
+    writes = engine if synchronous_commit else relaxed_commits(engine)
     with replay_lease(engine, cohort_id, wall_clock, lease_ttl):
         result = await _run_leased(
-            engine, cohort_id, source, environ=environ, wall_clock=wall_clock, progress=progress
+            writes, cohort_id, source, environ=environ, wall_clock=wall_clock, progress=progress
         )
     _record_run(engine, result, started, wall_clock.now())
     return result

@@ -12,8 +12,10 @@ DEFAULT_POLL = timedelta(seconds=2)
 @dataclass(frozen=True, slots=True)
 class WorkerSettings:
     """``lease_ttl``: how long a silent worker keeps a unit; ``poll``: idle wait between looks;
-    ``until_idle``: exit once nothing is queued or running (studies, tests)."""
+    ``until_idle``: exit once nothing is queued or running (studies, tests);
+    ``replay_synchronous_commit``: see ``replay_cohort`` (``ARENA_REPLAY_SYNCHRONOUS_COMMIT``)."""
 
     lease_ttl: timedelta = DEFAULT_LEASE_TTL
     poll: timedelta = DEFAULT_POLL
     until_idle: bool = False
+    replay_synchronous_commit: bool = True

@@ -133,7 +133,14 @@ class Worker:
 
     def _execute(self, lease: Lease) -> Outcome:
         """The unit's runner (``units.RUNNERS`` by kind), its lease renewed meanwhile."""
-        ctx = UnitContext(self._engine, lease, self._clock, self._environ, self._settings.lease_ttl)
+        ctx = UnitContext(
+            self._engine,
+            lease,
+            self._clock,
+            self._environ,
+            self._settings.lease_ttl,
+            synchronous_commit=self._settings.replay_synchronous_commit,
+        )
         with LeaseKeeper(
             self._engine,
             lease,
