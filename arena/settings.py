@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     misfire_grace: Duration = timedelta(hours=1)
     # The scheduler's leader lease: a standby takes over this long after the leader fell silent.
     leader_lease: Duration = timedelta(seconds=60)
+    # Replays' own writes on PostgreSQL wait for the disk at each commit (``on``, the default); ``off``
+    # skips the wait (a server crash may lose the last commits, which a resumed replay redoes).
+    # Live cohorts always commit durably. See docs/storage.md "Commit durability of replays".
+    replay_synchronous_commit: bool = True
 
     @field_validator("home")
     @classmethod

@@ -13,7 +13,7 @@ from portfolio.rules import Rules
 from portfolio.settlement import SettlementRejected
 from portfolio.units import AgentId, MarketId, Money, Price, Shares
 from portfolio.validation import LegError, check_actions
-from portfolio.valuation import PositionValue, Prices, Valuation
+from portfolio.valuation import FreshMarks, PositionValue, Prices, Valuation
 
 __all__ = [
     "Action",
@@ -24,6 +24,7 @@ __all__ = [
     "Fill",
     "FillKind",
     "FillRejected",
+    "FreshMarks",
     "Ledger",
     "LegError",
     "Mark",

@@ -25,7 +25,7 @@ from portfolio.rules import Rules
 from portfolio.settlement import settlement_fills
 from portfolio.units import AgentId, MarketId, Money, Price, Shares
 from portfolio.validation import LegError, check_actions, decision_max_bet
-from portfolio.valuation import Prices, Valuation, remark, valuation
+from portfolio.valuation import FreshMarks, Prices, Valuation, remark, valuation
 
 Target = tuple[MarketId, str]  # (market_id, outcome)
 
@@ -53,6 +53,7 @@ class Ledger:
         self._settled: set[MarketId] = set()  # markets this ledger has settled positions in
         self._applied: set[tuple[str, int]] = set()  # (decision_id, leg) of every decision fill
         self._realized = Money(ZERO)
+        self._open_list: list[Position] | None = None  # open_positions(), until a change (marks keep it)
 
     @classmethod
     def from_fills(
@@ -91,9 +92,19 @@ class Ledger:
         return frozenset(self._settled)
 
     def open_positions(self, market_id: MarketId | None = None) -> list[Position]:
-        """Open positions (only ``market_id``'s if given), in the order their markets were entered."""
-        markets = self._open.values() if market_id is None else [self._open.get(market_id, {})]
-        return [self._positions[pid] for outcomes in markets for pid in outcomes.values()]
+        """Open positions (only ``market_id``'s if given), in the order their markets were entered.
+        The full list is kept until a fill changes it (a replay asks for it many times a day)."""
+        if market_id is not None:
+            return [self._positions[pid] for pid in self._open.get(market_id, {}).values()]
+        if self._open_list is None:
+            self._open_list = [
+                self._positions[pid] for outcomes in self._open.values() for pid in outcomes.values()
+            ]
+        return list(self._open_list)
+
+    def open_markets(self) -> frozenset[MarketId]:
+        """The markets this ledger holds an open position in (cheaper than listing the positions)."""
+        return frozenset(self._open)
 
     def open_position_id(self, market_id: MarketId, outcome: str) -> str | None:
         return self._open.get(market_id, {}).get(outcome)
@@ -187,15 +198,20 @@ class Ledger:
         return fills
 
     @exact
-    def mark(self, prices: Prices, at: datetime) -> Valuation:
+    def mark(self, prices: Prices | FreshMarks, at: datetime) -> Valuation:
         """Re-price open positions from ``prices`` (market -> outcome -> price) and value the portfolio.
 
-        Positions without a price keep their last real mark, flagged stale.
+        Positions without a price keep their last real mark, flagged stale. ``prices`` may be a
+        ``FreshMarks`` built for ``at``, so that many ledgers marked at one instant share it.
         """
         _require_aware(at)
-        marked = [remark(p, prices, at) for p in self.open_positions()]
+        marks = prices if isinstance(prices, FreshMarks) else FreshMarks(prices, at)
+        if marks.at != at:
+            raise ValueError(f"marks built for {marks.at.isoformat()} used at {at.isoformat()}")
+        marked = [remark(p, marks) for p in self.open_positions()]
         for position in marked:
             self._positions[position.position_id] = position
+        self._open_list = marked  # the same positions, in the same order, at their new marks
         return self._valuation(at, marked)
 
     def restore_marks(self, marks: Mapping[str, Mark]) -> None:
@@ -210,6 +226,7 @@ class Ledger:
             current = self._positions[pid].mark
             if current is None or mark.at >= current.at:
                 self._positions[pid] = self._positions[pid].marked(mark)
+        self._open_list = None
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -279,6 +296,7 @@ class Ledger:
         return None if open_id is None or open_id in staged else open_id
 
     def _commit(self, fill: Fill, position: Position) -> None:
+        self._open_list = None
         target = (position.market_id, position.outcome)
         if position.position_id not in self._positions:
             self._opened[target] = self._opened.get(target, 0) + 1

@@ -34,6 +34,7 @@ HUNDRED = Decimal(100)
 # 60 significant digits hold the exact product of two 28-digit decimals; ROUND_DOWN makes an
 # inexact quotient a truncation, so truncating it again to the grid gives the exact floor.
 _EXACT = Context(prec=60, rounding=ROUND_DOWN)
+_truncate = _EXACT.quantize  # ``quantize`` with the context's ROUND_DOWN: a third of the keyword call's cost
 
 
 P = ParamSpec("P")
@@ -53,7 +54,7 @@ def exact(fn: Callable[P, R]) -> Callable[P, R]:
 
 def money_down(value: Decimal) -> Money:
     """``value`` truncated to the micro-dollar (for money paid *to* an agent or computed from it)."""
-    return Money(value.quantize(MONEY_QUANTUM, rounding=ROUND_DOWN, context=_EXACT))
+    return Money(_truncate(value, MONEY_QUANTUM))
 
 
 def money_up(value: Decimal) -> Money:
@@ -63,7 +64,7 @@ def money_up(value: Decimal) -> Money:
 
 def shares_down(value: Decimal) -> Shares:
     """``value`` truncated to the share quantum, so a buy never gets more shares than it paid for."""
-    return Shares(value.quantize(SHARE_QUANTUM, rounding=ROUND_DOWN, context=_EXACT))
+    return Shares(_truncate(value, SHARE_QUANTUM))
 
 
 def sub(a: Decimal, b: Decimal) -> Decimal:

@@ -71,25 +71,54 @@ class Valuation:
         return metrics.return_pct(Decimal(self.total_value), Decimal(self.bankroll))
 
 
-def remark(position: Position, prices: Prices, at: datetime) -> Position:
-    """The position with its mark brought to ``at``: a fresh price, or the last one flagged stale.
+class FreshMarks:
+    """The marks ``prices`` give at ``at``, each built (and its price checked) once, on first
+    use, and shared by every position marked with them: a replay re-marks every open position of
+    every agent each day, and the agents hold many of the same markets."""
+
+    __slots__ = ("_made", "_prices", "at")
+
+    def __init__(self, prices: Prices, at: datetime) -> None:
+        self.at = at
+        self._prices = prices
+        self._made: dict[tuple[MarketId, str], Mark | None] = {}
+
+    def get(self, market_id: MarketId, outcome: str) -> Mark | None:
+        """The fresh mark of ``outcome`` of ``market_id``; ``None`` without a price. A price
+        outside [0, 1] is bad data and raises."""
+        key = (market_id, outcome)
+        try:
+            return self._made[key]
+        except KeyError:
+            pass
+        price = self._prices.get(market_id, _NO_PRICES).get(outcome)
+        if price is not None and not is_mark_price(price):
+            raise ValueError(
+                f"mark price for {outcome!r} of {market_id!r} must be a Decimal in [0, 1], got {price!r}"
+            )
+        mark = self._made[key] = None if price is None else Mark(price, self.at)
+        return mark
+
+
+def remark(position: Position, marks: FreshMarks) -> Position:
+    """The position with its mark brought to ``marks.at``: a fresh price, or the last one flagged
+    stale.
 
     A mark older than the position's own (e.g. a fill after the prices were taken) changes
-    nothing: the newer price stands. A price outside [0, 1] is bad data and raises.
+    nothing: the newer price stands. A position already at the very mark (a round marks at the
+    instant of the day's mark) is returned as it is.
     """
-    if position.mark is not None and at < position.mark.at:
+    mark = position.mark
+    if mark is not None and marks.at < mark.at:
         return position
-    price = prices.get(position.market_id, _NO_PRICES).get(position.outcome)
-    if price is None:
-        if position.mark is None or position.mark.stale:
+    fresh = marks.get(position.market_id, position.outcome)
+    if fresh is None:
+        if mark is None or mark.stale:
             return position
-        return position.marked(Mark(position.mark.price, position.mark.at, stale=True))
-    if not is_mark_price(price):
-        raise ValueError(
-            f"mark price for {position.outcome!r} of {position.market_id!r} must be a Decimal in [0, 1], "
-            f"got {price!r}"
-        )
-    return position.marked(Mark(price, at))
+        return position.marked(Mark(mark.price, mark.at, stale=True))
+    if mark is not None and mark.price is fresh.price and mark.at == fresh.at and not mark.stale:
+        return position
+    return position.marked(fresh)
 
 
 def worth(position: Position) -> Money:
@@ -126,18 +155,20 @@ def valuation(
 ) -> Valuation:
     """Sum a portfolio from its cash and open positions (closed ones are worth nothing more)."""
     held = tuple(open_positions)
-    values = [worth(p) for p in held]
-    positions_value = Money(sum(values, ZERO))
+    values, unrealized, stale = [], ZERO, 0
+    for p in held:  # one pass: a replay values every portfolio every day
+        value = worth(p)
+        values.append(value)
+        unrealized += metrics.unrealized_pnl(value, p.cost_basis)
+        stale += p.mark is None or p.mark.stale
     return Valuation(
         at=at,
         bankroll=bankroll,
         cash=cash,
-        positions_value=positions_value,
+        positions_value=Money(sum(values, ZERO)),
         total_value=Money(metrics.portfolio_value(cash, values)),
         realized_pnl=realized_pnl,
-        unrealized_pnl=Money(
-            sum((metrics.unrealized_pnl(v, p.cost_basis) for v, p in zip(values, held, strict=True)), ZERO)
-        ),
-        stale_count=sum(1 for p in held if p.mark is None or p.mark.stale),
+        unrealized_pnl=Money(unrealized),
+        stale_count=stale,
         open_positions=held,
     )

@@ -26,7 +26,7 @@ from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
 from arena.engine.overview import cohort_mode
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.replay_lease import CohortBusy
@@ -243,6 +243,7 @@ def _run(engine: Engine, cohort_id: str, *, by_workers: bool = False) -> ReplayR
                     wall_clock=SystemClock(),
                     progress=progress,
                     round_runner=plan_round if by_workers else run_round,
+                    synchronous_commit=process_settings().replay_synchronous_commit,
                 )
             )
     except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError, CohortBusy) as exc:

@@ -25,7 +25,7 @@ from sqlalchemy import Engine
 
 from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
-from arena.commands.options import DatabaseOption, database_url_or_default, fail
+from arena.commands.options import DatabaseOption, database_url_or_default, fail, process_settings
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import WorkUnitRow
 from arena.engine.overview import cohort_mode
@@ -72,7 +72,11 @@ def worker_command(
     say = lambda line: console.print(escape(line))  # noqa: E731 -- unit lines hold cohort ids: plain text
     retrying(lambda: ensure_schema(url), say=say, stop=threading.Event())  # the server may be starting
     settings = WorkerSettings(
-        lease_ttl=timedelta(seconds=lease), poll=timedelta(seconds=poll), until_idle=until_idle, slots=slots
+        lease_ttl=timedelta(seconds=lease),
+        poll=timedelta(seconds=poll),
+        until_idle=until_idle,
+        slots=slots,
+        replay_synchronous_commit=process_settings().replay_synchronous_commit,
     )
     engine = make_engine(fenced_session_url(url, settings.lease_ttl))
     worker = Worker(engine, clock=SystemClock(), settings=settings, environ=os.environ, say=say)

@@ -9,6 +9,11 @@ tries to write can fail with "database is locked" without waiting.
 
 Repository functions take a ``Session`` and never commit; the caller's ``session_scope`` commits
 once, so an agent's round (claim, decision, fills) lands whole or not at all.
+
+On PostgreSQL every commit waits for its WAL record to reach the disk (``synchronous_commit``,
+about 4 ms a commit on this project's test machine). ``relaxed_commits`` lets a caller whose
+work can be redone after a server crash (a replay) skip that wait for its write units only; see
+docs/storage.md "Commit durability of replays".
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 _WAL_RETRY_MS = 50
 _BEGIN_OPTION = "arena_sqlite_begin"
 _FENCE_OPTION = "arena_write_fence"
+_RELAXED_OPTION = "arena_relaxed_commits"
 
 WriteFence = Callable[[Session], None]
 
@@ -62,7 +68,9 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = normalize_url(url)
     serializer = partial(json.dumps, allow_nan=False, default=_refuse_json_value)
     if parsed.get_backend_name() == "postgresql":
-        return create_engine(parsed, echo=echo, pool_pre_ping=True, json_serializer=serializer)
+        engine = create_engine(parsed, echo=echo, pool_pre_ping=True, json_serializer=serializer)
+        event.listen(engine, "begin", _begin_postgres_transaction)
+        return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(parsed, echo=echo, json_serializer=serializer)
     event.listen(engine, "connect", _configure_sqlite_connection)
@@ -71,7 +79,8 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
 
 
 def writer(engine: Engine) -> Engine:
-    """``engine`` whose transactions take SQLite's write lock at ``BEGIN`` (no-op on PostgreSQL)."""
+    """``engine`` whose transactions are write units: SQLite takes its write lock at ``BEGIN``; on
+    PostgreSQL only a ``relaxed_commits`` engine's write units differ (they skip the flush wait)."""
     return engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
 
 
@@ -80,6 +89,18 @@ def fenced(engine: Engine, fence: WriteFence) -> Engine:
     raises to refuse the commit (``leases.LeaseFence``). The option travels with the engine
     object, so every function handed it is fenced without knowing."""
     return engine.execution_options(**{_FENCE_OPTION: fence})
+
+
+def relaxed_commits(engine: Engine) -> Engine:
+    """``engine`` whose write units of work (``session_scope``) on PostgreSQL commit without
+    waiting for the WAL flush: ``SET LOCAL synchronous_commit = off`` in each. A server or machine
+    crash can then lose the last commits (PostgreSQL: up to three ``wal_writer_delay``, 0.6 s by
+    default), never half of one and never an earlier one without the later: the database comes
+    back consistent, as of a moment a little before the crash. Only for work that can be redone
+    from what the database still holds (a replay resumes after its last stored mark); never for
+    live cohorts. No-op on SQLite, whose WAL with ``synchronous = NORMAL`` already commits
+    without a flush. The option travels with the engine object, as ``fenced``'s does."""
+    return engine.execution_options(**{_RELAXED_OPTION: True})
 
 
 @contextmanager
@@ -137,6 +158,14 @@ def _enable_wal(cursor: sqlite3.Cursor) -> None:
 def _begin_sqlite_transaction(connection: Connection) -> None:
     mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
     connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _begin_postgres_transaction(connection: Connection) -> None:
+    """A write unit of a ``relaxed_commits`` engine: this transaction's commit skips the WAL flush
+    wait. ``SET LOCAL`` ends with the transaction, so the pooled connection carries nothing over."""
+    options = connection.get_execution_options()
+    if options.get(_RELAXED_OPTION) and options.get(_BEGIN_OPTION) == "IMMEDIATE":
+        connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
 
 
 def _refuse_json_value(value: object) -> object:

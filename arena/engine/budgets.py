@@ -43,13 +43,6 @@ def spend_by_agent(
     return {agent_id: Decimal(total or 0) for agent_id, total in rows}
 
 
-def has_caps(config: CohortConfig) -> bool:
-    """Whether any spend cap applies (without one, no agent is ever held and spend is not read)."""
-    return config.budget.max_cost_usd is not None or any(
-        "budget" in (agent.model_extra or {}) for agent in config.agents
-    )
-
-
 def agent_caps(config: CohortConfig, names: Collection[str] | None = None) -> dict[str, Decimal]:
     """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting; only of
     ``names`` if given (a worker's unit asks about one agent of a cohort of thousands)."""
@@ -62,6 +55,11 @@ def agent_caps(config: CohortConfig, names: Collection[str] | None = None) -> di
         if cap is not None:
             caps[agent.name] = Decimal(str(cap))
     return caps
+
+
+def has_caps(config: CohortConfig) -> bool:
+    """Whether any cap applies (without one, no spend needs reading back)."""
+    return config.budget.max_cost_usd is not None or bool(agent_caps(config))
 
 
 def held_for_budget(

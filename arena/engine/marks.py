@@ -19,12 +19,13 @@ from typing import Any
 from sqlalchemy import Dialect
 from sqlmodel import Session, col, select
 
+from arena.db.keyed_update import update_by_key
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow, PositionRow
 from arena.db.upsert import column_processors, insert_ignore, upsert
 from arena.engine.ledger_store import AgentBook, lock_and_check, remember_marks
 from arena.engine.runtime import CohortRuntime
 from arena.engine.views import held_markets, latest_prices
-from portfolio import Valuation
+from portfolio import FreshMarks, Mark, Valuation
 
 
 def bucket_start(start: datetime, every: timedelta, at: datetime) -> datetime:
@@ -39,7 +40,8 @@ def mark_rows(
     slots = [s for s in rt.agents if agent_ids is None or s.id in agent_ids]
     held = held_markets([s.book.ledger for s in slots])
     prices = latest_prices(rt.source, held, at, rt.config.prices.mark_max_age) if held else {}
-    return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(prices, at)) for s in slots]
+    marks = FreshMarks(prices, at)  # one mark per market outcome, shared by every agent holding it
+    return [snapshot_row(s.id, rt.cohort_id, s.book.ledger.mark(marks, at)) for s in slots]
 
 
 def snapshot_row(agent_id: int, cohort_id: str, v: Valuation) -> dict[str, object]:
@@ -84,69 +86,54 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
     """Store the mark of every open position whose mark moved since its row was last written
     (``AgentBook.stored_marks``); a stale position whose mark did not move is left alone.
 
-    Only the mark columns change on a mark (fills write the rest), so one UPDATE of those serves
-    every row. A replay marks thousands of positions a day: the values go through the columns'
-    own bind processors and straight to the driver's executemany, skipping SQLAlchemy's per-row
-    parameter handling, which cost more than the writes themselves."""
+    Only the mark columns change on a mark (fills write the rest), so one keyed UPDATE of those
+    serves every row (``update_by_key``: one statement on PostgreSQL). A replay marks thousands of
+    positions a day: the values go through the columns' own bind processors and straight to the
+    driver, skipping SQLAlchemy's per-row parameter handling, which cost more than the writes."""
     moved = [
         (book, p)
         for book in books
         for p in book.ledger.open_positions()
-        if p.position_id not in book.stored_marks or book.stored_marks[p.position_id] != p.mark
+        if _moved(book.stored_marks.get(p.position_id, _NEVER), p.mark)
     ]
     if not moved:
         return
     dialect = session.get_bind().dialect
-    price, marked_at, stale, updated_at = (_memo(f) for f in _mark_processors(dialect))
+    price, marked_at, stale, updated_at = _mark_processors(dialect)
     at_value = updated_at(at)
-    params = [
-        (
-            None if p.mark is None else price(p.mark.price),
-            None if p.mark is None else marked_at(p.mark.at),
-            stale(p.mark is None or p.mark.stale),
-            at_value,
-            book.agent_id,
-            p.position_id,
-        )
-        for book, p in moved
-    ]
-    session.connection().exec_driver_sql(_mark_update(dialect.paramstyle), params)
+    # marks are shared by the positions marked at one instant (``FreshMarks``): each is processed once
+    processed: dict[int, tuple[Any, Any, Any]] = {}
+    params = []
+    for book, p in moved:
+        mark = p.mark
+        values = processed.get(id(mark))
+        if values is None:
+            values = processed[id(mark)] = (
+                (None, None, stale(True))
+                if mark is None
+                else (price(mark.price), marked_at(mark.at), stale(mark.stale))
+            )
+        params.append((*values, at_value, book.agent_id, p.position_id))
+    table = PositionRow.__table__  # type: ignore[attr-defined]
+    update_by_key(session, table, _MARK_COLUMNS, ("agent_id", "position_id"), params)
     remember_marks(session, [(book, p.position_id, p.mark) for book, p in moved])
 
 
-_MARK_UPDATE = (
-    "UPDATE position SET last_price = ?, last_marked_at = ?, stale = ?, updated_at = ? "
-    "WHERE agent_id = ? AND position_id = ?"
-)
-
-
-def _mark_update(paramstyle: str) -> str:
-    """``_MARK_UPDATE`` in the driver's own parameter style (sqlite3: qmark, psycopg: pyformat)."""
-    assert paramstyle in ("qmark", "format", "pyformat"), f"unexpected DB-API paramstyle {paramstyle}"
-    return _MARK_UPDATE if paramstyle == "qmark" else _MARK_UPDATE.replace("?", "%s")
+_MARK_COLUMNS = ("last_price", "last_marked_at", "stale", "updated_at")
 
 
 def _mark_processors(dialect: Dialect) -> tuple[Callable[[Any], Any], ...]:
     """The full bind processors (our exact types, then the dialect's) of the mark columns, in
-    ``_mark_update``'s order, so a mark stores exactly what an ORM write of the row would."""
-    columns = ("last_price", "last_marked_at", "stale", "updated_at")
-    return column_processors(PositionRow.__table__, columns, dialect)  # type: ignore[attr-defined]
+    ``_MARK_COLUMNS``' order, so a mark stores exactly what an ORM write of the row would."""
+    return column_processors(PositionRow.__table__, _MARK_COLUMNS, dialect)  # type: ignore[attr-defined]
 
 
-def _memo(process: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``process`` remembering its results for one write: a day's marks share a few instants
-    and prices over thousands of rows. Keyed by equality, which is safe for these columns: equal
-    Decimals store the same fixed-scale number, equal aware datetimes the same UTC instant."""
-    seen: dict[Any, Any] = {}
+_NEVER = object()  # no row written yet: differs from any mark
 
-    def remembered(value: Any) -> Any:
-        try:
-            return seen[value]
-        except KeyError:
-            seen[value] = done = process(value)
-            return done
 
-    return remembered
+def _moved(stored: object, mark: Mark | None) -> bool:
+    """Whether ``mark`` differs from the one stored (the same object, the common case, is checked first)."""
+    return stored is not mark and stored != mark
 
 
 def record_closes(session: Session, rows: Iterable[Mapping[str, object]]) -> None:

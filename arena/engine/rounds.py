@@ -27,7 +27,7 @@ from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.asking import Call, ask_all
-from arena.engine.budgets import held_for_budget, spend_by_agent
+from arena.engine.budgets import has_caps, held_for_budget, spend_by_agent
 from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, MISSED, Claim, claim_round, new_token
 from arena.engine.ledger_store import committed
 from arena.engine.quotes import build_quotes
@@ -35,12 +35,12 @@ from arena.engine.round_commit import stage, store_phase
 from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
-from arena.engine.views import agent_view, latest_prices, portfolio_view
+from arena.engine.views import agent_view, held_markets, latest_prices, portfolio_view
 from arena.tools.base import RoundFacts, ToolContext
 from arena.tools.news_tool import corpus_search
 from arena.tools.toolbox import ArenaToolbox
 from markets.types import MarketSnapshot
-from portfolio import Quotes
+from portfolio import FreshMarks, MarketId, Quotes
 
 log = logging.getLogger("arena.engine.rounds")
 
@@ -122,13 +122,17 @@ class RoundPlan:
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
         self.tradable = {e.market.market_id: e for e in self.full.entries}
         slots = self.rt.agents if self.serving is None else self.serving
-        held = {p.market_id for s in slots for p in s.book.ledger.open_positions()}
+        held = held_markets([s.book.ledger for s in slots])
         self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
         self.shown = hide_prices(self.universe, None if not self.visible else self.hidden)
         self.open_markets = self.rt.source.open_markets(self.at)
         self.open_ids = {m.market_id for m in self.open_markets}
         self.previous = self.at - cfg.schedule.every if self.index > 0 else None
         self.questions = market_questions(self.rt.engine, held)
+        self._priced = frozenset(held)
+        self._marks = self._fresh_marks()
+        self.rules = self.rt.rules  # built from the config on each read: once per round, not per agent
+        self.capped = has_caps(cfg)
 
     def _in_hidden_period(self, shown: set[str]) -> frozenset[str]:
         """Of the markets ``shown`` to agents (offered or held), those whose tournament window
@@ -164,8 +168,7 @@ class RoundPlan:
 
     def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
         ledger = slot.book.ledger
-        held = {p.market_id for p in ledger.open_positions()}
-        ledger.mark(latest_prices(self.rt.source, held, self.at, self.rt.config.prices.mark_max_age), self.at)
+        ledger.mark(self._marks_for(ledger.open_markets()), self.at)
         portfolio = portfolio_view(
             ledger,
             self.at,
@@ -179,7 +182,7 @@ class RoundPlan:
             cohort_id=self.rt.cohort_id,
             round_index=self.index,
             at=self.at,
-            rules=self.rt.rules,
+            rules=self.rules,
             portfolio=portfolio,
             snapshot=self.shown,
             prices_visible=self.visible,
@@ -187,6 +190,19 @@ class RoundPlan:
             peers=peers,
             toolbox=ArenaToolbox(ToolContext(self.tool_facts, portfolio)),
         )
+
+    def _marks_for(self, held: frozenset[MarketId]) -> FreshMarks:
+        """The round's marks of every market held when it began, shared by every agent
+        (``FreshMarks``); priced again, for a wider set, only if an agent holds a market not
+        priced yet (its ledger was reloaded meanwhile)."""
+        if not held <= self._priced:
+            self._priced |= held
+            self._marks = self._fresh_marks()
+        return self._marks
+
+    def _fresh_marks(self) -> FreshMarks:
+        max_age = self.rt.config.prices.mark_max_age
+        return FreshMarks(latest_prices(self.rt.source, self._priced, self.at, max_age), self.at)
 
     def quotes_for(self, slot: AgentSlot) -> Quotes:
         """Quotes for the round's universe plus the open markets the agent holds (so it can sell)."""
@@ -221,9 +237,9 @@ class RoundPlan:
         """Every agent's answer by name (an agent over its spending budget holds unasked);
         ``spent``: the spend read before the phase (default: read now)."""
         cfg = self.rt.config
-        if spent is None:
+        if self.capped and spent is None:
             spent = spend_by_agent(self.rt.engine, self.rt.cohort_id)
-        held = held_for_budget(cfg, slots, spent)
+        held = held_for_budget(cfg, slots, spent) if spent is not None else {}
         calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(

@@ -72,6 +72,7 @@ class CohortRuntime:
     # Wall clock for claim leases (process liveness), whatever clock drives the cohort.
     lease_clock: Clock = field(default_factory=SystemClock)
     lease: timedelta | None = None
+    _slots: dict[int, AgentSlot] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def rules(self) -> Rules:
@@ -94,7 +95,13 @@ class CohortRuntime:
         return self.lease_clock.now() if self.config.mode == "live" else at
 
     def slot(self, agent_id: int) -> AgentSlot:
-        return next(s for s in self.agents if s.id == agent_id)
+        """The agent's slot, through an index of ``agents`` built on first use (a round and a mark
+        look up every agent: scanning the list each time grew with the square of the agents)."""
+        found = self._slots.get(agent_id)
+        if found is None:
+            self._slots = {s.id: s for s in self.agents}
+            found = self._slots[agent_id]
+        return found
 
     def reload(self, agent_ids: list[int] | None = None) -> None:
         """Rebuild ledgers from the database (after a failed commit, or another writer's change)."""

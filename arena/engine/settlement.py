@@ -17,7 +17,7 @@ from datetime import datetime
 
 from arena.db.engine import session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
-from arena.engine.ledger_store import LedgerConflict, committed, lock_and_check, write_fills
+from arena.engine.ledger_store import FillBatch, LedgerConflict, committed, lock_and_check, write_fill_batches
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from markets.types import Resolution
 from portfolio import Fill, MarketId, SettlementRejected
@@ -35,11 +35,20 @@ class SettlementReport:
 def settle(rt: CohortRuntime, resolutions: Iterable[Resolution], at: datetime) -> SettlementReport:
     """Apply each resolution to the cohort's agents that hold the market.
 
+    The markets resolving together are settled in one transaction (``_settle_together``); when
+    that cannot be done (a resolution a ledger rejects, a ledger another writer moved), nothing
+    of it is kept and each market goes through its own transaction, which handles those cases.
     Who holds what is listed once per call, not per resolution and agent; a market's settlement
     changes (or reloads) only its holders' ledgers, so only theirs are listed again."""
     report = SettlementReport()
     held = {s.id: _held(s) for s in rt.agents}
-    for resolution in resolutions:
+    due = [
+        (r, holders) for r in resolutions if (holders := [s for s in rt.agents if r.market_id in held[s.id]])
+    ]
+    if len(due) > 1 and _settle_together(rt, due, at, report):
+        return report
+    held = {s.id: _held(s) for s in rt.agents}
+    for resolution, _ in due:
         holders = [s for s in rt.agents if resolution.market_id in held[s.id]]
         if holders:
             _settle_market(rt, resolution, holders, at, report)
@@ -47,16 +56,45 @@ def settle(rt: CohortRuntime, resolutions: Iterable[Resolution], at: datetime) -
     return report
 
 
-def _held(slot: AgentSlot) -> set[str]:
-    return {p.market_id for p in slot.book.ledger.open_positions()}
-
-
-def record_resolutions(rt: CohortRuntime, resolutions: list[Resolution], at: datetime) -> None:
-    """Store resolutions of markets the cohort has offered (scoring needs them even where nobody
-    bet); a row already present, e.g. an operator override, is never replaced."""
-    if resolutions:
+def _settle_together(
+    rt: CohortRuntime,
+    due: list[tuple[Resolution, list[AgentSlot]]],
+    at: datetime,
+    report: SettlementReport,
+) -> bool:
+    """Settle every market of ``due`` in ONE transaction (fills in the order the markets come, as
+    one transaction per market would store them). False, with the ledgers reloaded and nothing
+    stored, when a ledger rejects a resolution or moved under us: ``_settle_market`` then takes
+    the markets one at a time."""
+    involved = sorted({s.id for _, holders in due for s in holders})
+    try:
+        staged = [(r, holders, {s.id: _settle_one(s, r, at) for s in holders}) for r, holders in due]
+    except SettlementRejected:
+        rt.reload(involved)
+        return False
+    try:
         with session_scope(rt.engine) as session:
-            write_resolutions(session, [resolution_row(r, at, None) for r in resolutions])
+            write_resolutions(session, [resolution_row(r, at, None) for r, _, _ in staged])
+            lock_and_check(session, [rt.slot(a).book for a in involved])
+            batches = [
+                FillBatch(s.book, fills[s.id], decision_id=None) for _, hs, fills in staged for s in hs
+            ]
+            write_fill_batches(session, batches, at=at)
+    except LedgerConflict:
+        rt.reload(involved)
+        return False
+    except BaseException:
+        rt.reload(involved)
+        raise
+    for resolution, holders, fills in staged:
+        for slot in holders:
+            committed(slot.book, fills[slot.id])
+        report.settled[resolution.market_id] = sum(len(f) for f in fills.values())
+    return True
+
+
+def _held(slot: AgentSlot) -> frozenset[MarketId]:
+    return slot.book.ledger.open_markets()
 
 
 def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -> None:
@@ -69,7 +107,7 @@ def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -
 
 
 def _holds(slot: AgentSlot, market_id: str) -> bool:
-    return any(p.market_id == market_id for p in slot.book.ledger.open_positions())
+    return MarketId(market_id) in slot.book.ledger.open_markets()
 
 
 def _settle_market(
@@ -91,8 +129,8 @@ def _settle_market(
             with session_scope(rt.engine) as session:
                 write_resolutions(session, [resolution_row(resolution, at, None)])
                 lock_and_check(session, [s.book for s in holders])
-                for slot in holders:
-                    write_fills(session, slot.book, fills[slot.id], decision_id=None, at=at)
+                batches = [FillBatch(s.book, fills[s.id], decision_id=None) for s in holders]
+                write_fill_batches(session, batches, at=at)  # every holder's fills in one INSERT
         except LedgerConflict:
             rt.reload([s.id for s in holders])
             holders = [s for s in holders if _holds(s, resolution.market_id)]

@@ -6,6 +6,7 @@ price for every outcome) is left out rather than guessed in.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Collection
 from dataclasses import replace
 from datetime import datetime
@@ -22,30 +23,36 @@ def select_universe(
     snapshot: MarketSnapshot, universe: UniverseConfig, excluded: frozenset[str] = frozenset()
 ) -> MarketSnapshot:
     """Filter, order and cap the snapshot's markets; the result is what every agent of the round sees."""
-    kept = [
-        e
-        for e in snapshot.entries
-        if e.market.market_id not in excluded and _passes(e, universe, snapshot.as_of)
-    ]
-    kept.sort(key=_ordering(universe.order_by))
-    return MarketSnapshot(as_of=snapshot.as_of, entries=tuple(kept[: universe.max_markets]))
+    passes = _filter(universe, snapshot.as_of)
+    kept = [e for e in snapshot.entries if e.market.market_id not in excluded and passes(e)]
+    # the first max_markets in order: documented to equal sorted(...)[:n], without sorting them all
+    first = heapq.nsmallest(universe.max_markets, kept, key=_ordering(universe.order_by))
+    return MarketSnapshot(as_of=snapshot.as_of, entries=tuple(first))
 
 
-def _passes(entry: SnapshotEntry, universe: UniverseConfig, as_of: datetime) -> bool:
-    market = entry.market
-    if market.venue not in universe.venues:
-        return False
-    if universe.min_volume is not None and (market.volume is None or market.volume < universe.min_volume):
-        return False
-    if universe.min_days_to_close is not None or universe.max_days_to_close is not None:
-        if market.close_time is None:
+def _filter(universe: UniverseConfig, as_of: datetime) -> Callable[[SnapshotEntry], bool]:
+    """The universe's filters as one test, its settings read once (a round tests every open market)."""
+    venues = frozenset(universe.venues)
+    min_volume, low, high = universe.min_volume, universe.min_price, universe.max_price
+    min_days, max_days = universe.min_days_to_close, universe.max_days_to_close
+
+    def passes(entry: SnapshotEntry) -> bool:
+        market = entry.market
+        if market.venue not in venues:
             return False
-        days = (market.close_time - as_of).total_seconds() / _SECONDS_PER_DAY
-        if universe.min_days_to_close is not None and days < universe.min_days_to_close:
+        if min_volume is not None and (market.volume is None or market.volume < min_volume):
             return False
-        if universe.max_days_to_close is not None and days > universe.max_days_to_close:
-            return False
-    return _in_price_band(entry.price, universe.min_price, universe.max_price, market.outcomes)
+        if min_days is not None or max_days is not None:
+            if market.close_time is None:
+                return False
+            days = (market.close_time - as_of).total_seconds() / _SECONDS_PER_DAY
+            if min_days is not None and days < min_days:
+                return False
+            if max_days is not None and days > max_days:
+                return False
+        return _in_price_band(entry.price, low, high, market.outcomes)
+
+    return passes
 
 
 def _in_price_band(price: PriceSnapshot, low: Decimal, high: Decimal, outcomes: tuple[str, ...]) -> bool:

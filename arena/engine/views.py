@@ -92,4 +92,5 @@ def agent_view(
 
 
 def held_markets(ledgers: Sequence[Ledger]) -> set[str]:
-    return {p.market_id for ledger in ledgers for p in ledger.open_positions()}
+    """Every market any of ``ledgers`` holds an open position in."""
+    return set().union(*(ledger.open_markets() for ledger in ledgers))

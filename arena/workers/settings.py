@@ -14,9 +14,11 @@ DEFAULT_SLOTS = 256  # decision units at once: a round's default concurrency (MA
 class WorkerSettings:
     """``lease_ttl``: how long a silent worker keeps a unit; ``poll``: idle wait between looks;
     ``until_idle``: exit once nothing is queued or running (studies, tests); ``slots``: how many
-    decision units run at once (each mostly waits on its agent's provider)."""
+    decision units run at once (each mostly waits on its agent's provider);
+    ``replay_synchronous_commit``: see ``replay_cohort`` (``ARENA_REPLAY_SYNCHRONOUS_COMMIT``)."""
 
     lease_ttl: timedelta = DEFAULT_LEASE_TTL
     poll: timedelta = DEFAULT_POLL
     until_idle: bool = False
     slots: int = DEFAULT_SLOTS
+    replay_synchronous_commit: bool = True

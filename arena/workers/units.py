@@ -51,6 +51,7 @@ class UnitContext:
     clock: Clock
     environ: Mapping[str, str]
     lease_ttl: timedelta
+    synchronous_commit: bool = True  # a replay unit's own writes (``ARENA_REPLAY_SYNCHRONOUS_COMMIT``)
     lost: threading.Event = field(default_factory=threading.Event, init=False)
     _on_lost: Callable[[], object] | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
@@ -81,7 +82,12 @@ def run_replay(ctx: UnitContext) -> Outcome:
         ctx.when_lost(lambda: loop.call_soon_threadsafe(task.cancel))
         try:
             return await replay_cohort(
-                ctx.engine, ctx.lease.key, environ=ctx.environ, wall_clock=ctx.clock, lease_ttl=ctx.lease_ttl
+                ctx.engine,
+                ctx.lease.key,
+                environ=ctx.environ,
+                wall_clock=ctx.clock,
+                lease_ttl=ctx.lease_ttl,
+                synchronous_commit=ctx.synchronous_commit,
             )
         except asyncio.CancelledError:
             if ctx.lost.is_set():

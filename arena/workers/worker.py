@@ -101,7 +101,14 @@ class Worker:
         self.say(f"took unit {lease.unit_id}: {lease.describe()} (attempt {lease.attempt})")
         started = self.clock.now()
         self.with_database(lambda: roster.beat(self.engine, self.name, started, lease.unit_id))  # busy
-        ctx = UnitContext(self.engine, lease, self.clock, self.environ, self.settings.lease_ttl)
+        ctx = UnitContext(
+            self.engine,
+            lease,
+            self.clock,
+            self.environ,
+            self.settings.lease_ttl,
+            synchronous_commit=self.settings.replay_synchronous_commit,
+        )
         try:
             with LeaseKeeper(
                 self.engine,

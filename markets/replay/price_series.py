@@ -11,6 +11,7 @@ is built only when someone asks for a point, and the latest one is kept for the 
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -50,7 +51,10 @@ class PriceColumns:
 
     def datetime_at(self, point: int) -> datetime:
         """The usable-from time of ``point`` as an aware UTC datetime (one object per distinct time)."""
-        us = int(self.times[point])
+        return self.datetime_of(int(self.times[point]))
+
+    def datetime_of(self, us: int) -> datetime:
+        """``us`` (UTC microseconds) as an aware datetime, one object per distinct time."""
         found = self._datetimes.get(us)
         if found is None:
             found = self._datetimes[us] = EPOCH + timedelta(microseconds=us)
@@ -78,7 +82,7 @@ class PriceSeries:
     ) -> None:
         self._columns, self._market, self._market_id = columns, market, market_id
         self._start, self._stop = start, stop
-        self._times = columns.times[start:stop]
+        self._times: array[int] | None = None  # built on first use (``_time_array``)
         self._latest: tuple[int, PriceSnapshot] | None = None
         self._points: tuple[list[datetime], list[Decimal]] | None = None
         self._history: tuple[int, int, tuple[tuple[datetime, Decimal], ...]] | None = None
@@ -107,7 +111,19 @@ class PriceSeries:
 
     def index_at(self, as_of: datetime) -> int:
         """The index of the latest point usable at ``as_of`` (aware), or -1 before the first."""
-        return int(np.searchsorted(self._times, micros(as_of), side="right")) - 1
+        return self.index_at_micros(micros(as_of))
+
+    def index_at_micros(self, us: int) -> int:
+        """``index_at`` for a time already in UTC microseconds (``micros``)."""
+        return bisect_right(self._time_array(), us) - 1
+
+    def _time_array(self) -> array[int]:
+        """The series' times as a plain array of its own, made on first use (not while loading): a
+        binary search of it from Python costs a fifth of numpy's ``searchsorted`` call."""
+        if self._times is None:
+            span = self._columns.times[self._start : self._stop]
+            self._times = array("q", span.astype(np.int64, copy=False).tobytes())
+        return self._times
 
     def snapshot(self, index: int) -> PriceSnapshot:
         """Point ``index`` with every outcome's price (a binary market given YES alone gets
@@ -138,10 +154,10 @@ class PriceSeries:
         first ask (references to shared objects), and the pairs of the last answer still in the
         window are reused, so an ask builds only the pairs that are new."""
         if self._points is None:
-            columns, span = self._columns, range(self._start, self._stop)
+            columns, decimals = self._columns, self._columns.decimals
             self._points = (
-                [columns.datetime_at(p) for p in span],
-                [columns.decimals[columns.first_prices[p]] for p in span],
+                [columns.datetime_of(us) for us in self._time_array()],
+                [decimals[i] for i in columns.first_prices[self._start : self._stop]],
             )
         times, prices = self._points
         first, last = max(0, index + 1 - points), self._history

@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from markets.replay.load import ReplayDataset, load_dataset
-from markets.replay.price_series import PriceSeries
+from markets.replay.price_series import PriceSeries, micros
 from markets.types import Market, MarketSnapshot, PriceSnapshot, Resolution, SnapshotEntry
 
 DEFAULT_HISTORY_POINTS = 30
@@ -93,10 +93,10 @@ class ReplaySource:
 
     def latest_prices(self, market_ids: Sequence[str], as_of: datetime) -> dict[str, PriceSnapshot]:
         as_of = _utc(as_of)
-        found: dict[str, PriceSnapshot] = {}
+        us, found = micros(as_of), {}
         for market_id in market_ids:
             series = self._series.get(market_id)
-            index = series.index_at(as_of) if series else -1
+            index = series.index_at_micros(us) if series else -1
             if series and index >= 0:
                 found[market_id] = series.snapshot(index)
         return found
@@ -106,11 +106,11 @@ class ReplaySource:
 
     def snapshot(self, as_of: datetime) -> MarketSnapshot:
         as_of = _utc(as_of)
-        entries = []
+        us, entries = micros(as_of), []
         for window in self._open_windows(as_of):
             market_id = window.market_id
             series = self._series[market_id]
-            index = series.index_at(as_of)
+            index = series.index_at_micros(us)
             price = series.snapshot(index)
             if self._max_price_age is not None and as_of - price.observed_at > self._max_price_age:
                 continue

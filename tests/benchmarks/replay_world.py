@@ -67,12 +67,11 @@ def write_world(directory: Path, *, markets: int, days: int, seed: int = 3) -> P
 
 
 def cohort_config(dataset: Path, agents: int) -> dict[str, Any]:
+    """The cohort starts at the dataset's first usable price (``start`` left out): in the base
+    world that is day 1, a close being usable the next day; a longer world opens later."""
     return {
         "name": "bench",
         "dataset": str(dataset),
-        "start": datetime.combine(
-            START + timedelta(days=1), datetime.min.time(), UTC
-        ),  # a close is usable the next day
         "seed": 5,
         "schedule": {"every": "7d"},
         "marks": {"every": "1d"},
@@ -101,17 +100,26 @@ def in_subprocess(call: str) -> dict[str, float]:
     return figures
 
 
-def replay_world(db_url: str, dataset: str, agents: int, floor_url: str | None = None) -> dict[str, float]:
+def replay_world(
+    db_url: str,
+    dataset: str,
+    agents: int,
+    floor_url: str | None = None,
+    *,
+    synchronous_commit: bool = True,
+) -> dict[str, float]:
     """Launch and replay the cohort in this process (a benchmark's own subprocess); the figures,
     with this process's CPU time and peak RSS. ``write_s`` is the CPU time spent inside the
     replay's write transactions; with ``floor_url`` (an empty database) the same rows are then
-    copied there in one transaction, the floor those writes are compared with."""
+    copied there in one transaction, the floor those writes are compared with.
+    ``synchronous_commit=False``: the replay's writes use ``relaxed_commits``, as
+    ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off`` makes ``arena replay`` do."""
     import asyncio
 
     from arena.clock import SystemClock
     from arena.cohorts.config import parse_config
     from arena.cohorts.launch import launch
-    from arena.db.engine import make_engine
+    from arena.db.engine import make_engine, relaxed_commits
     from arena.db.migrate import upgrade
     from arena.engine.replay import ReplayRunner
     from arena.engine.runtime import load_runtime
@@ -124,7 +132,8 @@ def replay_world(db_url: str, dataset: str, agents: int, floor_url: str | None =
     source = open_source(config, engine)
     loaded_cpu = time.process_time() - cpu
     cohort = launch(engine, config, source=source, environ={}, clock=SystemClock()).cohort_id
-    rt = load_runtime(engine, cohort, source=source, environ={})
+    writes = engine if synchronous_commit else relaxed_commits(engine)
+    rt = load_runtime(writes, cohort, source=source, environ={})
     with timed_writes() as writes:
         result = asyncio.run(ReplayRunner(rt).run())
     assert result.completed, result
@@ -137,9 +146,25 @@ def replay_world(db_url: str, dataset: str, agents: int, floor_url: str | None =
         "rounds": len(result.rounds),
         "fills": sum(s.book.fill_count for s in rt.agents),
     }
+    if engine.dialect.name == "postgresql":
+        figures["server_cpu_s"] = server_cpu(engine)
     if floor_url is not None:
         figures |= copy_floor(engine, floor_url)
     return figures
+
+
+def server_cpu(engine: Engine) -> float:
+    """CPU seconds used so far by the PostgreSQL backends serving this database (the replay's own
+    connections: each benchmark replays into a database of its own); -1 when the server does not
+    run on this machine."""
+    from tests.benchmarks.server_cpu import backend_cpu
+
+    with engine.connect() as connection:
+        pids = connection.exec_driver_sql(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        ).scalars()
+        readings = [backend_cpu(pid) for pid in pids]
+    return -1.0 if None in readings else sum(r for r in readings if r is not None)
 
 
 def peak_rss_mib() -> float:

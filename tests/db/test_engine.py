@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, func, select
 
-from arena.db.engine import make_engine, normalize_url, redact_url, session_scope
+from arena.db.engine import make_engine, normalize_url, redact_url, relaxed_commits, session_scope
 from arena.db.migrate import upgrade
 from arena.db.models import JobRunRow, MarketRow
 from tests.db.rows import T0, market
@@ -146,3 +146,27 @@ def test_sqlite_read_only_scope_does_not_wait_for_the_writer(tmp_path: Path) -> 
                 assert reader.exec(count).one() == 0
     finally:
         engine.dispose()
+
+
+def test_relaxed_commits_skip_the_flush_wait_of_write_units_only(engine: Engine) -> None:
+    """A ``relaxed_commits`` engine's write units commit with ``synchronous_commit = off`` on
+    PostgreSQL; its read units, the plain engine and the pooled connection afterwards keep the
+    server's durable default. On SQLite the engine writes as before."""
+    relaxed = relaxed_commits(engine)
+    with session_scope(relaxed) as session:
+        session.add(market("manifold:a"))
+        relaxed_setting = _synchronous_commit(session)
+    with session_scope(relaxed, write=False) as session:
+        read_setting = _synchronous_commit(session)
+    with session_scope(engine) as session:
+        plain_setting = _synchronous_commit(session)
+    with Session(engine) as session:
+        assert session.exec(select(func.count()).select_from(MarketRow)).one() == 1  # committed
+    if engine.dialect.name == "postgresql":
+        assert (relaxed_setting, read_setting, plain_setting) == ("off", "on", "on")
+
+
+def _synchronous_commit(session: Session) -> str | None:
+    if session.get_bind().dialect.name != "postgresql":
+        return None
+    return str(session.connection().exec_driver_sql("SHOW synchronous_commit").scalar_one())

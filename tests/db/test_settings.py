@@ -48,3 +48,13 @@ def test_empty_database_url_is_an_error_naming_the_variable(monkeypatch: pytest.
     monkeypatch.setenv("ARENA_DATABASE_URL", " ")
     with pytest.raises(ValidationError, match="ARENA_DATABASE_URL is empty"):
         Settings()
+
+
+@pytest.mark.parametrize(("value", "durable"), [(None, True), ("off", False), ("on", True)])
+def test_replay_commits_are_durable_unless_turned_off(
+    value: str | None, durable: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_REPLAY_SYNCHRONOUS_COMMIT", raising=False)
+    if value is not None:
+        monkeypatch.setenv("ARENA_REPLAY_SYNCHRONOUS_COMMIT", value)
+    assert Settings().replay_synchronous_commit is durable

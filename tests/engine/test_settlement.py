@@ -8,8 +8,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlalchemy import Engine, event
+from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
@@ -18,11 +18,13 @@ from arena.engine.completion import complete_if_done
 from arena.engine.ledger_store import reconcile
 from arena.engine.resolving import OverrideError, override, pending_markets
 from arena.engine.rounds import run_round
+from arena.engine.runtime import CohortRuntime
 from arena.engine.settlement import settle
 from markets.types import Resolution, ResolutionKind
 from portfolio import SettlementRejected
 from tests.engine.helpers import (
     A,
+    B,
     config,
     day,
     frozen_parses,
@@ -157,3 +159,53 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
 def test_override_of_an_unknown_market_is_refused(engine: Engine) -> None:
     with pytest.raises(OverrideError, match="unknown market 'polymarket:nope'"):
         override(engine, "polymarket:nope", ResolutionKind.YES, note="", now=LATER, environ={})
+
+
+def _holding_a_and_b(engine: Engine, tmp_path: Path) -> CohortRuntime:
+    bettor = _bettor(tmp_path, (A, "YES", 100), (B, "NO", 100))
+    cohort_id, source = launch_cohort(engine, config(tiny_dataset(tmp_path / "data"), [bettor]))
+    rt = runtime(engine, cohort_id, source)
+    asyncio.run(run_round(rt, 0, day(0)))
+    assert len(rt.agents[0].book.ledger.open_positions()) == 2
+    return rt
+
+
+def test_markets_resolving_together_settle_in_one_transaction(engine: Engine, tmp_path: Path) -> None:
+    rt = _holding_a_and_b(engine, tmp_path)
+    commits: list[object] = []
+
+    def count(connection: object) -> None:
+        commits.append(connection)
+
+    event.listen(engine, "commit", count)
+    both = [
+        Resolution.binary(A, ResolutionKind.YES, day(9), "t"),
+        Resolution.binary(B, ResolutionKind.NO, day(9), "t"),
+    ]
+    try:
+        report = settle(rt, both, day(9))
+    finally:
+        event.remove(engine, "commit", count)
+    assert report.settled == {A: 1, B: 1} and len(commits) == 1
+    with Session(engine) as session:
+        settled = session.exec(
+            select(FillRow.market_id).where(FillRow.kind == "settle").order_by(col(FillRow.id))
+        )
+        assert list(settled) == [A, B]  # the order one transaction per market would store
+        assert reconcile(session, rt.rules, [rt.agents[0].id]) == []
+    assert rt.agents[0].book.ledger.open_positions() == []
+
+
+def test_a_rejected_resolution_defers_its_market_and_the_others_still_settle(
+    engine: Engine, tmp_path: Path
+) -> None:
+    rt = _holding_a_and_b(engine, tmp_path)
+    cash = rt.agents[0].book.ledger.cash
+    odd = Resolution(A, ResolutionKind.OUTCOME, {"NO": D(1)}, day(9), "venue")  # says nothing about YES
+    report = settle(rt, [odd, Resolution.binary(B, ResolutionKind.NO, day(9), "t")], day(9))
+    assert A in report.deferred and report.settled == {B: 1}
+    ledger = rt.agents[0].book.ledger
+    assert [p.market_id for p in ledger.open_positions()] == [A]
+    assert ledger.cash > cash  # B's NO shares paid out
+    with Session(engine) as session:
+        assert reconcile(session, rt.rules, [rt.agents[0].id]) == []

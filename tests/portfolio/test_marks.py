@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from portfolio import Bet, Ledger, Mark
+from portfolio import Bet, FreshMarks, Ledger, Mark, Sell
 from portfolio.valuation import value_position
 from tests.portfolio.helpers import BINARY, HOUR, MULTI, OTHER, T0, D, quotes
 
@@ -119,3 +119,46 @@ def test_restored_marks_survive_a_replay_unless_a_fill_is_newer(ledger: Ledger) 
 def test_naive_times_are_refused(ledger: Ledger) -> None:
     with pytest.raises(ValueError, match="has no time zone"):
         ledger.mark({}, T0.replace(tzinfo=None))
+
+
+def test_shared_fresh_marks_mark_many_ledgers_as_their_own_prices_would(ledger: Ledger) -> None:
+    prices = {BINARY: {"NO": D("0.7")}, MULTI: {"Bob": D("0.1")}}
+    alone, shared = Ledger(ledger.rules, "agent-2"), Ledger(ledger.rules, "agent-3")
+    for each in (alone, shared, ledger):
+        _two_positions(each)
+    marks = FreshMarks(prices, T0 + HOUR)
+    first, second = ledger.mark(marks, T0 + HOUR), shared.mark(marks, T0 + HOUR)
+    expected = alone.mark(prices, T0 + HOUR)
+    for got in (first, second):
+        assert (got.total_value, got.unrealized_pnl, got.stale_count) == (
+            expected.total_value,
+            expected.unrealized_pnl,
+            expected.stale_count,
+        )
+        assert got.positions == expected.positions
+    no_id = next(p.position_id for p in ledger.open_positions() if p.outcome == "NO")
+    assert ledger.positions[no_id].mark is shared.positions[no_id].mark  # built once, shared
+    with pytest.raises(ValueError, match="marks built for"):
+        ledger.mark(marks, T0 + 2 * HOUR)
+
+
+def test_marking_again_at_the_same_instant_and_price_keeps_the_position(ledger: Ledger) -> None:
+    no_id, _ = _two_positions(ledger)
+    prices = {BINARY: {"NO": D("0.7")}, MULTI: {"Bob": D("0.1")}}
+    ledger.mark(prices, T0 + HOUR)
+    before = ledger.positions[no_id]
+    ledger.mark(prices, T0 + HOUR)
+    assert ledger.positions[no_id] is before
+    ledger.mark({BINARY: {"NO": D("0.8")}, MULTI: {"Bob": D("0.1")}}, T0 + HOUR)  # a new price moves it
+    assert ledger.positions[no_id].mark == Mark(D("0.8"), T0 + HOUR)
+
+
+def test_the_kept_list_of_open_positions_follows_marks_and_fills(ledger: Ledger) -> None:
+    no_id, bob_id = _two_positions(ledger)
+    listed = ledger.open_positions()
+    listed.clear()  # a caller's copy: the ledger's own list is untouched
+    ledger.mark({BINARY: {"NO": D("0.7")}, MULTI: {"Bob": D("0.1")}}, T0 + HOUR)
+    assert [p.mark for p in ledger.open_positions()] == [Mark(D("0.7"), T0 + HOUR), Mark(D("0.1"), T0 + HOUR)]
+    ledger.apply_decision([Sell(no_id, D(100))], quotes("0.30"), T0 + 2 * HOUR)  # all of it, NO at 0.70
+    assert [p.position_id for p in ledger.open_positions()] == [bob_id]
+    assert ledger.open_positions() == [ledger.positions[bob_id]]

@@ -1,0 +1,28 @@
+"""The replay loop's collector settings hold only while it runs, and are undone on any exit."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from arena.engine.replay import long_lived_heap
+
+
+def _failing_step(young: int, seen: list[tuple[int, tuple[int, ...]]]) -> None:
+    with long_lived_heap(young_threshold=young):
+        seen.append((gc.get_freeze_count(), gc.get_threshold()))
+        raise RuntimeError("step failed")
+
+
+def test_the_heap_is_frozen_while_the_loop_runs_and_released_after_an_error() -> None:
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0
+    seen: list[tuple[int, tuple[int, ...]]] = []
+    with pytest.raises(RuntimeError, match="step failed"):
+        _failing_step(before[0] + 1000, seen)
+    frozen, during = seen[0]
+    assert frozen > 0
+    assert during == (before[0] + 1000, *before[1:])
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
