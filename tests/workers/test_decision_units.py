@@ -7,6 +7,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -100,12 +101,12 @@ def test_a_unit_whose_lease_was_taken_over_cannot_commit(engine: Engine, tmp_pat
     assert old is not None and old.agent_id == favorite
     new = queue.take(engine, "taker", now + TTL * 2, TTL)  # the paused worker's lease expired
     assert new is not None and new.unit_id == old.unit_id
-    late = type(rt)(**{**rt.__dict__, "engine": UnitFence(old).guard(engine), "lease": TTL})
+    late = replace(rt, engine=UnitFence(old).guard(engine), lease=TTL)
     with pytest.raises(CommitRefused, match="commit is refused"):
         asyncio.run(decide_one(late, opened, favorite, new_token()))
     with Session(engine) as session:  # the refused transaction left nothing: not even the claim
         assert session.exec(select(DecisionRow)).all() == []
-    taker = type(rt)(**{**rt.__dict__, "engine": UnitFence(new).guard(engine), "lease": TTL})
+    taker = replace(rt, engine=UnitFence(new).guard(engine), lease=TTL)
     assert asyncio.run(decide_one(taker, opened, favorite, new_token())) == "done"
 
 
