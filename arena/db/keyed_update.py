@@ -56,8 +56,7 @@ _STATEMENTS: dict[tuple[object, ...], str] = {}
 
 def _build(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple[str, ...]) -> str:
     """On PostgreSQL one UPDATE joined to the rows unnested from one array parameter per column
-    (typed as the column is); elsewhere a plain keyed UPDATE in the driver's parameter style, for
-    executemany."""
+    (typed as the column is); on SQLite a plain keyed UPDATE for executemany."""
     name = dialect.identifier_preparer.quote(table.name)
     quote = dialect.identifier_preparer.quote
     if dialect.name == "postgresql":
@@ -68,11 +67,12 @@ def _build(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple
         match = " AND ".join(f"t.{quote(k)} = v.{quote(k)}" for k in keys)
         # Names from the schema's metadata, quoted by the dialect; every value is a parameter.
         return f"UPDATE {name} AS t SET {assignments} FROM unnest({arrays}) AS v({given}) WHERE {match}"  # noqa: S608
-    if dialect.paramstyle not in ("qmark", "format"):
-        raise NotImplementedError(f"DB-API paramstyle {dialect.paramstyle}")
-    mark = "?" if dialect.paramstyle == "qmark" else "%s"
-    assignments = ", ".join(f"{quote(c)} = {mark}" for c in columns)
-    match = " AND ".join(f"{quote(k)} = {mark}" for k in keys)
+    if dialect.name != "sqlite":
+        raise ValueError(
+            f"update_by_key has no statement for {dialect.name}: the arena runs on SQLite and PostgreSQL"
+        )
+    assignments = ", ".join(f"{quote(c)} = ?" for c in columns)
+    match = " AND ".join(f"{quote(k)} = ?" for k in keys)
     return f"UPDATE {name} SET {assignments} WHERE {match}"  # noqa: S608
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 from datetime import datetime, timedelta
 
-from sqlalchemy import func
+from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from arena.clock import SystemClock
@@ -80,13 +80,7 @@ def _progress(
 ) -> tuple[int, int]:
     """How many of the agents' decisions are final, and how many of their units failed (two
     counts: the planner polls them often while a thousand agents decide)."""
-    final = session.exec(
-        select(func.count()).where(
-            DecisionRow.round_id == round_id,
-            col(DecisionRow.agent_id).in_(agent_ids),
-            col(DecisionRow.status).in_(FINAL_STATUSES),
-        )
-    ).one()
+    final = session.exec(select(func.count()).where(*_final_decisions(round_id, agent_ids))).one()
     failed = session.exec(
         select(func.count()).where(
             WorkUnitRow.kind == queue.DECISION,
@@ -99,19 +93,22 @@ def _progress(
     return int(final), int(failed)
 
 
+def _final_decisions(round_id: int, agent_ids: list[int]) -> tuple[ColumnElement[bool], ...]:
+    """The agents' decisions of the round that are final (done, held, errored: nothing to wait for)."""
+    return (
+        col(DecisionRow.round_id) == round_id,
+        col(DecisionRow.agent_id).in_(agent_ids),
+        col(DecisionRow.status).in_(FINAL_STATUSES),
+    )
+
+
 def _unfinished(
     rt: CohortRuntime, round_id: int, index: int, agent_ids: list[int], *, timed_out: bool
 ) -> RoundUnfinished:
     """The error naming every agent whose decision is not final, with its unit's state and error."""
     with Session(rt.engine) as session:
         final = set(
-            session.exec(
-                select(DecisionRow.agent_id).where(
-                    DecisionRow.round_id == round_id,
-                    col(DecisionRow.agent_id).in_(agent_ids),
-                    col(DecisionRow.status).in_(FINAL_STATUSES),
-                )
-            ).all()
+            session.exec(select(DecisionRow.agent_id).where(*_final_decisions(round_id, agent_ids))).all()
         )
         units = {u.agent_id: u for u in queue.decision_units(session, rt.cohort_id, index)}
     open_ids = [a for a in agent_ids if a not in final]

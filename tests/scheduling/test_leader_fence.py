@@ -32,6 +32,7 @@ from arena.engine.sources import open_source
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 from tests.fakes.venue_gate import HoldFirstRequest, move_prices
 from tests.workers import ON_POSTGRES
+from tests.workers.llm_study import stop
 
 pytestmark = [ON_POSTGRES, pytest.mark.slow]
 SHORT_LEASE, LONG_LEASE = "3s", "60s"
@@ -108,17 +109,6 @@ def _stored(engine: Engine) -> tuple[int, int, int]:
         return int(snapshots), int(markets), 0 if latest is None else int(latest.timestamp() * 1e6)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGCONT)
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 def test_a_leader_paused_past_its_lease_commits_nothing_when_it_wakes(
     engine: Engine, venue: tuple[FakePolymarket, HoldFirstRequest], tmp_path: Path
 ) -> None:
@@ -151,7 +141,7 @@ def test_a_leader_paused_past_its_lease_commits_nothing_when_it_wakes(
         assert _stored(engine) == one_leader  # not one row more, not one market rewritten
         assert _owner(engine) == new_owner
     finally:
-        _stop(old)
+        stop(old)
         if new is not None and new.poll() is None:
             new.kill()
             new.wait()
