@@ -142,14 +142,24 @@ def intervals(
     stats: Mapping[str, Statistic], weights: np.ndarray, level: float
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per statistic: point estimate and percentile interval per agent (one matrix product)."""
-    sums = iter(_products(weights, [m for stat in stats.values() for m in stat.replicated()]))
     result = {}
-    for name, stat in stats.items():
-        num = next(sums)
-        den = num if stat.scale is not None else next(sums)  # a total needs no denominator
-        lo, hi = percentile_interval(stat.evaluate(num, den), level)
+    for (name, stat), replicates in zip(
+        stats.items(), _replicated(list(stats.values()), weights), strict=True
+    ):
+        lo, hi = percentile_interval(replicates, level)
         result[name] = (stat.point(), lo, hi)
     return result
+
+
+def _replicated(stats: list[Statistic], weights: np.ndarray) -> list[np.ndarray]:
+    """Each statistic's replicates (rows × replicates of ``weights``), from one stacked product."""
+    sums = iter(_products(weights, [m for stat in stats for m in stat.replicated()]))
+    replicates = []
+    for stat in stats:
+        num = next(sums)
+        den = num if stat.scale is not None else next(sums)  # a total needs no denominator
+        replicates.append(stat.evaluate(num, den))
+    return replicates
 
 
 def comparisons(
@@ -161,16 +171,22 @@ def comparisons(
     ``diff_hi``, ``p_value``, ``share_better`` (share of common markets where the agent did
     better, ties count half) and ``common_markets``. The leader's own row is NaN.
     """
+    # Only the leader's markets can be common markets: the products need no other rows of W.
+    # Statistics over the same markets (those of one source) share one product over those rows.
+    paired = {
+        name: _paired(stat, leader, np.flatnonzero(stat.present[leader])) for name, stat in stats.items()
+    }
+    groups: dict[bytes, list[str]] = {}
+    for name, (markets, _, _) in paired.items():
+        groups.setdefault(markets.tobytes(), []).append(name)
+    replicated: dict[str, list[np.ndarray]] = {}
+    for names in groups.values():
+        sides = [side for name in names for side in paired[name][1:]]
+        values = _replicated(sides, weights[paired[names[0]][0]])
+        replicated.update({name: values[2 * i : 2 * i + 2] for i, name in enumerate(names)})
     result = {}
-    for name, stat in stats.items():
-        # Only the leader's markets can be common markets: the products need no other rows of W.
-        markets = np.flatnonzero(stat.present[leader])
-        own, lead = _paired(stat, leader, markets)
-        sums = iter(_products(weights[markets], [*own.replicated(), *lead.replicated()]))
-        own_num = next(sums)
-        own_reps = own.evaluate(own_num, own_num if own.scale is not None else next(sums))
-        lead_num = next(sums)
-        lead_reps = lead.evaluate(lead_num, lead_num if lead.scale is not None else next(sums))
+    for name, (_, own, lead) in paired.items():
+        own_reps, lead_reps = replicated[name]
         diff = own.point() - lead.point()
         reps = own_reps - lead_reps
         lo, hi = percentile_interval(reps, level)
@@ -191,9 +207,9 @@ def comparisons(
     return result
 
 
-def _paired(stat: Statistic, leader: int, markets: np.ndarray) -> tuple[Statistic, Statistic]:
-    """The agents' and the leader's sums over ``markets`` (the leader's), each agent's row
-    restricted to the markets it shares with the leader."""
+def _paired(stat: Statistic, leader: int, markets: np.ndarray) -> tuple[np.ndarray, Statistic, Statistic]:
+    """``markets`` (the leader's), and the agents' and the leader's sums over them, each agent's
+    row restricted to the markets it shares with the leader."""
     common = stat.present[:, markets] & stat.present[leader, markets]
     mask = common.astype(np.float64)
     own = Statistic(
@@ -207,7 +223,7 @@ def _paired(stat: Statistic, leader: int, markets: np.ndarray) -> tuple[Statisti
         stat.higher_is_better,
         lead_scale,
     )
-    return own, lead
+    return markets, own, lead
 
 
 def _p_value(diff: np.ndarray, reps: np.ndarray) -> np.ndarray:

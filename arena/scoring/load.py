@@ -48,7 +48,6 @@ from arena.db.models import (
 from arena.scoring import load_markets, load_rounds
 from arena.scoring.frames import (
     DECISIONS,
-    FILLS,
     FORECASTS,
     ScoringFrames,
 )
@@ -228,7 +227,7 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
         .where(col(AgentRow.cohort_id).in_(cohort_ids))
         .order_by(col(FillRow.id))
     )
-    frame = frame_of(session.execute(query).all(), FILLS)
+    frame = read_frame(session.connection(), query)
     return frame.with_columns(
         pl.col("price").cast(pl.Float64),
         pl.col("realized_pnl").fill_null(Decimal(0)),
