@@ -26,11 +26,13 @@ import polars as pl
 from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.breakdowns import breakdowns
 from arena.scoring.frames import ScoringFrames
+from arena.scoring.inputs import Inputs
 from arena.scoring.notes import label_notes
 from arena.scoring.pooling import PoolBy
-from arena.scoring.ranking import MIN_MARKETS, leaderboard
+from arena.scoring.ranking import MIN_MARKETS, leaderboard_inputs, ranked
 from arena.scoring.scores import Reading
-from arena.scoring.tables import SOURCES, calibration_table
+from arena.scoring.summary import Source, source_pairs
+from arena.scoring.tables import SOURCES, calibration_table, reliability_of
 from arena.scoring.tournament import prize_pool
 
 SCHEMA_VERSION = 2  # 2: tournament_take is S / ΣS (seed 000); tournament_share removed
@@ -56,13 +58,9 @@ def leaderboard_document(
     frames: ScoringFrames, settings: Settings, *, cohorts: list[str], as_of: datetime | None
 ) -> dict[str, Any]:
     """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``."""
-    table = leaderboard(
-        frames,
-        by=settings.by,
-        seed=settings.seed,
-        replicates=settings.replicates,
-        level=settings.level,
-        min_markets=settings.min_markets,
+    inputs = leaderboard_inputs(frames, settings.min_markets)
+    table = ranked(
+        inputs, by=settings.by, seed=settings.seed, replicates=settings.replicates, level=settings.level
     )
     return {
         "schema_version": SCHEMA_VERSION,
@@ -82,8 +80,16 @@ def leaderboard_document(
         "agents": rows(table),
         "footnotes": label_notes(table, settings.implied),
         "breakdowns": rows(breakdowns(frames)),
-        "calibration": {source: rows(calibration_table(frames, source)) for source in SOURCES},
+        "calibration": {source: rows(_calibration(frames, inputs, source)) for source in SOURCES},
     }
+
+
+def _calibration(frames: ScoringFrames, inputs: Inputs, source: Source) -> pl.DataFrame:
+    """``calibration_table(frames, source)``, from the leaderboard's own bets and statements when
+    they are the frames' (one cohort: ``decided_seats`` kept every seat), instead of again."""
+    if inputs.frames is not frames:
+        return calibration_table(frames, source)
+    return reliability_of(source_pairs(inputs.bets, inputs.standing, source))
 
 
 def rows(frame: pl.DataFrame) -> list[dict[str, Any]]:

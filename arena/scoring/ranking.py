@@ -38,11 +38,27 @@ def leaderboard(
     min_markets: int = MIN_MARKETS,
 ) -> pl.DataFrame:
     """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``."""
-    if by not in SORTABLE:
-        raise ValueError(f"cannot sort by {by!r}; choose one of {', '.join(SORTABLE)}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must lie in (0, 1), got {level}")
-    inputs = Inputs.of(decided_seats(frames), min_markets=min_markets)
+    _check(by, level)
+    return ranked(
+        leaderboard_inputs(frames, min_markets), by=by, seed=seed, replicates=replicates, level=level
+    )
+
+
+def leaderboard_inputs(frames: ScoringFrames, min_markets: int = MIN_MARKETS) -> Inputs:
+    """What ``leaderboard(frames)`` ranks from: the decided seats' frames and their row tables."""
+    return Inputs.of(decided_seats(frames), min_markets=min_markets)
+
+
+def ranked(
+    inputs: Inputs,
+    *,
+    by: str = "return_pct",
+    seed: int = 0,
+    replicates: int = DEFAULT_REPLICATES,
+    level: float = DEFAULT_LEVEL,
+) -> pl.DataFrame:
+    """``leaderboard`` from its ``leaderboard_inputs`` (for callers that read those tables too)."""
+    _check(by, level)
     table = _ranked(point_estimates(inputs), by)
     intervals = bootstrap_columns(
         table,
@@ -51,9 +67,16 @@ def leaderboard(
         seed=seed,
         replicates=replicates,
         level=level,
-        min_markets=min_markets,
+        min_markets=inputs.min_markets,
     )
     return table.join(intervals, on="agent", how="left", maintain_order="left").select(COLUMNS)
+
+
+def _check(by: str, level: float) -> None:
+    if by not in SORTABLE:
+        raise ValueError(f"cannot sort by {by!r}; choose one of {', '.join(SORTABLE)}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
 
 
 def point_estimates(inputs: Inputs) -> pl.DataFrame:

@@ -10,7 +10,14 @@ from arena.scoring.frames import ScoringFrames
 from arena.scoring.stated import standing_forecasts
 from arena.scoring.summary import SOURCES, Source, source_pairs
 
-__all__ = ["SOURCES", "Source", "calibration_summary", "calibration_table", "forecast_pairs"]
+__all__ = [
+    "SOURCES",
+    "Source",
+    "calibration_summary",
+    "calibration_table",
+    "forecast_pairs",
+    "reliability_of",
+]
 
 
 def forecast_pairs(frames: ScoringFrames, source: Source) -> pl.DataFrame:
@@ -22,7 +29,12 @@ def forecast_pairs(frames: ScoringFrames, source: Source) -> pl.DataFrame:
 
 def calibration_table(frames: ScoringFrames, source: Source = "implied") -> pl.DataFrame:
     """Reliability table per agent: bin, lower, upper, count, weight, mean_forecast, observed, gap."""
-    return reliability_table(forecast_pairs(frames, source), ["agent"]).select(
+    return reliability_of(forecast_pairs(frames, source))
+
+
+def reliability_of(pairs: pl.DataFrame) -> pl.DataFrame:
+    """``calibration_table`` of forecast pairs already made (``summary.source_pairs``)."""
+    return reliability_table(pairs, ["agent"]).select(
         "agent", "bin", "lower", "upper", "count", "weight", "mean_forecast", "observed", "gap"
     )
 
