@@ -81,13 +81,20 @@ class FrameSpec:
         if missing:
             raise FrameError(f"{self.name}: missing column(s) {', '.join(missing)}")
         frame = frame.select([self._cast(frame, c) for c in self.columns])
-        for column in self.columns:
-            if not column.nullable:
-                _fail_on(frame, self.name, column.name, frame[column.name].is_null(), "a value")
-        for check in self.checks:
-            bad = frame.select(check.valid.not_().fill_null(False)).to_series()
-            _fail_on(frame, self.name, check.column, bad, check.expected)
-        if self.unique and frame.select(pl.struct(list(self.unique)).is_duplicated().any()).item():
+        rules = [(c.name, pl.col(c.name).is_null(), "a value") for c in self.columns if not c.nullable]
+        rules += [
+            (check.column, check.valid.not_().fill_null(False), check.expected) for check in self.checks
+        ]
+        duplicated = pl.struct(list(self.unique)).is_duplicated().any() if self.unique else pl.lit(False)
+        # Every rule in one pass over the frame (one collect, not one per rule); only a broken rule
+        # is evaluated again, row by row, to name its first offending row.
+        *broken, is_duplicated = frame.select(
+            *(bad.any().alias(f"_{i}") for i, (_, bad, _) in enumerate(rules)), duplicated.alias("_unique")
+        ).row(0)
+        for (column, bad, expected), failed in zip(rules, broken, strict=True):
+            if failed:
+                _fail_on(frame, self.name, column, frame.select(bad).to_series(), expected)
+        if is_duplicated:
             raise FrameError(f"{self.name}: rows must be unique on ({', '.join(self.unique)})")
         return frame
 
