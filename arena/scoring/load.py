@@ -48,7 +48,6 @@ from arena.db.models import (
 from arena.scoring import load_markets, load_rounds
 from arena.scoring.frames import (
     DECISIONS,
-    FORECASTS,
     ScoringFrames,
 )
 from arena.scoring.load_rows import LoadError, frame_of
@@ -273,14 +272,30 @@ def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
         )
         for r in rows
     ]
-    stated = [
-        (r.cohort_id, r.name, market_id, outcome, _probability(r.id, market_id, outcome, p), r.scheduled_at)
-        for r in rows
-        if r.error is None
-        for market_id, by_outcome in (r.probabilities_json or {}).items()
-        for outcome, p in by_outcome.items()
-    ]
-    return frame_of(decisions, DECISIONS), frame_of(stated, FORECASTS)
+    frame = frame_of(decisions, DECISIONS)
+    # A decision states thousands of probabilities: each is (market, outcome, p) plus the index of
+    # its decision, whose seat and time are then gathered as whole columns from ``frame``.
+    index: list[int] = []
+    stated: list[tuple[str, str, float]] = []
+    for i, r in enumerate(rows):
+        if r.error is None and r.probabilities_json:
+            own = [
+                (market_id, outcome, _probability(r.id, market_id, outcome, p))
+                for market_id, by_outcome in r.probabilities_json.items()
+                for outcome, p in by_outcome.items()
+            ]
+            index += [i] * len(own)
+            stated += own
+    markets, outcomes, probabilities = zip(*stated, strict=True) if stated else ((), (), ())
+    forecasts = frame[index].select(
+        "cohort_id",
+        "agent",
+        pl.Series("market_id", markets, dtype=pl.String),
+        pl.Series("outcome", outcomes, dtype=pl.String),
+        pl.Series("p", probabilities, dtype=pl.Float64),
+        stated_at="decided_at",
+    )
+    return frame, forecasts
 
 
 def _probability(decision_id: int, market_id: str, outcome: str, value: object) -> float:
