@@ -396,15 +396,22 @@ class ScoringFrames:
         return result
 
     def _check_roster(self) -> None:
-        seats = self.agents.select("cohort_id", "agent")
-        for spec in (FILLS, FORECASTS, SNAPSHOTS, DECISIONS, GUARDS):
-            frame: pl.DataFrame = getattr(self, spec.name)
-            stray = (
-                frame.select("cohort_id", "agent").unique().join(seats, on=["cohort_id", "agent"], how="anti")
-            )
-            if len(stray):
-                first = stray.sort("cohort_id", "agent").row(0)
-                raise FrameError(f"{spec.name}: agent {first[1]!r} of cohort {first[0]!r} is not in agents")
+        """Every seat named in a per-seat frame is in ``agents``: one lazy query over the five frames,
+        whose first stray (in frame order, then by cohort and agent) names the error."""
+        specs = (FILLS, FORECASTS, SNAPSHOTS, DECISIONS, GUARDS)
+        named = pl.concat(
+            getattr(self, spec.name).lazy().select(pl.lit(i, pl.Int64).alias("_spec"), "cohort_id", "agent")
+            for i, spec in enumerate(specs)
+        )
+        stray = (
+            named.join(self.agents.lazy(), on=["cohort_id", "agent"], how="anti")
+            .sort("_spec", "cohort_id", "agent")
+            .head(1)
+            .collect()
+        )
+        if len(stray):
+            spec, cohort, agent = stray.row(0)
+            raise FrameError(f"{specs[spec].name}: agent {agent!r} of cohort {cohort!r} is not in agents")
 
     def cohorts(self, cohort_ids: list[str]) -> ScoringFrames:
         """Only the given cohorts' agents and their rows (markets, prices and resolutions stay whole)."""
