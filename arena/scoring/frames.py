@@ -103,6 +103,8 @@ class FrameSpec:
         naive = isinstance(series.dtype, pl.Datetime) and series.dtype.time_zone is None
         if isinstance(column.dtype, pl.Datetime) and naive and series.null_count() < len(series):
             raise FrameError(f"{self.name}.{column.name}: expected UTC times, got naive datetimes")
+        if series.dtype == column.dtype:  # most columns arrive typed: nothing to cast or check
+            return series
         try:
             cast = series.cast(column.dtype, strict=True)
         except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
