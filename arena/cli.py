@@ -96,10 +96,10 @@ def load(name: str) -> click.Command:
 def _import_for_good(name: str) -> ModuleType:
     """Import a command's module with the cyclic garbage collector paused, then freeze what it made.
 
-    A command's imports (SQLAlchemy, the ORM models, polars, numpy...) are about 100,000 objects
+    A command's imports (SQLAlchemy, the ORM models, polars, numpy...) are about 180,000 objects
     that live as long as the process. While they were imported, every full collection walked all
     of them again and found nothing to free, and the command's own work paid for more such walks
-    (together about 0.1 s of ``arena leaderboard``'s start). Frozen (``gc.freeze``), the collector
+    (together 0.1–0.15 s CPU of ``arena leaderboard``'s start). Frozen (``gc.freeze``), the collector
     stops scanning them; refcounting still frees anything, and the command's own objects are
     collected as usual. A module already imported (the CLI invoked in-process) is returned as is.
     """

@@ -273,8 +273,8 @@ def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
         for r in rows
     ]
     frame = frame_of(decisions, DECISIONS)
-    # A decision states thousands of probabilities: each is (market, outcome, p) plus the index of
-    # its decision, whose seat and time are then gathered as whole columns from ``frame``.
+    # A cohort's decisions state thousands of probabilities: each is kept as (market, outcome, p)
+    # and the index of its decision, whose seat and time are then gathered as columns of ``frame``.
     index: list[int] = []
     stated: list[tuple[str, str, float]] = []
     for i, r in enumerate(rows):
