@@ -17,6 +17,8 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+import anyio
+
 from arena.clock import Clock
 from arena.sync.run import (
     Observation,
@@ -30,7 +32,7 @@ from arena.sync.run import (
 from arena.sync.unchanged import digest, stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
-from markets.polymarket.client import ClobClient, GammaClient, Query
+from markets.polymarket.client import ClobClient, GammaClient, Query, TokenPrices
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 _GAMMA_RAW_FIELDS = ("outcomePrices", "bestBid", "bestAsk", "lastTradePrice", "updatedAt")
@@ -52,10 +54,13 @@ class _Entry:
     payload: dict[str, Any]
     gamma_stamp: str
     market: Market | None = None  # None: not parsed yet
+    _tokens: list[str] | None = None
 
     def tokens(self) -> list[str]:
         """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
-        return gamma.json_array(self.payload, "clobTokenIds")
+        if self._tokens is None:
+            self._tokens = gamma.json_array(self.payload, "clobTokenIds")
+        return self._tokens
 
 
 class PolymarketCollector:
@@ -70,26 +75,32 @@ class PolymarketCollector:
         self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
     ) -> list[Observation]:
         now = clock.now()
-        progress.stage("listing", settings.top_n)
-        listed = await self._list_open(now, tracked, settings, report, progress)
-        kept = {e.market_id for e in listed}
-        rest = [i for i in tracked.ids if i not in kept]
-        refreshed = await self._refresh(rest, tracked, settings, report, progress)
+        async with anyio.create_task_group() as group:
+            # The CLOB prices each kept market's tokens while Gamma serves the next pages.
+            prices = self._clob.prices_as_listed(group, books=settings.fetch_books)
+            progress.stage("listing", settings.top_n)
+            listed = await self._list_open(now, tracked, settings, report, progress, prices)
+            kept = {e.market_id for e in listed}
+            rest = [i for i in tracked.ids if i not in kept]
+            refreshed = await self._refresh(rest, tracked, settings, report, progress)
+            prices.add([t for e in refreshed if _open(e.payload) for t in e.tokens()])
+            prices.flush()
+            progress.stage("prices", prices.requested)
+        progress.advance(prices.requested)
         report.selected, report.refreshed = len(listed), len(refreshed)
-        everything = [(e, e.tokens()) for e in listed + refreshed]
-        priced = [(e, tokens) for e, tokens in everything if _open(e.payload)]
-        mids, quotes = await self._prices([t for _, tokens in priced for t in tokens], settings, progress)
+        mids, quotes = prices.mids, prices.quotes
         seen = clock.now()  # prices are stamped when they were read, not when the run began
+        everything = listed + refreshed
         # The reprs of decimals, strings (a reason for no price) and tuples are exact and stable.
         stamps = {
-            e.market_id: e.gamma_stamp + digest(repr([(mids.get(t), quotes.get(t)) for t in tokens]))
-            for e, tokens in everything
+            e.market_id: e.gamma_stamp + digest(repr([(mids.get(t), quotes.get(t)) for t in e.tokens()]))
+            for e in everything
         }
-        candidates = {e.market_id: stamps[e.market_id] for e, _ in priced}
+        candidates = {e.market_id: stamps[e.market_id] for e in everything if _open(e.payload)}
         skipped = tracked.unchanged(candidates, _PRICE_SOURCES, seen, settings.refresh_after)
         report.unchanged = len(skipped)
         observations = []
-        for entry, _ in everything:
+        for entry in everything:
             if entry.market_id in skipped:
                 continue
             market = entry.market or _parse(entry.payload, report)
@@ -119,7 +130,13 @@ class PolymarketCollector:
         return await backfill_each(markets, history, settings, report, progress)
 
     async def _list_open(
-        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+        self,
+        now: datetime,
+        tracked: Tracked,
+        settings: SyncSettings,
+        report: SyncReport,
+        progress: Progress,
+        prices: TokenPrices,
     ) -> list[_Entry]:
         kept: dict[str, _Entry] = {}
         try:
@@ -131,6 +148,7 @@ class PolymarketCollector:
                     report.listed += 1
                     if _eligible(entry, now, settings, report):
                         kept[entry.market_id] = entry
+                        prices.add(entry.tokens())
                         progress.advance()
                     if len(kept) >= settings.top_n:
                         return list(kept.values())
@@ -208,15 +226,6 @@ class PolymarketCollector:
             report.problem(market_id, f"gone: Gamma no longer knows market {gamma_id}; kept as stored")
             return None
         return _entry(payload, None, None, report)
-
-    async def _prices(
-        self, tokens: list[str], settings: SyncSettings, progress: Progress
-    ) -> tuple[dict[str, clob.TokenPrice], dict[str, clob.Quote | str]]:
-        progress.stage("prices", len(tokens))
-        mids = await self._clob.midpoints(tokens)
-        quotes = await self._clob.books(tokens) if settings.fetch_books else {}
-        progress.advance(len(tokens))
-        return mids, quotes
 
     def _observe(
         self,

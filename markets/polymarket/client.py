@@ -8,11 +8,14 @@ their sum stays below the Gamma and CLOB general budgets, so no extra general li
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
 
 from markets.http import (
     JsonApi,
@@ -169,6 +172,10 @@ class ClobClient:
                 out[token] = str(exc)
         return out
 
+    def prices_as_listed(self, group: TaskGroup, *, books: bool) -> TokenPrices:
+        """Midpoints (and books) of tokens handed over while a listing is still being read."""
+        return TokenPrices(self, group, books=books, concurrency=self._concurrency)
+
     async def price_history(
         self, token_id: str, start: datetime, end: datetime, fidelity_minutes: int
     ) -> list[tuple[datetime, Decimal]]:
@@ -181,3 +188,49 @@ class ClobClient:
         }
         payload = await self._api.get("/prices-history", self._history, query)
         return clob.price_history(payload, token_id, fidelity_minutes)
+
+
+class TokenPrices:
+    """CLOB midpoints, and books if asked, of tokens handed over as a listing is read: every
+    ``CLOB_BATCH`` tokens start their ``/midpoints`` and ``/books`` requests in the caller's task
+    group, so the first markets of a listing are priced while Gamma serves its next pages (Gamma
+    pages follow a cursor, one after another; alone they leave the CLOB idle, and the CLOB
+    requests alone leave Gamma idle). At most ``concurrency`` batches are in flight; the rate
+    limiters pace them as before. The results are complete once the task group has exited.
+    """
+
+    def __init__(self, client: ClobClient, group: TaskGroup, *, books: bool, concurrency: int) -> None:
+        self.mids: dict[str, clob.TokenPrice] = {}
+        self.quotes: dict[str, clob.Quote | str] = {}
+        self.requested = 0
+        self._client, self._group, self._books = client, group, books
+        self._slots = anyio.Semaphore(max(1, concurrency))
+        self._waiting: list[str] = []
+
+    def add(self, tokens: Sequence[str]) -> None:
+        """Tokens to price; a full batch is requested at once."""
+        self._waiting.extend(tokens)
+        while len(self._waiting) >= CLOB_BATCH:
+            self._start(self._waiting[:CLOB_BATCH])
+            del self._waiting[:CLOB_BATCH]
+
+    def flush(self) -> None:
+        """Request the tokens of a last, partial batch (nothing more will be added)."""
+        if self._waiting:
+            self._start(self._waiting)
+            self._waiting = []
+
+    def _start(self, batch: list[str]) -> None:
+        self.requested += len(batch)
+        self._group.start_soon(self._batch, batch, self._client.midpoints, self.mids)
+        if self._books:
+            self._group.start_soon(self._batch, batch, self._client.books, self.quotes)
+
+    async def _batch(
+        self,
+        batch: list[str],
+        request: Callable[[Sequence[str]], Awaitable[Mapping[str, Any]]],
+        into: dict[str, Any],
+    ) -> None:
+        async with self._slots:
+            into.update(await request(batch))
