@@ -161,7 +161,7 @@ def _keep(
     except PayloadError as exc:
         report.problem(parse.describe(payload), f"skipped: {exc}")
         return None
-    excluded = exclusion(market.close_time, market.liquidity, prices, market.venue, now, settings)
+    excluded = exclusion(market.close_time, market.liquidity, prices.values(), market.venue, now, settings)
     return None if excluded else (market, payload)
 
 

@@ -91,9 +91,10 @@ class PolymarketCollector:
         mids, quotes = prices.mids, prices.quotes
         seen = clock.now()  # prices are stamped when they were read, not when the run began
         everything = listed + refreshed
-        # The reprs of decimals, strings (a reason for no price) and tuples are exact and stable.
+        # Fingerprints, not parsed prices: only the markets that changed get their answers parsed.
         stamps = {
-            e.market_id: e.gamma_stamp + digest(repr([(mids.get(t), quotes.get(t)) for t in e.tokens()]))
+            e.market_id: e.gamma_stamp
+            + digest("\n".join([f"{mids.fingerprint(t)}\t{quotes.fingerprint(t)}" for t in e.tokens()]))
             for e in everything
         }
         candidates = {e.market_id: stamps[e.market_id] for e in everything if _open(e.payload)}
@@ -230,8 +231,8 @@ class PolymarketCollector:
     def _observe(
         self,
         obs: Observation,
-        mids: dict[str, clob.TokenPrice],
-        quotes: dict[str, clob.Quote | str],
+        mids: Mapping[str, clob.TokenPrice],
+        quotes: Mapping[str, clob.Quote | str],
         now: datetime,
         report: SyncReport,
     ) -> Observation:
@@ -255,8 +256,8 @@ class PolymarketCollector:
 
 def _price(
     obs: Observation,
-    mids: dict[str, clob.TokenPrice],
-    quotes: dict[str, clob.Quote | str],
+    mids: Mapping[str, clob.TokenPrice],
+    quotes: Mapping[str, clob.Quote | str],
     now: datetime,
     report: SyncReport,
 ) -> None:
@@ -301,7 +302,7 @@ def _eligible(entry: _Entry, now: datetime, settings: SyncSettings, report: Sync
     """Passes the filters, judged on Gamma's prices (the listing's own); unreadable prices: skipped."""
     payload, market = entry.payload, entry.market
     try:
-        prices = gamma.outcome_prices(payload)
+        prices = gamma.price_values(payload, len(entry.tokens()))  # one token per outcome
         closes = market.close_time if market is not None else gamma.close_time(payload)
         liquidity = market.liquidity if market is not None else gamma.liquidity(payload)
     except PayloadError as exc:

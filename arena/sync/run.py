@@ -202,7 +202,7 @@ async def backfill_each(
 def exclusion(
     close_time: datetime | None,
     liquidity: Decimal | None,
-    prices: Mapping[str, Decimal],
+    prices: Iterable[Decimal],
     venue: Venue,
     now: datetime,
     settings: SyncSettings,
@@ -216,7 +216,7 @@ def exclusion(
     floor = settings.liquidity_floor(venue)
     if liquidity is None or liquidity < floor:
         return f"liquidity {liquidity} below {floor}"
-    if any(p < settings.min_price or p > settings.max_price for p in prices.values()):
+    if any(p < settings.min_price or p > settings.max_price for p in prices):
         return f"price outside [{settings.min_price}, {settings.max_price}]: already decided"
     return None
 

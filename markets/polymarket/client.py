@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 from anyio.abc import TaskGroup
@@ -36,6 +36,8 @@ EVENTS_PAGE = 100  # /events/keyset allows 500, but events embed their markets: 
 ID_BATCH = 100  # condition_ids= takes at most 100 ids
 CLOB_BATCH = 500  # /midpoints and /books take at most 500 tokens
 Query = list[tuple[str, str | int | bool]]
+V = TypeVar("V")
+A = TypeVar("A", bound="clob.Answers[Any]")
 
 
 class Page(list[dict[str, Any]]):
@@ -123,13 +125,11 @@ class ClobClient:
         except (VenueHTTPError, PayloadError) as exc:
             return str(exc)
 
-    async def midpoints(self, token_ids: Sequence[str]) -> dict[str, clob.TokenPrice]:
+    async def midpoints(self, token_ids: Sequence[str]) -> clob.Answers[clob.TokenPrice]:
         """Mids for many tokens via ``POST /midpoints``; a batch that fails falls back to ``/midpoint``."""
-        batches = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
-        parts = await gather_bounded([partial(self._midpoint_batch, b) for b in batches], self._concurrency)
-        return {token: price for part in parts for token, price in part.items()}
+        return await self._batches(token_ids, self._midpoint_batch, clob.Mids)
 
-    async def _midpoint_batch(self, tokens: list[str]) -> dict[str, clob.TokenPrice]:
+    async def _midpoint_batch(self, tokens: list[str]) -> clob.Answers[clob.TokenPrice]:
         try:
             payload = await self._api.post("/midpoints", self._midpoints, [{"token_id": t} for t in tokens])
             return clob.midpoints(payload, tokens)
@@ -137,8 +137,7 @@ class ClobClient:
             log.warning(
                 "POST /midpoints failed for %d tokens (%s); falling back to GET /midpoint", len(tokens), exc
             )
-        singles = await gather_bounded([partial(self.midpoint, t) for t in tokens], self._concurrency * 4)
-        return dict(zip(tokens, singles, strict=True))
+        return await self._singles(tokens, self.midpoint, clob.Mids)
 
     async def book(self, token_id: str) -> clob.Quote | str:
         """One token's best bid and ask, or why there is none."""
@@ -147,30 +146,33 @@ class ClobClient:
         except (VenueHTTPError, PayloadError) as exc:
             return str(exc)
 
-    async def books(self, token_ids: Sequence[str]) -> dict[str, clob.Quote | str]:
+    async def books(self, token_ids: Sequence[str]) -> clob.Answers[clob.Quote | str]:
         """Best quotes for many tokens via ``POST /books``; a batch that fails falls back to ``/book``."""
-        batches = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
-        parts = await gather_bounded([partial(self._book_batch, b) for b in batches], self._concurrency)
-        return {token: quote for part in parts for token, quote in part.items()}
+        return await self._batches(token_ids, self._book_batch, clob.Books)
 
-    async def _book_batch(self, tokens: list[str]) -> dict[str, clob.Quote | str]:
+    async def _book_batch(self, tokens: list[str]) -> clob.Answers[clob.Quote | str]:
         try:
-            books = clob.books_by_token(
-                await self._api.post("/books", self._books, [{"token_id": t} for t in tokens])
-            )
+            payload = await self._api.post("/books", self._books, [{"token_id": t} for t in tokens])
+            return clob.books(payload, tokens)
         except (VenueHTTPError, PayloadError) as exc:
             log.warning("POST /books failed for %d tokens (%s); falling back to GET /book", len(tokens), exc)
-            singles = await gather_bounded([partial(self.book, t) for t in tokens], self._concurrency * 4)
-            return dict(zip(tokens, singles, strict=True))
-        out: dict[str, clob.Quote | str] = {}
-        for token in tokens:
-            try:
-                out[token] = (
-                    clob.best_quote(books[token], token) if token in books else "absent from /books response"
-                )
-            except PayloadError as exc:
-                out[token] = str(exc)
-        return out
+        return await self._singles(tokens, self.book, clob.Books)
+
+    async def _batches(
+        self, token_ids: Sequence[str], batch: Callable[[list[str]], Awaitable[A]], kind: type[A]
+    ) -> A:
+        """``batch`` over slices of ``CLOB_BATCH`` tokens, ``concurrency`` at a time, merged."""
+        slices = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
+        parts = await gather_bounded([partial(batch, s) for s in slices], self._concurrency)
+        merged = parts[0] if parts else kind()
+        for part in parts[1:]:
+            merged.update_from(part)
+        return merged
+
+    async def _singles(self, tokens: list[str], one: Callable[[str], Awaitable[V]], kind: type[A]) -> A:
+        """The fallback of a failed batch: each token on its own, its answer parsed as it arrives."""
+        values = await gather_bounded([partial(one, t) for t in tokens], self._concurrency * 4)
+        return kind(known=dict(zip(tokens, values, strict=True)))
 
     def prices_as_listed(self, group: TaskGroup, *, books: bool) -> TokenPrices:
         """Midpoints (and books) of tokens handed over while a listing is still being read."""
@@ -200,8 +202,7 @@ class TokenPrices:
     """
 
     def __init__(self, client: ClobClient, group: TaskGroup, *, books: bool, concurrency: int) -> None:
-        self.mids: dict[str, clob.TokenPrice] = {}
-        self.quotes: dict[str, clob.Quote | str] = {}
+        self.mids, self.quotes = clob.Mids(), clob.Books()
         self.requested = 0
         self._client, self._group, self._books = client, group, books
         self._slots = anyio.Semaphore(max(1, concurrency))
@@ -229,8 +230,8 @@ class TokenPrices:
     async def _batch(
         self,
         batch: list[str],
-        request: Callable[[Sequence[str]], Awaitable[Mapping[str, Any]]],
-        into: dict[str, Any],
+        request: Callable[[Sequence[str]], Awaitable[clob.Answers[V]]],
+        into: clob.Answers[V],
     ) -> None:
         async with self._slots:
-            into.update(await request(batch))
+            into.update_from(await request(batch))

@@ -9,10 +9,10 @@ the best bid is the highest bid price and the best ask the lowest ask price.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from markets.http import PayloadError, as_list, as_object, epoch_time, plain_probabilities, probability
 from markets.types import Market, PriceSnapshot
@@ -23,6 +23,65 @@ CLOB_HISTORY_SOURCE = "polymarket-clob-history"
 # Per token: a price, or the reason there is none (kept so the sync can say why a market has no price).
 TokenPrice = Decimal | str
 Quote = tuple[Decimal | None, Decimal | None]
+V = TypeVar("V")
+MID_ABSENT = "absent from the /midpoints response (no order book?)"
+BOOK_ABSENT = "absent from /books response"
+
+
+class Answers(Mapping[str, V], Generic[V]):
+    """Per-token CLOB answers, each parsed when first read, and a ``fingerprint`` of each as sent.
+
+    A re-sync reads the prices of 10,000 markets to find the few that changed; parsing every
+    midpoint and book into decimals costs more than reading them did. The fingerprint is the
+    text of what the venue sent that the parsed value depends on (a midpoint's string, the
+    price of every book level in order): equal fingerprints mean equal parsed values, so a
+    sync compares fingerprints and parses only the answers of markets it writes. A book whose
+    sizes, timestamp or hash changed keeps its fingerprint; one whose level prices changed gets
+    a new one even when its best bid and ask did not (the market then takes the full path,
+    which writes nothing new).
+    """
+
+    def __init__(self, sent: dict[str, Any] | None = None, known: dict[str, V] | None = None) -> None:
+        self._raw: dict[str, Any] = sent or {}  # token -> the value as sent, not parsed yet
+        self._parsed: dict[str, V] = {t: v for t, v in (known or {}).items() if t not in self._raw}
+
+    def update_from(self, other: Answers[V]) -> None:
+        """Take ``other``'s answers (the newer, for a token in both)."""
+        for token in other._raw.keys() & self._parsed.keys():
+            del self._parsed[token]
+        for token in other._parsed.keys() & self._raw.keys():
+            del self._raw[token]
+        self._raw.update(other._raw)
+        self._parsed.update(other._parsed)
+
+    def fingerprint(self, token: str) -> str | None:
+        """The answer's text as sent when it has the usual shape, else its parsed value's repr
+        (exact for decimals, tuples and reasons); None when there is no answer."""
+        if token in self._raw:
+            text = self._text(self._raw[token])
+            if text is not None:
+                return "=" + text
+        return None if token not in self else "~" + repr(self[token])
+
+    def _parse(self, raw: Any, token: str) -> V:
+        raise NotImplementedError
+
+    def _text(self, raw: Any) -> str | None:
+        raise NotImplementedError
+
+    def __getitem__(self, token: str) -> V:
+        if token not in self._parsed:
+            self._parsed[token] = self._parse(self._raw.pop(token), token)
+        return self._parsed[token]
+
+    def __contains__(self, token: object) -> bool:
+        return token in self._parsed or token in self._raw
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._parsed, *self._raw])
+
+    def __len__(self) -> int:
+        return len(self._parsed) + len(self._raw)
 
 
 def midpoint(payload: object, token_id: str) -> Decimal:
@@ -33,19 +92,50 @@ def midpoint(payload: object, token_id: str) -> Decimal:
     return probability(body.get(key), where=where, field=key)
 
 
-def midpoints(payload: object, token_ids: list[str]) -> dict[str, TokenPrice]:
-    """``POST /midpoints``: ``{token_id: "0.45", …}``. A token left out or with a bad value gets a reason."""
-    body = as_object(payload, where="CLOB /midpoints")
-    out: dict[str, TokenPrice] = {}
-    for token in token_ids:
-        if token not in body:
-            out[token] = "absent from the /midpoints response (no order book?)"
-            continue
+class Mids(Answers[TokenPrice]):
+    """``POST /midpoints`` answers: a midpoint's string, parsed into a decimal (or the reason it is not one)."""
+
+    def _parse(self, raw: Any, token: str) -> TokenPrice:
         try:
-            out[token] = probability(body[token], where=f"CLOB /midpoints token {token}", field="mid")
+            return probability(raw, where=f"CLOB /midpoints token {token}", field="mid")
         except PayloadError as exc:
-            out[token] = str(exc)
-    return out
+            return str(exc)
+
+    def _text(self, raw: Any) -> str | None:
+        return raw if type(raw) is str else None
+
+
+class Books(Answers[Quote | str]):
+    """``POST /books`` answers: a book, parsed into its best bid and ask (or the reason it cannot be)."""
+
+    def _parse(self, raw: Any, token: str) -> Quote | str:
+        try:
+            return best_quote(raw, token)
+        except PayloadError as exc:
+            return str(exc)
+
+    def _text(self, raw: Any) -> str | None:
+        """Every level price of both sides, in order, when each is a string."""
+        try:
+            bids, asks = [level["price"] for level in raw["bids"]], [level["price"] for level in raw["asks"]]
+        except (TypeError, KeyError):
+            return None
+        prices = bids + asks
+        return f"{len(bids)}:" + "|".join(prices) if all(type(p) is str for p in prices) else None
+
+
+def midpoints(payload: object, token_ids: list[str]) -> Mids:
+    """``POST /midpoints``: ``{token_id: "0.45", …}``, parsed on first read; a token left out gets a reason."""
+    body = as_object(payload, where="CLOB /midpoints")
+    sent = {token: body[token] for token in token_ids if token in body}
+    return Mids(sent, {token: MID_ABSENT for token in token_ids if token not in sent})
+
+
+def books(payload: object, token_ids: list[str]) -> Books:
+    """``POST /books``: best bid and ask per token, parsed on first read; a token left out gets a reason."""
+    found = books_by_token(payload)
+    sent = {token: found[token] for token in token_ids if token in found}
+    return Books(sent, {token: BOOK_ABSENT for token in token_ids if token not in sent})
 
 
 def best_quote(payload: object, token_id: str) -> Quote:

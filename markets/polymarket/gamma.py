@@ -174,6 +174,15 @@ def outcome_prices(payload: Mapping[str, Any]) -> dict[str, Decimal]:
     }
 
 
+def price_values(payload: Mapping[str, Any], outcomes: int) -> Sequence[Decimal]:
+    """``outcomePrices`` in the payload's order, for a payload known to list ``outcomes`` outcomes:
+    what a filter on prices needs, without decoding the labels; checked and refused as
+    ``outcome_prices`` does (an unusual value is read by it, so the error names the outcome)."""
+    raw = json_array(payload, "outcomePrices")
+    plain = plain_probabilities(raw) if len(raw) == outcomes else None
+    return plain if plain is not None else list(outcome_prices(payload).values())
+
+
 def is_open(payload: Mapping[str, Any]) -> bool:
     """Trading open: ``closed`` is false. (``active`` stays true on resolved markets: ignore it.)"""
     closed = payload.get("closed")
