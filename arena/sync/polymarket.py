@@ -54,12 +54,12 @@ class _Entry:
     payload: dict[str, Any]
     gamma_stamp: str
     market: Market | None = None  # None: not parsed yet
-    _tokens: list[str] | None = None
+    _tokens: tuple[str, ...] | None = None
 
-    def tokens(self) -> list[str]:
+    def tokens(self) -> tuple[str, ...]:
         """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
         if self._tokens is None:
-            self._tokens = gamma.json_array(self.payload, "clobTokenIds")
+            self._tokens = tuple(gamma.json_array(self.payload, "clobTokenIds"))
         return self._tokens
 
 

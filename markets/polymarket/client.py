@@ -8,7 +8,7 @@ their sum stays below the Gamma and CLOB general budgets, so no extra general li
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from functools import partial

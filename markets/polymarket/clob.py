@@ -93,7 +93,7 @@ def midpoint(payload: object, token_id: str) -> Decimal:
 
 
 class Mids(Answers[TokenPrice]):
-    """``POST /midpoints`` answers: a midpoint's string, parsed into a decimal (or the reason it is not one)."""
+    """``POST /midpoints`` answers: a midpoint's string, parsed into a decimal (or why it is not one)."""
 
     def _parse(self, raw: Any, token: str) -> TokenPrice:
         try:
@@ -106,26 +106,33 @@ class Mids(Answers[TokenPrice]):
 
 
 class Books(Answers[Quote | str]):
-    """``POST /books`` answers: a book, parsed into its best bid and ask (or the reason it cannot be)."""
+    """``POST /books`` answers: a book, parsed into its best bid and ask (or the reason it cannot be).
+
+    A book of the usual shape is kept as the prices of its levels alone (two tuples of strings):
+    a sync holds the books of every token until it knows which markets changed, and 20,000 books
+    of dicts and lists would be that many more objects for the garbage collector to walk.
+    """
 
     def _parse(self, raw: Any, token: str) -> Quote | str:
+        if type(raw) is tuple:
+            bids, asks = raw
+            raw = {"bids": [{"price": p} for p in bids], "asks": [{"price": p} for p in asks]}
         try:
             return best_quote(raw, token)
         except PayloadError as exc:
             return str(exc)
 
     def _text(self, raw: Any) -> str | None:
-        """Every level price of both sides, in order, when each is a string."""
-        try:
-            bids, asks = [level["price"] for level in raw["bids"]], [level["price"] for level in raw["asks"]]
-        except (TypeError, KeyError):
+        """Every level price of both sides, in order (for a book of the usual shape)."""
+        if type(raw) is not tuple:
             return None
-        prices = bids + asks
-        return f"{len(bids)}:" + "|".join(prices) if all(type(p) is str for p in prices) else None
+        bids, asks = raw
+        return f"{len(bids)}:" + "|".join(bids + asks)
 
 
 def midpoints(payload: object, token_ids: list[str]) -> Mids:
-    """``POST /midpoints``: ``{token_id: "0.45", …}``, parsed on first read; a token left out gets a reason."""
+    """``POST /midpoints``: ``{token_id: "0.45", …}``, parsed on first read; a token left out gets
+    a reason."""
     body = as_object(payload, where="CLOB /midpoints")
     sent = {token: body[token] for token in token_ids if token in body}
     return Mids(sent, {token: MID_ABSENT for token in token_ids if token not in sent})
@@ -134,8 +141,19 @@ def midpoints(payload: object, token_ids: list[str]) -> Mids:
 def books(payload: object, token_ids: list[str]) -> Books:
     """``POST /books``: best bid and ask per token, parsed on first read; a token left out gets a reason."""
     found = books_by_token(payload)
-    sent = {token: found[token] for token in token_ids if token in found}
+    sent = {token: _level_prices(found[token]) for token in token_ids if token in found}
     return Books(sent, {token: BOOK_ABSENT for token in token_ids if token not in sent})
+
+
+def _level_prices(book: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]] | Mapping[str, Any]:
+    """The prices of a book's bid and ask levels, in order, when every level is an object with a
+    string price; the book itself otherwise (``best_quote`` then says what is wrong with it)."""
+    try:
+        bids = tuple([level["price"] for level in book["bids"]])
+        asks = tuple([level["price"] for level in book["asks"]])
+    except (TypeError, KeyError):
+        return book
+    return (bids, asks) if all(type(p) is str for p in bids + asks) else book
 
 
 def best_quote(payload: object, token_id: str) -> Quote:
