@@ -45,6 +45,7 @@ from arena.db.market_rows import (
     write_resolutions,
     write_snapshots,
 )
+from arena.heap import long_lived_heap
 from arena.sync.unchanged import recently_priced, write_stamps
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
@@ -229,6 +230,13 @@ async def run_sync(
     progress: Progress | None = None,
 ) -> SyncReport:
     """Sync one venue into the database and say what happened."""
+    with long_lived_heap():  # tens of thousands of payloads, on top of the process's own heap
+        return await _sync(engine, collector, clock, settings, progress)
+
+
+async def _sync(
+    engine: Engine, collector: Collector, clock: Clock, settings: SyncSettings, progress: Progress | None
+) -> SyncReport:
     started = time.perf_counter()
     progress = progress or NoProgress()
     now = clock.now()
