@@ -108,7 +108,7 @@ class Mids(Answers[TokenPrice]):
 class Books(Answers[Quote | str]):
     """``POST /books`` answers: a book, parsed into its best bid and ask (or the reason it cannot be).
 
-    A book of the usual shape is kept as the prices of its levels alone (two tuples of strings):
+    A book of the usual shape is kept as the prices of its levels alone (two tuples, of strings):
     a sync holds the books of every token until it knows which markets changed, and 20,000 books
     of dicts and lists would be that many more objects for the garbage collector to walk.
     """
@@ -123,11 +123,14 @@ class Books(Answers[Quote | str]):
             return str(exc)
 
     def _text(self, raw: Any) -> str | None:
-        """Every level price of both sides, in order (for a book of the usual shape)."""
+        """Every level price of both sides, in order, when each is a string."""
         if type(raw) is not tuple:
             return None
         bids, asks = raw
-        return f"{len(bids)}:" + "|".join(bids + asks)
+        try:
+            return f"{len(bids)}:" + "|".join(bids + asks)
+        except TypeError:  # a price that is not a string: the parsed value decides
+            return None
 
 
 def midpoints(payload: object, token_ids: list[str]) -> Mids:
@@ -145,15 +148,15 @@ def books(payload: object, token_ids: list[str]) -> Books:
     return Books(sent, {token: BOOK_ABSENT for token in token_ids if token not in sent})
 
 
-def _level_prices(book: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]] | Mapping[str, Any]:
+def _level_prices(book: Mapping[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | Mapping[str, Any]:
     """The prices of a book's bid and ask levels, in order, when every level is an object with a
-    string price; the book itself otherwise (``best_quote`` then says what is wrong with it)."""
+    price; the book itself otherwise (``best_quote`` then says what is wrong with it)."""
     try:
-        bids = tuple([level["price"] for level in book["bids"]])
-        asks = tuple([level["price"] for level in book["asks"]])
+        return tuple([level["price"] for level in book["bids"]]), tuple(
+            [level["price"] for level in book["asks"]]
+        )
     except (TypeError, KeyError):
         return book
-    return (bids, asks) if all(type(p) is str for p in bids + asks) else book
 
 
 def best_quote(payload: object, token_id: str) -> Quote:
