@@ -139,11 +139,20 @@ def market_key_of(payload: Mapping[str, Any]) -> str | None:
 
 
 def close_time(payload: Mapping[str, Any]) -> datetime | None:
-    return iso_time(payload.get("endDate"), where=describe(payload), field="endDate")
+    # The market's name is built for an error only (a sync reads 10,000 good values for each bad
+    # one): a value refused is read again, with the name, to raise the same error naming it.
+    try:
+        return iso_time(payload.get("endDate"), where="", field="endDate")
+    except PayloadError:
+        return iso_time(payload.get("endDate"), where=describe(payload), field="endDate")
 
 
 def liquidity(payload: Mapping[str, Any]) -> Decimal | None:
-    return amount(*_first(payload, "liquidityNum", "liquidity"), where=describe(payload))
+    value, field = _first(payload, "liquidityNum", "liquidity")
+    try:  # as ``close_time`` does
+        return amount(value, field, where="")
+    except PayloadError:
+        return amount(value, field, where=describe(payload))
 
 
 def gamma_prices(payload: Mapping[str, Any], market: Market, observed_at: datetime) -> PriceSnapshot:
