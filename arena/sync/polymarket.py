@@ -21,13 +21,13 @@ import anyio
 
 from arena.clock import Clock
 from arena.sync.run import (
+    Filters,
     Observation,
     Progress,
     SyncReport,
     SyncSettings,
     Tracked,
     backfill_each,
-    exclusion,
 )
 from arena.sync.unchanged import digest, stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
@@ -140,6 +140,7 @@ class PolymarketCollector:
         prices: TokenPrices,
     ) -> list[_Entry]:
         kept: dict[str, _Entry] = {}
+        filters = Filters.of(settings, self.venue, now)
         try:
             async for page in self._pages(now, settings):
                 for payload, text in page:
@@ -147,7 +148,7 @@ class PolymarketCollector:
                     if entry is None or not _open(payload) or entry.market_id in kept:
                         continue
                     report.listed += 1
-                    if _eligible(entry, now, settings, report):
+                    if _eligible(entry, filters, report):
                         kept[entry.market_id] = entry
                         prices.add(entry.tokens())
                         progress.advance()
@@ -298,7 +299,7 @@ def _parse(payload: dict[str, Any], report: SyncReport) -> Market | None:
         return None
 
 
-def _eligible(entry: _Entry, now: datetime, settings: SyncSettings, report: SyncReport) -> bool:
+def _eligible(entry: _Entry, filters: Filters, report: SyncReport) -> bool:
     """Passes the filters, judged on Gamma's prices (the listing's own); unreadable prices: skipped."""
     payload, market = entry.payload, entry.market
     try:
@@ -308,7 +309,7 @@ def _eligible(entry: _Entry, now: datetime, settings: SyncSettings, report: Sync
     except PayloadError as exc:
         report.problem(entry.market_id, f"skipped: {exc}")
         return False
-    return exclusion(closes, liquidity, prices, Venue.POLYMARKET, now, settings) is None
+    return filters.exclusion(closes, liquidity, prices) is None
 
 
 def _open(payload: Mapping[str, Any]) -> bool:

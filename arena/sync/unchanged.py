@@ -68,7 +68,9 @@ def _among(session: Session, column: Any, values: Sequence[str]) -> list[sa.Colu
     if dialect == "postgresql":
         return [column == sa.any_(sa.bindparam("values", list(values), type_=postgresql.ARRAY(sa.String)))]
     if dialect == "sqlite":
-        listed = sa.select(sa.column("value")).select_from(sa.func.json_each(json.dumps(list(values))))
+        listed = sa.select(sa.column("value", sa.String)).select_from(
+            sa.func.json_each(json.dumps(list(values)))
+        )
         return [column.in_(listed.scalar_subquery())]
     return [column.in_(part) for part in chunks(values)]
 
