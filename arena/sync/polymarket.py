@@ -94,7 +94,7 @@ class PolymarketCollector:
         # Fingerprints, not parsed prices: only the markets that changed get their answers parsed.
         stamps = {
             e.market_id: e.gamma_stamp
-            + digest("\n".join([f"{mids.fingerprint(t)}\t{quotes.fingerprint(t)}" for t in e.tokens()]))
+            + digest(mids.fingerprints(e.tokens()) + "\n" + quotes.fingerprints(e.tokens()))
             for e in everything
         }
         candidates = {e.market_id: stamps[e.market_id] for e in everything if _open(e.payload)}

@@ -9,7 +9,7 @@ the best bid is the highest bid price and the best ask the lowest ask price.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
@@ -62,6 +62,10 @@ class Answers(Mapping[str, V], Generic[V]):
             if text is not None:
                 return "=" + text
         return None if token not in self else "~" + repr(self[token])
+
+    def fingerprints(self, tokens: Iterable[str]) -> str:
+        """The ``fingerprint`` of each token, in one string (what a market's stamp digests)."""
+        return "\t".join([str(self.fingerprint(token)) for token in tokens])
 
     def _parse(self, raw: Any, token: str) -> V:
         raise NotImplementedError
