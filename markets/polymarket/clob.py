@@ -42,23 +42,29 @@ class Answers(Mapping[str, V], Generic[V]):
     """
 
     def __init__(self, sent: dict[str, Any] | None = None, known: dict[str, V] | None = None) -> None:
-        self._raw: dict[str, Any] = sent or {}  # token -> the value as sent, not parsed yet
-        self._parsed: dict[str, V] = {t: v for t, v in (known or {}).items() if t not in self._raw}
+        self._sent: dict[str, Any] = sent or {}  # token -> the value as sent
+        # token -> a value that came parsed (a reason, an answer of the one-token fallback)
+        self._known: dict[str, V] = {t: v for t, v in (known or {}).items() if t not in self._sent}
+        self._parsed: dict[str, V] = {}  # token -> its sent value, parsed (read at least once)
 
     def update_from(self, other: Answers[V]) -> None:
         """Take ``other``'s answers (the newer, for a token in both)."""
-        for token in other._raw.keys() & self._parsed.keys():
-            del self._parsed[token]
-        for token in other._parsed.keys() & self._raw.keys():
-            del self._raw[token]
-        self._raw.update(other._raw)
+        for token in other._sent.keys() & (self._known.keys() | self._parsed.keys()):
+            self._known.pop(token, None)
+            self._parsed.pop(token, None)
+        for token in other._known.keys() & self._sent.keys():
+            del self._sent[token]
+            self._parsed.pop(token, None)
+        self._sent.update(other._sent)
+        self._known.update(other._known)
         self._parsed.update(other._parsed)
 
     def fingerprint(self, token: str) -> str | None:
-        """The answer's text as sent when it has the usual shape, else its parsed value's repr
-        (exact for decimals, tuples and reasons); None when there is no answer."""
-        if token in self._raw:
-            text = self._text(self._raw[token])
+        """The answer's text as sent when it has the usual shape, else its value's repr (exact
+        for decimals, tuples and reasons); None when there is no answer. Reading the value first
+        does not change it."""
+        if token in self._sent:
+            text = self._text(self._sent[token])
             if text is not None:
                 return "=" + text
         return None if token not in self else "~" + repr(self[token])
@@ -74,18 +80,20 @@ class Answers(Mapping[str, V], Generic[V]):
         raise NotImplementedError
 
     def __getitem__(self, token: str) -> V:
+        if token in self._known:
+            return self._known[token]
         if token not in self._parsed:
-            self._parsed[token] = self._parse(self._raw.pop(token), token)
+            self._parsed[token] = self._parse(self._sent[token], token)
         return self._parsed[token]
 
     def __contains__(self, token: object) -> bool:
-        return token in self._parsed or token in self._raw
+        return token in self._sent or token in self._known
 
     def __iter__(self) -> Iterator[str]:
-        return iter([*self._parsed, *self._raw])
+        return iter([*self._sent, *self._known])
 
     def __len__(self) -> int:
-        return len(self._parsed) + len(self._raw)
+        return len(self._sent) + len(self._known)
 
 
 def midpoint(payload: object, token_id: str) -> Decimal:

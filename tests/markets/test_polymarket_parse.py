@@ -217,6 +217,9 @@ def test_clob_answers_are_parsed_on_first_read_and_fingerprinted_as_sent() -> No
         return clob.books([payload], ["1"]).fingerprint("1")
 
     assert printed(book) == printed(resized) != printed(deeper)  # sizes and times do not count
+    fresh = clob.books([book], ["1"])
+    before = fresh.fingerprint("1")  # reading the value does not change the fingerprint
+    assert fresh["1"] == (Decimal("0.44"), Decimal("0.46")) and fresh.fingerprint("1") == before
     mids = clob.midpoints({"1": "0.25", "2": 0.5}, ["1", "2", "9"])
     assert mids.fingerprint("1") == "=0.25" and mids.fingerprint("2") == "~Decimal('0.5')"
     assert mids.fingerprint("9") == "~" + repr(clob.MID_ABSENT) and len(mids) == 3
