@@ -47,7 +47,7 @@ class _Entry:
     stamp, the payload is the one its last sync parsed (and validated), so the listing filters
     read the few fields they need from it and the whole parse waits until the market turns out
     not to be skipped (most of a re-sync's markets are). A market's stamp is ``gamma_stamp``
-    followed by the digest of its tokens' CLOB mids and books.
+    followed by the digest of its tokens' CLOB midpoints and books, as fingerprinted by ``clob.Answers``.
     """
 
     market_id: str
