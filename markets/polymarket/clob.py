@@ -71,7 +71,11 @@ class Answers(Mapping[str, V], Generic[V]):
 
     def fingerprints(self, tokens: Iterable[str]) -> str:
         """The ``fingerprint`` of each token, in one string (what a market's stamp digests)."""
-        return "\t".join([str(self.fingerprint(token)) for token in tokens])
+        sent, text, prints = self._sent, self._text, []
+        for token in tokens:  # a sync stamps every market: the usual answer without a call
+            usual = text(sent[token]) if token in sent else None
+            prints.append("=" + usual if usual is not None else str(self.fingerprint(token)))
+        return "\t".join(prints)
 
     def _parse(self, raw: Any, token: str) -> V:
         raise NotImplementedError
