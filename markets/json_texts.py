@@ -83,6 +83,9 @@ def _array(
 
 
 def _skip(text: str, at: int) -> int:
-    """Where the first character at or after ``at`` that is not whitespace is."""
+    """Where the first character at or after ``at`` that is not whitespace is (venues send
+    compact JSON: most calls find none)."""
+    if at < len(text) and text[at] not in " \t\n\r":
+        return at
     found = _WHITESPACE.match(text, at)
     return found.end() if found else at

@@ -18,10 +18,8 @@ run would.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -47,6 +45,7 @@ from arena.engine.rounds import RoundReport, round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import record_later_resolutions, settle
 from arena.engine.views import held_markets
+from arena.heap import long_lived_heap
 from markets.types import MarketSource, Resolution
 
 log = logging.getLogger("arena.engine.replay")
@@ -253,25 +252,6 @@ class ReplayRunner:
         with Session(self.rt.engine) as session:
             row = session.get(CohortRow, self.rt.cohort_id)
             return row.status if row else "missing"
-
-
-@contextmanager
-def long_lived_heap(young_threshold: int = 20_000) -> Iterator[None]:
-    """Keep Python's cyclic garbage collector off what lives for the whole replay.
-
-    The dataset, the runtime and the imported modules are a large heap that outlives the loop;
-    every full collection walked all of it again (about a sixth of a 50-agent replay's CPU). The
-    heap as it is when the loop starts is frozen (``gc.freeze``: refcounting still frees it, the
-    collector just stops scanning it), and young objects are collected in larger batches, since a
-    step makes thousands of short-lived ones. Both are undone when the loop ends."""
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(young_threshold, thresholds[0]), *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 def _steps_to_reach(span: timedelta, every: timedelta) -> int:

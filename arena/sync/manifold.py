@@ -16,6 +16,7 @@ from typing import Any
 
 from arena.clock import Clock
 from arena.sync.run import (
+    Filters,
     Listed,
     Observation,
     Progress,
@@ -23,7 +24,6 @@ from arena.sync.run import (
     SyncSettings,
     Tracked,
     backfill_each,
-    exclusion,
 )
 from arena.sync.unchanged import stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
@@ -161,7 +161,8 @@ def _keep(
     except PayloadError as exc:
         report.problem(parse.describe(payload), f"skipped: {exc}")
         return None
-    excluded = exclusion(market.close_time, market.liquidity, prices, market.venue, now, settings)
+    filters = Filters.of(settings, market.venue, now)
+    excluded = filters.exclusion(market.close_time, market.liquidity, list(prices.values()))
     return None if excluded else (market, payload)
 
 

@@ -17,20 +17,22 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+import anyio
+
 from arena.clock import Clock
 from arena.sync.run import (
+    Filters,
     Observation,
     Progress,
     SyncReport,
     SyncSettings,
     Tracked,
     backfill_each,
-    exclusion,
 )
 from arena.sync.unchanged import digest, stamp
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.polymarket import clob, gamma
-from markets.polymarket.client import ClobClient, GammaClient, Query
+from markets.polymarket.client import ClobClient, GammaClient, Query, TokenPrices
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 _GAMMA_RAW_FIELDS = ("outcomePrices", "bestBid", "bestAsk", "lastTradePrice", "updatedAt")
@@ -45,17 +47,20 @@ class _Entry:
     stamp, the payload is the one its last sync parsed (and validated), so the listing filters
     read the few fields they need from it and the whole parse waits until the market turns out
     not to be skipped (most of a re-sync's markets are). A market's stamp is ``gamma_stamp``
-    followed by the digest of its tokens' CLOB mids and books.
+    followed by the digest of its tokens' CLOB midpoints and books, as fingerprinted by ``clob.Answers``.
     """
 
     market_id: str
     payload: dict[str, Any]
     gamma_stamp: str
     market: Market | None = None  # None: not parsed yet
+    _tokens: tuple[str, ...] | None = None
 
-    def tokens(self) -> list[str]:
+    def tokens(self) -> tuple[str, ...]:
         """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
-        return gamma.json_array(self.payload, "clobTokenIds")
+        if self._tokens is None:
+            self._tokens = tuple(gamma.json_array(self.payload, "clobTokenIds"))
+        return self._tokens
 
 
 class PolymarketCollector:
@@ -70,26 +75,33 @@ class PolymarketCollector:
         self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
     ) -> list[Observation]:
         now = clock.now()
-        progress.stage("listing", settings.top_n)
-        listed = await self._list_open(now, tracked, settings, report, progress)
-        kept = {e.market_id for e in listed}
-        rest = [i for i in tracked.ids if i not in kept]
-        refreshed = await self._refresh(rest, tracked, settings, report, progress)
+        async with anyio.create_task_group() as group:
+            # The CLOB prices each kept market's tokens while Gamma serves the next pages.
+            prices = self._clob.prices_as_listed(group, books=settings.fetch_books)
+            progress.stage("listing", settings.top_n)
+            listed = await self._list_open(now, tracked, settings, report, progress, prices)
+            kept = {e.market_id for e in listed}
+            rest = [i for i in tracked.ids if i not in kept]
+            refreshed = await self._refresh(rest, tracked, settings, report, progress)
+            prices.add([t for e in refreshed if _open(e.payload) for t in e.tokens()])
+            prices.flush()
+            progress.stage("prices", prices.requested)
+        progress.advance(prices.requested)
         report.selected, report.refreshed = len(listed), len(refreshed)
-        everything = [(e, e.tokens()) for e in listed + refreshed]
-        priced = [(e, tokens) for e, tokens in everything if _open(e.payload)]
-        mids, quotes = await self._prices([t for _, tokens in priced for t in tokens], settings, progress)
+        mids, quotes = prices.mids, prices.quotes
         seen = clock.now()  # prices are stamped when they were read, not when the run began
-        # The reprs of decimals, strings (a reason for no price) and tuples are exact and stable.
+        everything = listed + refreshed
+        # Fingerprints, not parsed prices: only the markets that changed get their answers parsed.
         stamps = {
-            e.market_id: e.gamma_stamp + digest(repr([(mids.get(t), quotes.get(t)) for t in tokens]))
-            for e, tokens in everything
+            e.market_id: e.gamma_stamp
+            + digest(mids.fingerprints(e.tokens()) + "\n" + quotes.fingerprints(e.tokens()))
+            for e in everything
         }
-        candidates = {e.market_id: stamps[e.market_id] for e, _ in priced}
+        candidates = {e.market_id: stamps[e.market_id] for e in everything if _open(e.payload)}
         skipped = tracked.unchanged(candidates, _PRICE_SOURCES, seen, settings.refresh_after)
         report.unchanged = len(skipped)
         observations = []
-        for entry, _ in everything:
+        for entry in everything:
             if entry.market_id in skipped:
                 continue
             market = entry.market or _parse(entry.payload, report)
@@ -119,9 +131,16 @@ class PolymarketCollector:
         return await backfill_each(markets, history, settings, report, progress)
 
     async def _list_open(
-        self, now: datetime, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
+        self,
+        now: datetime,
+        tracked: Tracked,
+        settings: SyncSettings,
+        report: SyncReport,
+        progress: Progress,
+        prices: TokenPrices,
     ) -> list[_Entry]:
         kept: dict[str, _Entry] = {}
+        filters = Filters.of(settings, self.venue, now)
         try:
             async for page in self._pages(now, settings):
                 for payload, text in page:
@@ -129,8 +148,9 @@ class PolymarketCollector:
                     if entry is None or not _open(payload) or entry.market_id in kept:
                         continue
                     report.listed += 1
-                    if _eligible(entry, now, settings, report):
+                    if _eligible(entry, filters, report):
                         kept[entry.market_id] = entry
+                        prices.add(entry.tokens())
                         progress.advance()
                     if len(kept) >= settings.top_n:
                         return list(kept.values())
@@ -209,20 +229,11 @@ class PolymarketCollector:
             return None
         return _entry(payload, None, None, report)
 
-    async def _prices(
-        self, tokens: list[str], settings: SyncSettings, progress: Progress
-    ) -> tuple[dict[str, clob.TokenPrice], dict[str, clob.Quote | str]]:
-        progress.stage("prices", len(tokens))
-        mids = await self._clob.midpoints(tokens)
-        quotes = await self._clob.books(tokens) if settings.fetch_books else {}
-        progress.advance(len(tokens))
-        return mids, quotes
-
     def _observe(
         self,
         obs: Observation,
-        mids: dict[str, clob.TokenPrice],
-        quotes: dict[str, clob.Quote | str],
+        mids: Mapping[str, clob.TokenPrice],
+        quotes: Mapping[str, clob.Quote | str],
         now: datetime,
         report: SyncReport,
     ) -> Observation:
@@ -246,8 +257,8 @@ class PolymarketCollector:
 
 def _price(
     obs: Observation,
-    mids: dict[str, clob.TokenPrice],
-    quotes: dict[str, clob.Quote | str],
+    mids: Mapping[str, clob.TokenPrice],
+    quotes: Mapping[str, clob.Quote | str],
     now: datetime,
     report: SyncReport,
 ) -> None:
@@ -288,17 +299,17 @@ def _parse(payload: dict[str, Any], report: SyncReport) -> Market | None:
         return None
 
 
-def _eligible(entry: _Entry, now: datetime, settings: SyncSettings, report: SyncReport) -> bool:
+def _eligible(entry: _Entry, filters: Filters, report: SyncReport) -> bool:
     """Passes the filters, judged on Gamma's prices (the listing's own); unreadable prices: skipped."""
     payload, market = entry.payload, entry.market
     try:
-        prices = gamma.outcome_prices(payload)
+        prices = gamma.price_values(payload, len(entry.tokens()))  # one token per outcome
         closes = market.close_time if market is not None else gamma.close_time(payload)
         liquidity = market.liquidity if market is not None else gamma.liquidity(payload)
     except PayloadError as exc:
         report.problem(entry.market_id, f"skipped: {exc}")
         return False
-    return exclusion(closes, liquidity, prices, Venue.POLYMARKET, now, settings) is None
+    return filters.exclusion(closes, liquidity, prices) is None
 
 
 def _open(payload: Mapping[str, Any]) -> bool:

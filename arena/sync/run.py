@@ -45,6 +45,7 @@ from arena.db.market_rows import (
     write_resolutions,
     write_snapshots,
 )
+from arena.heap import long_lived_heap
 from arena.sync.unchanged import recently_priced, write_stamps
 from markets.http import PayloadError, VenueHTTPError, gather_bounded
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
@@ -199,26 +200,37 @@ async def backfill_each(
     return {m.market_id: points for m, points in zip(markets, found, strict=True) if points}
 
 
-def exclusion(
-    close_time: datetime | None,
-    liquidity: Decimal | None,
-    prices: Mapping[str, Decimal],
-    venue: Venue,
-    now: datetime,
-    settings: SyncSettings,
-) -> str | None:
-    """Why a listed market is not kept (None: it is): closed, too far out, too thin, or decided."""
-    if close_time is not None and close_time <= now:
-        return "closes before now"
-    horizon = None if settings.max_days_to_close is None else now + timedelta(days=settings.max_days_to_close)
-    if horizon is not None and close_time is not None and close_time > horizon:
-        return f"closes more than {settings.max_days_to_close:g} days out"
-    floor = settings.liquidity_floor(venue)
-    if liquidity is None or liquidity < floor:
-        return f"liquidity {liquidity} below {floor}"
-    if any(p < settings.min_price or p > settings.max_price for p in prices.values()):
-        return f"price outside [{settings.min_price}, {settings.max_price}]: already decided"
-    return None
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """The listing filters of one sync, worked out once for the thousands of markets it reads."""
+
+    now: datetime
+    horizon: datetime | None  # closing later: too far out
+    max_days: float | None
+    floor: Decimal  # liquidity
+    min_price: Decimal
+    max_price: Decimal
+
+    @classmethod
+    def of(cls, settings: SyncSettings, venue: Venue, now: datetime) -> Filters:
+        days = settings.max_days_to_close
+        horizon = None if days is None else now + timedelta(days=days)
+        floor = settings.liquidity_floor(venue)
+        return cls(now, horizon, days, floor, settings.min_price, settings.max_price)
+
+    def exclusion(
+        self, close_time: datetime | None, liquidity: Decimal | None, prices: Sequence[Decimal]
+    ) -> str | None:
+        """Why a listed market is not kept (None: it is): closed, too far out, too thin, or decided."""
+        if close_time is not None and close_time <= self.now:
+            return "closes before now"
+        if self.horizon is not None and close_time is not None and close_time > self.horizon:
+            return f"closes more than {self.max_days:g} days out"
+        if liquidity is None or liquidity < self.floor:
+            return f"liquidity {liquidity} below {self.floor}"
+        if prices and (min(prices) < self.min_price or max(prices) > self.max_price):
+            return f"price outside [{self.min_price}, {self.max_price}]: already decided"
+        return None
 
 
 async def run_sync(
@@ -229,6 +241,13 @@ async def run_sync(
     progress: Progress | None = None,
 ) -> SyncReport:
     """Sync one venue into the database and say what happened."""
+    with long_lived_heap():  # tens of thousands of payloads, on top of the process's own heap
+        return await _sync(engine, collector, clock, settings, progress)
+
+
+async def _sync(
+    engine: Engine, collector: Collector, clock: Clock, settings: SyncSettings, progress: Progress | None
+) -> SyncReport:
     started = time.perf_counter()
     progress = progress or NoProgress()
     now = clock.now()

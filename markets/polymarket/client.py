@@ -8,11 +8,14 @@ their sum stays below the Gamma and CLOB general budgets, so no extra general li
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from datetime import datetime
 from decimal import Decimal
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
+
+import anyio
+from anyio.abc import TaskGroup
 
 from markets.http import (
     JsonApi,
@@ -33,6 +36,8 @@ EVENTS_PAGE = 100  # /events/keyset allows 500, but events embed their markets: 
 ID_BATCH = 100  # condition_ids= takes at most 100 ids
 CLOB_BATCH = 500  # /midpoints and /books take at most 500 tokens
 Query = list[tuple[str, str | int | bool]]
+V = TypeVar("V")
+A = TypeVar("A", bound="clob.Answers[Any]")
 
 
 class Page(list[dict[str, Any]]):
@@ -120,13 +125,11 @@ class ClobClient:
         except (VenueHTTPError, PayloadError) as exc:
             return str(exc)
 
-    async def midpoints(self, token_ids: Sequence[str]) -> dict[str, clob.TokenPrice]:
+    async def midpoints(self, token_ids: Sequence[str]) -> clob.Answers[clob.TokenPrice]:
         """Mids for many tokens via ``POST /midpoints``; a batch that fails falls back to ``/midpoint``."""
-        batches = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
-        parts = await gather_bounded([partial(self._midpoint_batch, b) for b in batches], self._concurrency)
-        return {token: price for part in parts for token, price in part.items()}
+        return await self._batches(token_ids, self._midpoint_batch, clob.Mids)
 
-    async def _midpoint_batch(self, tokens: list[str]) -> dict[str, clob.TokenPrice]:
+    async def _midpoint_batch(self, tokens: list[str]) -> clob.Answers[clob.TokenPrice]:
         try:
             payload = await self._api.post("/midpoints", self._midpoints, [{"token_id": t} for t in tokens])
             return clob.midpoints(payload, tokens)
@@ -134,8 +137,7 @@ class ClobClient:
             log.warning(
                 "POST /midpoints failed for %d tokens (%s); falling back to GET /midpoint", len(tokens), exc
             )
-        singles = await gather_bounded([partial(self.midpoint, t) for t in tokens], self._concurrency * 4)
-        return dict(zip(tokens, singles, strict=True))
+        return await self._singles(tokens, self.midpoint, clob.Mids)
 
     async def book(self, token_id: str) -> clob.Quote | str:
         """One token's best bid and ask, or why there is none."""
@@ -144,30 +146,37 @@ class ClobClient:
         except (VenueHTTPError, PayloadError) as exc:
             return str(exc)
 
-    async def books(self, token_ids: Sequence[str]) -> dict[str, clob.Quote | str]:
+    async def books(self, token_ids: Sequence[str]) -> clob.Answers[clob.Quote | str]:
         """Best quotes for many tokens via ``POST /books``; a batch that fails falls back to ``/book``."""
-        batches = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
-        parts = await gather_bounded([partial(self._book_batch, b) for b in batches], self._concurrency)
-        return {token: quote for part in parts for token, quote in part.items()}
+        return await self._batches(token_ids, self._book_batch, clob.Books)
 
-    async def _book_batch(self, tokens: list[str]) -> dict[str, clob.Quote | str]:
+    async def _book_batch(self, tokens: list[str]) -> clob.Answers[clob.Quote | str]:
         try:
-            books = clob.books_by_token(
-                await self._api.post("/books", self._books, [{"token_id": t} for t in tokens])
-            )
+            payload = await self._api.post("/books", self._books, [{"token_id": t} for t in tokens])
+            return clob.books(payload, tokens)
         except (VenueHTTPError, PayloadError) as exc:
             log.warning("POST /books failed for %d tokens (%s); falling back to GET /book", len(tokens), exc)
-            singles = await gather_bounded([partial(self.book, t) for t in tokens], self._concurrency * 4)
-            return dict(zip(tokens, singles, strict=True))
-        out: dict[str, clob.Quote | str] = {}
-        for token in tokens:
-            try:
-                out[token] = (
-                    clob.best_quote(books[token], token) if token in books else "absent from /books response"
-                )
-            except PayloadError as exc:
-                out[token] = str(exc)
-        return out
+        return await self._singles(tokens, self.book, clob.Books)
+
+    async def _batches(
+        self, token_ids: Sequence[str], batch: Callable[[list[str]], Awaitable[A]], kind: type[A]
+    ) -> A:
+        """``batch`` over slices of ``CLOB_BATCH`` tokens, ``concurrency`` at a time, merged."""
+        slices = [list(token_ids[i : i + CLOB_BATCH]) for i in range(0, len(token_ids), CLOB_BATCH)]
+        parts = await gather_bounded([partial(batch, s) for s in slices], self._concurrency)
+        merged = parts[0] if parts else kind()
+        for part in parts[1:]:
+            merged.update_from(part)
+        return merged
+
+    async def _singles(self, tokens: list[str], one: Callable[[str], Awaitable[V]], kind: type[A]) -> A:
+        """The fallback of a failed batch: each token on its own, its answer parsed as it arrives."""
+        values = await gather_bounded([partial(one, t) for t in tokens], self._concurrency * 4)
+        return kind(known=dict(zip(tokens, values, strict=True)))
+
+    def prices_as_listed(self, group: TaskGroup, *, books: bool) -> TokenPrices:
+        """Midpoints (and books) of tokens handed over while a listing is still being read."""
+        return TokenPrices(self, group, books=books, concurrency=self._concurrency)
 
     async def price_history(
         self, token_id: str, start: datetime, end: datetime, fidelity_minutes: int
@@ -181,3 +190,48 @@ class ClobClient:
         }
         payload = await self._api.get("/prices-history", self._history, query)
         return clob.price_history(payload, token_id, fidelity_minutes)
+
+
+class TokenPrices:
+    """CLOB midpoints, and books if asked, of tokens handed over as a listing is read: every
+    ``CLOB_BATCH`` tokens start their ``/midpoints`` and ``/books`` requests in the caller's task
+    group, so the first markets of a listing are priced while Gamma serves its next pages (Gamma
+    pages follow a cursor, one after another; alone they leave the CLOB idle, and the CLOB
+    requests alone leave Gamma idle). At most ``concurrency`` batches are in flight; the rate
+    limiters pace them as before. The results are complete once the task group has exited.
+    """
+
+    def __init__(self, client: ClobClient, group: TaskGroup, *, books: bool, concurrency: int) -> None:
+        self.mids, self.quotes = clob.Mids(), clob.Books()
+        self.requested = 0
+        self._client, self._group, self._books = client, group, books
+        self._slots = anyio.Semaphore(max(1, concurrency))
+        self._waiting: list[str] = []
+
+    def add(self, tokens: Sequence[str]) -> None:
+        """Tokens to price; a full batch is requested at once."""
+        self._waiting.extend(tokens)
+        while len(self._waiting) >= CLOB_BATCH:
+            self._start(self._waiting[:CLOB_BATCH])
+            del self._waiting[:CLOB_BATCH]
+
+    def flush(self) -> None:
+        """Request the tokens of a last, partial batch (nothing more will be added)."""
+        if self._waiting:
+            self._start(self._waiting)
+            self._waiting = []
+
+    def _start(self, batch: list[str]) -> None:
+        self.requested += len(batch)
+        self._group.start_soon(self._batch, batch, self._client.midpoints, self.mids)
+        if self._books:
+            self._group.start_soon(self._batch, batch, self._client.books, self.quotes)
+
+    async def _batch(
+        self,
+        batch: list[str],
+        request: Callable[[Sequence[str]], Awaitable[clob.Answers[V]]],
+        into: clob.Answers[V],
+    ) -> None:
+        async with self._slots:
+            into.update_from(await request(batch))

@@ -9,10 +9,10 @@ the best bid is the highest bid price and the best ask the lowest ask price.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from markets.http import PayloadError, as_list, as_object, epoch_time, plain_probabilities, probability
 from markets.types import Market, PriceSnapshot
@@ -23,6 +23,81 @@ CLOB_HISTORY_SOURCE = "polymarket-clob-history"
 # Per token: a price, or the reason there is none (kept so the sync can say why a market has no price).
 TokenPrice = Decimal | str
 Quote = tuple[Decimal | None, Decimal | None]
+V = TypeVar("V")
+MID_ABSENT = "absent from the /midpoints response (no order book?)"
+BOOK_ABSENT = "absent from /books response"
+
+
+class Answers(Mapping[str, V], Generic[V]):
+    """Per-token CLOB answers, each parsed when first read, and a ``fingerprint`` of each as sent.
+
+    A re-sync reads the prices of 10,000 markets to find the few that changed; parsing every
+    midpoint and book into decimals costs more than reading them did. The fingerprint is the
+    text of what the venue sent that the parsed value depends on (a midpoint's string, the
+    price of every book level in order): equal fingerprints mean equal parsed values, so a
+    sync compares fingerprints and parses only the answers of markets it writes. A book whose
+    sizes, timestamp or hash changed keeps its fingerprint; one whose level prices changed gets
+    a new one even when its best bid and ask did not (the market then takes the full path,
+    which writes nothing new).
+    """
+
+    def __init__(self, sent: dict[str, Any] | None = None, known: dict[str, V] | None = None) -> None:
+        self._sent: dict[str, Any] = sent or {}  # token -> the value as sent
+        # token -> a value that came parsed (a reason, an answer of the one-token fallback)
+        self._known: dict[str, V] = {t: v for t, v in (known or {}).items() if t not in self._sent}
+        self._parsed: dict[str, V] = {}  # token -> its sent value, parsed (read at least once)
+
+    def update_from(self, other: Answers[V]) -> None:
+        """Take ``other``'s answers (the newer, for a token in both)."""
+        for token in other._sent.keys() & (self._known.keys() | self._parsed.keys()):
+            self._known.pop(token, None)
+            self._parsed.pop(token, None)
+        for token in other._known.keys() & self._sent.keys():
+            del self._sent[token]
+            self._parsed.pop(token, None)
+        self._sent.update(other._sent)
+        self._known.update(other._known)
+        self._parsed.update(other._parsed)
+
+    def fingerprint(self, token: str) -> str | None:
+        """The answer's text as sent when it has the usual shape, else its value's repr (exact
+        for decimals, tuples and reasons); None when there is no answer. Reading the value first
+        does not change it."""
+        if token in self._sent:
+            text = self._text(self._sent[token])
+            if text is not None:
+                return "=" + text
+        return None if token not in self else "~" + repr(self[token])
+
+    def fingerprints(self, tokens: Iterable[str]) -> str:
+        """The ``fingerprint`` of each token, in one string (what a market's stamp digests)."""
+        sent, text, prints = self._sent, self._text, []
+        for token in tokens:  # a sync stamps every market: the usual answer without a call
+            usual = text(sent[token]) if token in sent else None
+            prints.append("=" + usual if usual is not None else str(self.fingerprint(token)))
+        return "\t".join(prints)
+
+    def _parse(self, raw: Any, token: str) -> V:
+        raise NotImplementedError
+
+    def _text(self, raw: Any) -> str | None:
+        raise NotImplementedError
+
+    def __getitem__(self, token: str) -> V:
+        if token in self._known:
+            return self._known[token]
+        if token not in self._parsed:
+            self._parsed[token] = self._parse(self._sent[token], token)
+        return self._parsed[token]
+
+    def __contains__(self, token: object) -> bool:
+        return token in self._sent or token in self._known
+
+    def __iter__(self) -> Iterator[str]:
+        return iter([*self._sent, *self._known])
+
+    def __len__(self) -> int:
+        return len(self._sent) + len(self._known)
 
 
 def midpoint(payload: object, token_id: str) -> Decimal:
@@ -33,19 +108,71 @@ def midpoint(payload: object, token_id: str) -> Decimal:
     return probability(body.get(key), where=where, field=key)
 
 
-def midpoints(payload: object, token_ids: list[str]) -> dict[str, TokenPrice]:
-    """``POST /midpoints``: ``{token_id: "0.45", …}``. A token left out or with a bad value gets a reason."""
-    body = as_object(payload, where="CLOB /midpoints")
-    out: dict[str, TokenPrice] = {}
-    for token in token_ids:
-        if token not in body:
-            out[token] = "absent from the /midpoints response (no order book?)"
-            continue
+class Mids(Answers[TokenPrice]):
+    """``POST /midpoints`` answers: a midpoint's string, parsed into a decimal (or why it is not one)."""
+
+    def _parse(self, raw: Any, token: str) -> TokenPrice:
         try:
-            out[token] = probability(body[token], where=f"CLOB /midpoints token {token}", field="mid")
+            return probability(raw, where=f"CLOB /midpoints token {token}", field="mid")
         except PayloadError as exc:
-            out[token] = str(exc)
-    return out
+            return str(exc)
+
+    def _text(self, raw: Any) -> str | None:
+        return raw if type(raw) is str else None
+
+
+class Books(Answers[Quote | str]):
+    """``POST /books`` answers: a book, parsed into its best bid and ask (or the reason it cannot be).
+
+    A book of the usual shape is kept as the prices of its levels alone (two tuples, of strings):
+    a sync holds the books of every token until it knows which markets changed, and 20,000 books
+    of dicts and lists would be that many more objects for the garbage collector to walk.
+    """
+
+    def _parse(self, raw: Any, token: str) -> Quote | str:
+        if type(raw) is tuple:
+            bids, asks = raw
+            raw = {"bids": [{"price": p} for p in bids], "asks": [{"price": p} for p in asks]}
+        try:
+            return best_quote(raw, token)
+        except PayloadError as exc:
+            return str(exc)
+
+    def _text(self, raw: Any) -> str | None:
+        """Every level price of both sides, in order, when each is a string."""
+        if type(raw) is not tuple:
+            return None
+        bids, asks = raw
+        try:
+            return f"{len(bids)}:" + "|".join(bids + asks)
+        except TypeError:  # a price that is not a string: the parsed value decides
+            return None
+
+
+def midpoints(payload: object, token_ids: list[str]) -> Mids:
+    """``POST /midpoints``: ``{token_id: "0.45", …}``, parsed on first read; a token left out gets
+    a reason."""
+    body = as_object(payload, where="CLOB /midpoints")
+    sent = {token: body[token] for token in token_ids if token in body}
+    return Mids(sent, {token: MID_ABSENT for token in token_ids if token not in sent})
+
+
+def books(payload: object, token_ids: list[str]) -> Books:
+    """``POST /books``: best bid and ask per token, parsed on first read; a token left out gets a reason."""
+    found = books_by_token(payload)
+    sent = {token: _level_prices(found[token]) for token in token_ids if token in found}
+    return Books(sent, {token: BOOK_ABSENT for token in token_ids if token not in sent})
+
+
+def _level_prices(book: Mapping[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | Mapping[str, Any]:
+    """The prices of a book's bid and ask levels, in order, when every level is an object with a
+    price; the book itself otherwise (``best_quote`` then says what is wrong with it)."""
+    try:
+        return tuple([level["price"] for level in book["bids"]]), tuple(
+            [level["price"] for level in book["asks"]]
+        )
+    except (TypeError, KeyError):
+        return book
 
 
 def best_quote(payload: object, token_id: str) -> Quote:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -76,12 +76,25 @@ def json_array(payload: Mapping[str, Any], field: str) -> list[Any]:
             f"{describe(payload)}: field {field!r} must be a JSON array in a string, got {raw!r}"
         )
     try:
-        value = json.loads(raw)
+        value = _loads(raw)
     except ValueError:
         raise PayloadError(f"{describe(payload)}: field {field!r} is not valid JSON: {raw[:80]!r}") from None
     if not isinstance(value, list):
         raise PayloadError(f"{describe(payload)}: field {field!r} must decode to an array, got {raw[:80]!r}")
     return value
+
+
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+
+def _loads(text: str) -> Any:
+    """``json.loads(text)``, without its layers of Python calls for the usual case (a value from
+    the first character to the last): a sync reads three of these strings per market."""
+    try:
+        value, end = _SCAN(text, 0)
+    except StopIteration:  # leading whitespace, or not JSON: json.loads says which
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
 
 
 def outcome_labels(payload: Mapping[str, Any]) -> list[str]:
@@ -139,11 +152,20 @@ def market_key_of(payload: Mapping[str, Any]) -> str | None:
 
 
 def close_time(payload: Mapping[str, Any]) -> datetime | None:
-    return iso_time(payload.get("endDate"), where=describe(payload), field="endDate")
+    # The market's name is built for an error only (a sync reads 10,000 good values for each bad
+    # one): a value refused is read again, with the name, to raise the same error naming it.
+    try:
+        return iso_time(payload.get("endDate"), where="", field="endDate")
+    except PayloadError:
+        return iso_time(payload.get("endDate"), where=describe(payload), field="endDate")
 
 
 def liquidity(payload: Mapping[str, Any]) -> Decimal | None:
-    return amount(*_first(payload, "liquidityNum", "liquidity"), where=describe(payload))
+    value, field = _first(payload, "liquidityNum", "liquidity")
+    try:  # as ``close_time`` does
+        return amount(value, field, where="")
+    except PayloadError:
+        return amount(value, field, where=describe(payload))
 
 
 def gamma_prices(payload: Mapping[str, Any], market: Market, observed_at: datetime) -> PriceSnapshot:
@@ -172,6 +194,15 @@ def outcome_prices(payload: Mapping[str, Any]) -> dict[str, Decimal]:
         label: probability(p, where=where, field=f"outcomePrices[{label}]")
         for label, p in zip(labels, raw, strict=True)
     }
+
+
+def price_values(payload: Mapping[str, Any], outcomes: int) -> Sequence[Decimal]:
+    """``outcomePrices`` in the payload's order, for a payload known to list ``outcomes`` outcomes:
+    what a filter on prices needs, without decoding the labels; checked and refused as
+    ``outcome_prices`` does (an unusual value is read by it, so the error names the outcome)."""
+    raw = json_array(payload, "outcomePrices")
+    plain = plain_probabilities(raw) if len(raw) == outcomes else None
+    return plain if plain is not None else list(outcome_prices(payload).values())
 
 
 def is_open(payload: Mapping[str, Any]) -> bool:

@@ -6,9 +6,10 @@ re-sync (after ``refresh_after``) and a 10,000-market ``DbMarketSource.snapshot`
 PostgreSQL, each as wall and CPU time; and the peak Python memory of a first sync (tracemalloc) plus
 the peak RSS of a process doing nothing but that sync. Never asserts on time.
 
-The floor of a re-sync, measured in the same run: the same requests (every Gamma page in turn,
-then the CLOB ``/midpoints`` and ``/books`` batches, as many at once as the sync sends) made with
-bare httpx and JSON-decoded, nothing else. The fake venue's own CPU time is printed beside both,
+The floor of a re-sync, measured in the same run: the same requests in the same pattern (every
+Gamma page in turn, and the CLOB ``/midpoints`` and ``/books`` batches of each 500 tokens sent
+while the paging goes on, as many at once as the sync sends) made with bare httpx and
+JSON-decoded, nothing else. The fake venue's own CPU time is printed beside both,
 to show whether the server, not the client, sets the pace.
 """
 
@@ -99,34 +100,41 @@ def run(engine: Engine, clock: SimulatedClock, url: str) -> SyncReport:
 
 
 def fetch_floor(url: str) -> int:
-    """The requests of a sync of ``url`` with bare httpx, each body JSON-decoded; returns the
-    number of markets listed."""
+    """The requests of a sync of ``url`` with bare httpx, each body JSON-decoded, in the sync's
+    pattern: Gamma pages one after another, and every 500 tokens their ``/midpoints`` and
+    ``/books`` requests at once, ``SETTINGS.concurrency`` in flight, while the paging goes on.
+    Returns the number of markets listed."""
 
     async def main() -> int:
         filters = {"closed": "false", "ascending": "false", "order": "volumeNum", "liquidity_num_min": "1000"}
-        tokens: list[str] = []
-        async with httpx.AsyncClient() as client:
+        listed, waiting = 0, []
+        limit = anyio.Semaphore(SETTINGS.concurrency)
+        async with httpx.AsyncClient() as client, anyio.create_task_group() as group:
+
+            async def post(path: str, batch: list[str]) -> None:
+                async with limit:
+                    json.loads((await client.post(url + path, json=[{"token_id": t} for t in batch])).content)
+
+            def price(batch: list[str]) -> None:
+                for path in ("/midpoints", "/books"):
+                    group.start_soon(post, path, batch)
+
             cursor = None
             while True:
                 query: dict[str, str | int] = {**filters, "limit": 100}
                 if cursor:
                     query["after_cursor"] = cursor
                 body = json.loads((await client.get(f"{url}/markets/keyset", params=query)).content)
-                tokens += [t for m in body["markets"] for t in json.loads(m["clobTokenIds"])]
+                listed += len(body["markets"])
+                waiting += [t for m in body["markets"] for t in json.loads(m["clobTokenIds"])]
+                while len(waiting) >= 500:
+                    price(waiting[:500])
+                    del waiting[:500]
                 if not (cursor := body.get("next_cursor")):
                     break
-            batches = [tokens[i : i + 500] for i in range(0, len(tokens), 500)]
-            limit = anyio.Semaphore(SETTINGS.concurrency)
-
-            async def post(path: str, batch: list[str]) -> None:
-                async with limit:
-                    json.loads((await client.post(url + path, json=[{"token_id": t} for t in batch])).content)
-
-            for path in ("/midpoints", "/books"):
-                async with anyio.create_task_group() as group:
-                    for batch in batches:
-                        group.start_soon(post, path, batch)
-        return len(tokens) // 2
+            if waiting:
+                price(waiting)
+        return listed
 
     return anyio.run(main)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -194,6 +195,37 @@ def test_midpoints_give_a_reason_per_token_instead_of_a_guess() -> None:
     assert found["1"] == Decimal("0.25") and found["4"] == Decimal("0.5")
     assert isinstance(found["2"], str) and "must be finite" in found["2"]
     assert found["3"] == "absent from the /midpoints response (no order book?)"
+
+
+def test_clob_answers_are_parsed_on_first_read_and_fingerprinted_as_sent() -> None:
+    book = {
+        "asset_id": "1",
+        "timestamp": "1",
+        "bids": [{"price": "0.40", "size": "5"}, {"price": "0.44", "size": "1"}],
+        "asks": [{"price": "0.50", "size": "3"}, {"price": "0.46", "size": "2"}],
+    }
+    bids = [{"price": "0.40", "size": "9"}, {"price": "0.44", "size": "1"}]
+    resized = {**book, "timestamp": "2", "bids": bids}
+    deeper = {**book, "bids": [{"price": "0.41", "size": "5"}, {"price": "0.44", "size": "1"}]}
+    odd = {**book, "asset_id": "2", "bids": [{"price": 0.44, "size": "1"}]}
+    quotes = clob.books([book, odd], ["1", "2", "3"])
+    assert quotes["1"] == (Decimal("0.44"), Decimal("0.46")) and quotes["3"] == clob.BOOK_ABSENT
+    assert quotes["2"] == clob.best_quote(odd, "2") and quotes.fingerprint("2") == "~" + repr(quotes["2"])
+    assert quotes.fingerprint("3") == "~" + repr(clob.BOOK_ABSENT)
+
+    def printed(payload: dict[str, Any]) -> str | None:
+        return clob.books([payload], ["1"]).fingerprint("1")
+
+    assert printed(book) == printed(resized) != printed(deeper)  # sizes and times do not count
+    fresh = clob.books([book], ["1"])
+    before = fresh.fingerprint("1")  # reading the value does not change the fingerprint
+    assert fresh["1"] == (Decimal("0.44"), Decimal("0.46")) and fresh.fingerprint("1") == before
+    mids = clob.midpoints({"1": "0.25", "2": 0.5}, ["1", "2", "9"])
+    assert mids.fingerprint("1") == "=0.25" and mids.fingerprint("2") == "~Decimal('0.5')"
+    assert mids.fingerprint("9") == "~" + repr(clob.MID_ABSENT) and len(mids) == 3
+    merged = clob.Mids()
+    merged.update_from(mids)
+    assert dict(merged) == {"1": Decimal("0.25"), "2": Decimal("0.5"), "9": clob.MID_ABSENT}
 
 
 def test_best_quote_does_not_trust_book_ordering() -> None:

@@ -166,6 +166,16 @@ async def test_malformed_gamma_prices_skip_that_market_only(engine, fake, clock,
     )
 
 
+async def test_prices_are_requested_while_the_listing_is_still_read(engine, fake, clock) -> None:
+    fake.populate(600)  # 6 pages; the first 500 tokens are known after 3 of them
+    report = await sync(engine, fake, clock, SyncSettings(top_n=700, history_days=0, max_days_to_close=None))
+    assert report.selected == 606 and report.problems == []  # with the 8 real markets, 2 decided
+    paths = [seen.path for seen in fake.seen]
+    last_page = len(paths) - 1 - paths[::-1].index("/markets/keyset")
+    assert paths.index("/midpoints") < last_page and paths.index("/books") < last_page
+    assert sorted(len(s.body) for s in fake.requests_to("/midpoints")) == [212, 500, 500]
+
+
 async def test_a_malformed_listing_page_keeps_what_was_listed(engine, fake, clock, caplog) -> None:
     fake.populate(150)
 
