@@ -88,12 +88,20 @@ def array_literal(values: Iterable[Any]) -> str:
     return "{" + ",".join(map(texts.__getitem__, given)) + "}"
 
 
+def fits_array_literal(values: Iterable[Any]) -> bool:
+    """Whether ``array_literal`` can spell every one of ``values`` (not, e.g., a JSON document)."""
+    return all(value is None or isinstance(value, _SPELLED) for value in values)
+
+
+_SPELLED = (bool, int, Decimal, str, date)
+
+
 def _element(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
         return "t" if value else "f"
-    if not isinstance(value, int | Decimal | str | date):
+    if not isinstance(value, _SPELLED):
         raise TypeError(f"no array text form for {type(value).__name__}")
     text = str(value)
     if "\\" in text or '"' in text:

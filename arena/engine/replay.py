@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy import Engine, func, update
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from arena.clock import Clock, SimulatedClock
 from arena.db.engine import relaxed_commits, session_scope
@@ -233,7 +233,7 @@ class ReplayRunner:
                 persist_marks(session, self.rt, rows, at=self._marked_until)
 
     def _last_mark(self) -> datetime | None:
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             query = select(func.max(PortfolioSnapshotRow.marked_at)).where(
                 PortfolioSnapshotRow.cohort_id == self.rt.cohort_id
             )
@@ -241,7 +241,7 @@ class ReplayRunner:
         return value
 
     def _round_markets(self, index: int) -> set[str]:
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             query = (
                 select(RoundMarketRow.market_id)
                 .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
@@ -250,7 +250,7 @@ class ReplayRunner:
             return set(session.exec(query).all())
 
     def _cohort_status(self) -> str:
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             row = session.get(CohortRow, self.rt.cohort_id)
             return row.status if row else "missing"
 
