@@ -19,6 +19,7 @@ docs/storage.md "Commit durability of replays".
 from __future__ import annotations
 
 import json
+import select
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -28,9 +29,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DisconnectionError
 from sqlmodel import Session
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
@@ -68,7 +69,8 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = normalize_url(url)
     serializer = partial(json.dumps, allow_nan=False, default=_refuse_json_value)
     if parsed.get_backend_name() == "postgresql":
-        engine = create_engine(parsed, echo=echo, pool_pre_ping=True, json_serializer=serializer)
+        engine = create_engine(parsed, echo=echo, json_serializer=serializer)
+        event.listen(engine, "checkout", partial(_check_alive, engine.dialect))
         event.listen(engine, "begin", _begin_postgres_transaction)
         return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
@@ -174,6 +176,30 @@ def _enable_wal(cursor: sqlite3.Cursor) -> None:
 def _begin_sqlite_transaction(connection: Connection) -> None:
     mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
     connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _check_alive(dialect: Dialect, dbapi_connection: Any, _record: Any, _proxy: Any) -> None:
+    """Hand out a pooled PostgreSQL connection only if it still reaches the server, so a long
+    ``arena replay`` or a worker carries on through a database restart between two of its
+    transactions. An idle connection receives nothing unless the server spoke first: a restart
+    (or a proxy or firewall cutting the connection) sends an error and closes the socket, which
+    makes it readable. So a quiet socket is taken as alive without a round trip, and only a
+    readable one is pinged (it may also hold a harmless notice); a failed ping raises
+    ``DisconnectionError``, on which the pool drops the connection and opens a new one.
+
+    SQLAlchemy's ``pool_pre_ping`` pings at every checkout instead: about 800 round trips of a
+    20-agent replay, each waiting for the server. What neither detects is a server that vanished
+    without closing the connection (its host lost power): the next statement then fails, or
+    waits for the operating system's TCP timeout, as the ping would have."""
+    if dbapi_connection.closed:
+        raise DisconnectionError("the connection is closed")
+    readable, _, _ = select.select([dbapi_connection.fileno()], [], [], 0)
+    if not readable:
+        return
+    try:
+        dialect.do_ping(dbapi_connection)
+    except Exception as exc:
+        raise DisconnectionError(f"the connection no longer reaches the server: {exc}") from exc
 
 
 def _begin_postgres_transaction(connection: Connection) -> None:

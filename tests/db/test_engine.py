@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import URL, Engine, create_engine, text
 from sqlmodel import Session, func, select
 
 from arena.db.engine import make_engine, normalize_url, redact_url, relaxed_commits, session_scope
@@ -170,3 +171,44 @@ def _synchronous_commit(session: Session) -> str | None:
     if session.get_bind().dialect.name != "postgresql":
         return None
     return str(session.connection().exec_driver_sql("SHOW synchronous_commit").scalar_one())
+
+
+@pytest.mark.postgres
+def test_a_quiet_pooled_connection_is_reused_unpinged_and_a_cut_one_replaced(
+    postgres_database: URL, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pooled PostgreSQL connection whose socket is quiet is handed out without a ping; one
+    the server closed meanwhile (a restart terminates every backend) is pinged, dropped and
+    replaced, so the next unit of work runs instead of failing."""
+    engine = make_engine(postgres_database)
+    admin = create_engine(postgres_database, isolation_level="AUTOCOMMIT")
+    pings: list[object] = []
+    ping = engine.dialect.do_ping
+
+    def counted(dbapi_connection: object) -> bool:
+        pings.append(dbapi_connection)
+        return ping(dbapi_connection)
+
+    monkeypatch.setattr(engine.dialect, "do_ping", counted)
+    try:
+        backends = [_backend(engine) for _ in range(3)]
+        assert len(set(backends)) == 1
+        assert pings == []
+        with admin.connect() as connection:
+            connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": backends[0]})
+            gone = text("SELECT 1 FROM pg_stat_activity WHERE pid = :pid")
+            while connection.execute(gone, {"pid": backends[0]}).first():
+                time.sleep(0.01)
+        replaced = _backend(engine)
+        assert replaced != backends[0]
+        assert len(pings) == 1
+        assert _backend(engine) == replaced
+    finally:
+        engine.dispose()
+        admin.dispose()
+
+
+def _backend(engine: Engine) -> int:
+    with session_scope(engine) as session:
+        pid: int = session.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    return pid
