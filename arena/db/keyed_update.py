@@ -89,8 +89,10 @@ def array_literal(values: Iterable[Any]) -> str:
 
 
 def fits_array_literal(values: Iterable[Any]) -> bool:
-    """Whether ``array_literal`` can spell every one of ``values`` (not, e.g., a JSON document)."""
-    return all(value is None or isinstance(value, _SPELLED) for value in values)
+    """Whether ``array_literal`` can spell ``values``, the values of one column (not, e.g., JSON
+    documents): those are of one type, so the first that is not None answers for all."""
+    first = next((value for value in values if value is not None), None)
+    return first is None or isinstance(first, _SPELLED)
 
 
 _SPELLED = (bool, int, Decimal, str, date)
