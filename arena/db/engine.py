@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
@@ -39,8 +39,19 @@ _WAL_RETRY_MS = 50
 _BEGIN_OPTION = "arena_sqlite_begin"
 _FENCE_OPTION = "arena_write_fence"
 _RELAXED_OPTION = "arena_relaxed_commits"
+_PRELUDE_OPTION = "arena_write_prelude"
 
 WriteFence = Callable[[Session], None]
+
+
+class WritePrelude(Protocol):
+    """Rows a caller holds back to store with its next write unit (``with_prelude``)."""
+
+    def write(self, session: Session) -> None:
+        """Store the rows held back in ``session``, first thing in a write unit."""
+
+    def written(self) -> None:
+        """That unit committed: the rows it stored need not be stored again."""
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -105,6 +116,16 @@ def fenced(engine: Engine, fence: WriteFence) -> Engine:
     return engine.execution_options(**{_FENCE_OPTION: fence})
 
 
+def with_prelude(engine: Engine, prelude: WritePrelude) -> Engine:
+    """``engine`` whose write units of work (``session_scope``) start with ``prelude.write``, in
+    the same transaction: a caller buffering rows (a replay's marks of the days between two
+    writes) stores them with the write that follows instead of committing them on their own. A
+    unit that rolls back took them along, and the next one writes them again; ``prelude.written``
+    is called only once a unit has committed. The option travels with the engine object, as
+    ``fenced``'s does."""
+    return engine.execution_options(**{_PRELUDE_OPTION: prelude})
+
+
 def relaxed_commits(engine: Engine) -> Engine:
     """``engine`` whose write units of work (``session_scope``) on PostgreSQL commit without
     waiting for the WAL flush: ``SET LOCAL synchronous_commit = off`` in each. A server or machine
@@ -124,16 +145,21 @@ def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
     ``write=True`` takes SQLite's write lock at the start (``BEGIN IMMEDIATE``); pass
     ``write=False`` for read-only work such as dashboards so they never queue behind writers
     (``reader``: on PostgreSQL without a transaction).
-    On a ``fenced`` engine a write unit checks its fence in the same transaction, last.
+    On a ``fenced`` engine a write unit checks its fence in the same transaction, last; on a
+    ``with_prelude`` engine it stores the prelude's rows first.
     """
-    fence: WriteFence | None = engine.get_execution_options().get(_FENCE_OPTION) if write else None
-    with (
-        Session(writer(engine) if write else reader(engine), expire_on_commit=False) as session,
-        session.begin(),
-    ):
+    options = engine.get_execution_options() if write else {}
+    fence: WriteFence | None = options.get(_FENCE_OPTION)
+    prelude: WritePrelude | None = options.get(_PRELUDE_OPTION)
+    bound = writer(engine) if write else reader(engine)
+    with Session(bound, expire_on_commit=False) as session, session.begin():
+        if prelude is not None:
+            prelude.write(session)
         yield session
         if fence is not None:
             fence(session)
+    if prelude is not None:
+        prelude.written()
 
 
 def _configure_sqlite_connection(dbapi_connection: Any, _record: Any) -> None:
@@ -193,8 +219,9 @@ def _check_alive(dialect: Dialect, dbapi_connection: Any, _record: Any, _proxy: 
     waits for the operating system's TCP timeout, as the ping would have."""
     if dbapi_connection.closed:
         raise DisconnectionError("the connection is closed")
-    readable, _, _ = select.select([dbapi_connection.fileno()], [], [], 0)
-    if not readable:
+    quiet = select.poll()  # not select.select: it refuses descriptors above 1023
+    quiet.register(dbapi_connection.fileno(), select.POLLIN)
+    if not quiet.poll(0):
         return
     try:
         dialect.do_ping(dbapi_connection)

@@ -11,7 +11,14 @@ import pytest
 from sqlalchemy import URL, Engine, create_engine, text
 from sqlmodel import Session, func, select
 
-from arena.db.engine import make_engine, normalize_url, redact_url, relaxed_commits, session_scope
+from arena.db.engine import (
+    make_engine,
+    normalize_url,
+    redact_url,
+    relaxed_commits,
+    session_scope,
+    with_prelude,
+)
 from arena.db.migrate import upgrade
 from arena.db.models import JobRunRow, MarketRow
 from tests.db.rows import T0, market
@@ -212,3 +219,46 @@ def _backend(engine: Engine) -> int:
     with session_scope(engine) as session:
         pid: int = session.execute(text("SELECT pg_backend_pid()")).scalar_one()
     return pid
+
+
+class _Held:
+    """A prelude holding one market row back until a write unit commits it."""
+
+    def __init__(self) -> None:
+        self.rows = [market("manifold:held")]
+        self.committed = 0
+
+    def write(self, session: Session) -> None:
+        session.add_all([row.model_copy() for row in self.rows])
+
+    def written(self) -> None:
+        self.rows, self.committed = [], self.committed + 1
+
+
+def test_a_prelude_rides_with_the_next_write_unit_and_survives_its_rollback(engine: Engine) -> None:
+    """``with_prelude``: read units leave the held rows alone; a write unit that rolls back takes
+    them along (nothing stored, still held); the next one that commits stores them with its own."""
+    held = _Held()
+    engine_with = with_prelude(engine, held)
+    with session_scope(engine_with, write=False) as session:
+        session.exec(select(func.count()).select_from(MarketRow)).one()
+    with pytest.raises(RuntimeError, match="refused"):
+        _refused_write(engine_with)
+    assert (_markets(engine), held.committed, len(held.rows)) == ([], 0, 1)
+    with session_scope(engine_with) as session:
+        session.add(market("manifold:own"))
+    assert (_markets(engine), held.committed) == (["manifold:held", "manifold:own"], 1)
+    with session_scope(engine_with) as session:
+        session.add(market("manifold:next"))
+    assert held.committed == 2 and len(_markets(engine)) == 3
+
+
+def _refused_write(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        session.add(market("manifold:own"))
+        raise RuntimeError("refused")
+
+
+def _markets(engine: Engine) -> list[str]:
+    with Session(engine) as session:
+        return sorted(session.exec(select(MarketRow.id)).all())
