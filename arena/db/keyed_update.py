@@ -88,12 +88,22 @@ def array_literal(values: Iterable[Any]) -> str:
     return "{" + ",".join(map(texts.__getitem__, given)) + "}"
 
 
+def fits_array_literal(values: Iterable[Any]) -> bool:
+    """Whether ``array_literal`` can spell ``values``, the values of one column (not, e.g., JSON
+    documents): those are of one type, so the first that is not None answers for all."""
+    first = next((value for value in values if value is not None), None)
+    return first is None or isinstance(first, _SPELLED)
+
+
+_SPELLED = (bool, int, Decimal, str, date)
+
+
 def _element(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
         return "t" if value else "f"
-    if not isinstance(value, int | Decimal | str | date):
+    if not isinstance(value, _SPELLED):
         raise TypeError(f"no array text form for {type(value).__name__}")
     text = str(value)
     if "\\" in text or '"' in text:

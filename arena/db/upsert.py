@@ -14,6 +14,7 @@ from sqlalchemy import Dialect, Table, func
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 
+from arena.db.keyed_update import array_literal, fits_array_literal
 from arena.db.models import ArenaTable
 
 Row = Mapping[str, Any] | ArenaTable
@@ -162,6 +163,12 @@ def write_rows(
         session.execute(statement(), list(rows))
         return
     sql, names, processors = form
+    if connection.dialect.name == "postgresql":
+        columns = [[f(r[n]) for r in rows] for n, f in zip(names, processors, strict=True)]
+        if all(map(fits_array_literal, columns)):
+            unnest = unnest_insert(connection.dialect, table, sql, names)
+            connection.exec_driver_sql(unnest, tuple(map(array_literal, columns)))
+            return
     bound: list[Any]
     if connection.dialect.positional:
         bound = [tuple(f(r[n]) for n, f in zip(names, processors, strict=True)) for r in rows]
@@ -200,6 +207,43 @@ def driver_form(
 
 
 _FORMS: dict[tuple[object, ...], DriverForm | None] = {}
+
+
+def unnest_insert(dialect: Dialect, table: Table, sql: str, names: tuple[str, ...]) -> str:
+    """``sql`` (a one-row ``INSERT .. VALUES (..)``, maybe with ON CONFLICT, compiled by
+    ``driver_form``) taking its rows from one array parameter per column instead:
+    ``INSERT .. SELECT * FROM unnest(..) .. ON CONFLICT ..``, one statement for every row.
+
+    psycopg's executemany sends and the server executes each row as a statement of its own (a
+    replay inserts tens of thousands of rows in hundreds of batches); one statement is one plan and
+    one round trip, and the arrays go as text (``keyed_update.array_literal``), which costs the
+    client far less than binding each row. ON CONFLICT holds for the rows of one statement as for
+    separate ones: DO NOTHING skips a row whose key an earlier row of the same array took."""
+    shape = (dialect.name, table.name, sql, names)
+    if shape not in _UNNEST:
+        head, values = sql.split(" VALUES (", 1)
+        given = ", ".join(dialect.identifier_preparer.quote(n) for n in names)
+        assert head.endswith(f"({given})"), f"columns not in the parameters' order: {sql}"
+        tail = values[_closing(values) + 1 :]
+        assert "%(" not in tail, f"a parameter outside VALUES: {sql}"
+        arrays = ", ".join(f"%s::{table.c[n].type.compile(dialect=dialect)}[]" for n in names)
+        # SQLAlchemy's own compiled statement around the arrays; every value is a parameter.
+        _UNNEST[shape] = f"{head} SELECT * FROM unnest({arrays}){tail}"  # noqa: S608
+    return _UNNEST[shape]
+
+
+_UNNEST: dict[tuple[object, ...], str] = {}
+
+
+def _closing(text: str) -> int:
+    """The index of the parenthesis closing one already open before ``text`` (casts such as
+    ``NUMERIC(18, 6)`` nest inside a VALUES list)."""
+    depth = 1
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0:
+            return index
+    raise ValueError(f"unbalanced parentheses in {text!r}")
 
 
 def column_processors(

@@ -14,10 +14,11 @@ from collections.abc import Collection, Mapping, Sequence
 from decimal import Decimal
 
 from sqlalchemy import Engine, func
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from agents.types import Decision
 from arena.cohorts.config import CohortConfig
+from arena.db.engine import session_scope
 from arena.db.models import DecisionRow
 from arena.engine.runtime import AgentSlot
 
@@ -38,7 +39,7 @@ def spend_by_agent(
         query = query.where(
             ~((col(DecisionRow.round_id) == round_id) & col(DecisionRow.agent_id).in_(agent_ids))
         )
-    with Session(engine) as session:
+    with session_scope(engine, write=False) as session:
         rows = session.exec(query.group_by(col(DecisionRow.agent_id))).all()
     return {agent_id: Decimal(total or 0) for agent_id, total in rows}
 

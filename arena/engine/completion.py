@@ -83,7 +83,7 @@ def stale_positions(rt: CohortRuntime, at: datetime) -> list[StalePosition]:
     """Open positions that have waited too long for a resolution (see ``waiting_since``)."""
     limit = timedelta(days=rt.config.marks.stale_after_days)
     held = {p.market_id for s in rt.agents for p in s.book.ledger.open_positions()}
-    with Session(rt.engine) as session:
+    with session_scope(rt.engine, write=False) as session:
         closes = dict(
             session.exec(select(MarketRow.id, MarketRow.close_time).where(col(MarketRow.id).in_(held))).all()
         )

@@ -8,11 +8,11 @@ forecast is scored (scoring never depends on which positions kept the cohort ope
 
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
 commits on its own. Marks of the days between (no round, no settlement), and the resolutions of
-offered markets nobody holds, are buffered and written together just before the next commit,
-which keeps the database's history in time order: every write at step t comes after all marks
-and resolutions before t. A crashed replay therefore resumes at the first step after its last
-stored mark, with ledgers rebuilt from the fill log, and produces exactly what an uninterrupted
-run would.
+offered markets nobody holds, are buffered and written first in the next write transaction (a
+round's: ``with_prelude``), or in one of their own just before a settlement, which keeps the
+database's history in time order: every write at step t comes after all marks and resolutions
+before t. A crashed replay therefore resumes at the first step after its last stored mark, with
+ledgers rebuilt from the fill log, and produces exactly what an uninterrupted run would.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -28,7 +28,7 @@ from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
 from arena.clock import Clock, SimulatedClock
-from arena.db.engine import relaxed_commits, session_scope
+from arena.db.engine import relaxed_commits, session_scope, with_prelude
 from arena.db.market_rows import resolution_row, write_resolutions
 from arena.db.models import CohortRow, JobRunRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
 from arena.engine.agent_http import AgentHttpClients
@@ -85,11 +85,12 @@ class ReplayRunner:
     def __init__(
         self, rt: CohortRuntime, *, progress: Progress | None = None, round_runner: RoundRunner = run_round
     ) -> None:
-        self.rt = rt
+        self.rt = replace(rt, engine=with_prelude(rt.engine, self))  # the buffered rows: ``write``
         self.progress = progress
         self._run_round = round_runner
         self._pending_marks: list[dict[str, object]] = []
         self._pending_resolutions: list[dict[str, object]] = []
+        self._writing = (0, 0)  # how many buffered rows the open write transaction stores
         self._offered: set[str] = set()
         self._resolutions: list[Resolution] = []
         self._resolved_upto = 0
@@ -137,7 +138,7 @@ class ReplayRunner:
         ]
         held = held_markets([s.book.ledger for s in self.rt.agents]) if new else set()
         settling = [r for r in new if r.market_id in held]
-        if settling or index is not None:  # this step writes: what is buffered before it goes first
+        if settling:  # what is buffered before it goes first (a round's first write takes it along)
             self._flush()
         if index is not None and (status := self._cohort_status()) not in ("pending", "running"):
             result.stopped = status  # paused or cancelled meanwhile: stop before the next round
@@ -221,18 +222,31 @@ class ReplayRunner:
         return due
 
     def _flush(self) -> None:
-        """Write the buffered resolutions and marks in one transaction."""
-        if not self._pending_marks and not self._pending_resolutions:
-            return
-        rows, self._pending_marks = self._pending_marks, []
-        resolutions, self._pending_resolutions = self._pending_resolutions, []
-        with session_scope(self.rt.engine) as session:
-            write_resolutions(session, resolutions)
-            if rows:
-                persist_marks(session, self.rt, rows, at=self._marked_until)
+        """Write the buffered resolutions and marks in a transaction of their own (``write``).
+
+        Before a settlement: a settlement that cannot be stored as staged reloads its holders'
+        ledgers from the database (``settlement._settle_together``), which must then hold their
+        latest marks already."""
+        if self._pending_marks or self._pending_resolutions:
+            with session_scope(self.rt.engine):
+                pass
+
+    def write(self, session: Session) -> None:
+        """``WritePrelude``: the buffered resolutions and marks, first in the replay's next write
+        transaction; they leave the buffer once it commits (``written``)."""
+        self._writing = (len(self._pending_marks), len(self._pending_resolutions))
+        write_resolutions(session, self._pending_resolutions)
+        if self._pending_marks:
+            persist_marks(session, self.rt, self._pending_marks, at=self._marked_until)
+
+    def written(self) -> None:
+        marks, resolutions = self._writing
+        del self._pending_marks[:marks]
+        del self._pending_resolutions[:resolutions]
+        self._writing = (0, 0)
 
     def _last_mark(self) -> datetime | None:
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             query = select(func.max(PortfolioSnapshotRow.marked_at)).where(
                 PortfolioSnapshotRow.cohort_id == self.rt.cohort_id
             )
@@ -240,7 +254,7 @@ class ReplayRunner:
         return value
 
     def _round_markets(self, index: int) -> set[str]:
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             query = (
                 select(RoundMarketRow.market_id)
                 .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
@@ -249,7 +263,7 @@ class ReplayRunner:
             return set(session.exec(query).all())
 
     def _cohort_status(self) -> str:
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             row = session.get(CohortRow, self.rt.cohort_id)
             return row.status if row else "missing"
 

@@ -9,6 +9,7 @@ from sqlalchemy import Engine, func
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
+from arena.db.engine import session_scope
 from arena.db.market_rows import market_row
 from arena.db.models import MarketRow, RoundMarketRow, RoundRow
 from arena.db.types import decimals_to_json
@@ -83,7 +84,7 @@ def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, s
     """Questions of markets agents hold, which may have left the round's snapshot (closed markets)."""
     if not market_ids:
         return {}
-    with Session(engine) as session:
+    with session_scope(engine, write=False) as session:
         rows = session.exec(
             select(MarketRow.id, MarketRow.question).where(col(MarketRow.id).in_(sorted(market_ids)))
         ).all()

@@ -143,7 +143,7 @@ class RoundPlan:
             return frozenset()
         assert end is not None, "the config requires schedule.rounds with a hidden period"
         closes = {m: self.tradable[m].market.close_time for m in shown if m in self.tradable}
-        with Session(self.rt.engine) as session:
+        with session_scope(self.rt.engine, write=False) as session:
             opened = first_offered(session, [self.rt.cohort_id], closes)
         return frozenset(
             m for _, m, opens in opened if self.at < tournament.window(opens, closes[m], end).hidden_until
@@ -291,7 +291,7 @@ def peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, 
     read back from the database so an interrupted round resumed later gives the ensemble the very
     same inputs."""
     first = {s.id for s in rt.agents if not s.uses_peers and s.kind not in UNINFORMED_KINDS}
-    with Session(rt.engine) as session:
+    with session_scope(rt.engine, write=False) as session:
         rows = session.exec(
             select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
             .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
@@ -328,7 +328,7 @@ def _final_round_status(final: list[str]) -> str:
 
 
 def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
-    with Session(rt.engine) as session:
+    with session_scope(rt.engine, write=False) as session:
         row = session.exec(
             select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)
         ).first()

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from functools import partial
 
 from sqlalchemy import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from agents.llm.limiter import ProviderLimits
 from agents.registry import build_bettor
@@ -106,7 +106,7 @@ class CohortRuntime:
     def reload(self, agent_ids: list[int] | None = None) -> None:
         """Rebuild ledgers from the database (after a failed commit, or another writer's change)."""
         ids = agent_ids or [s.id for s in self.agents]
-        with Session(self.engine) as session:
+        with session_scope(self.engine, write=False) as session:
             books = load_books(session, self.rules, ids)
         for agent_id, book in books.items():
             self.slot(agent_id).book = book
@@ -114,7 +114,7 @@ class CohortRuntime:
     def refresh(self, agent_ids: list[int]) -> None:
         """Reload the ledgers another process has moved since they were loaded (one count query),
         so an agent is never shown, or executed against, a stale portfolio."""
-        with Session(self.engine) as session:
+        with session_scope(self.engine, write=False) as session:
             stored = fill_counts(session, agent_ids)
         stale = [a for a in agent_ids if stored.get(a, 0) != self.slot(a).book.fill_count]
         if stale:

@@ -22,6 +22,7 @@ from sqlalchemy import ColumnElement, func
 from sqlmodel import Session, col, select
 
 from arena.clock import SystemClock
+from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, WorkUnitRow
 from arena.engine.claims import FINAL_STATUSES
 from arena.engine.rounds import RoundReport, close_round, read_report
@@ -66,7 +67,7 @@ async def _wait(
     passes or when every unfinished decision's unit has failed (waiting longer cannot help)."""
     loop = asyncio.get_running_loop()
     while True:
-        with Session(rt.engine) as session:
+        with session_scope(rt.engine, write=False) as session:
             final, failed = _progress(session, rt.cohort_id, round_id, index, agent_ids)
         if final == len(agent_ids):
             return
@@ -106,7 +107,7 @@ def _unfinished(
     rt: CohortRuntime, round_id: int, index: int, agent_ids: list[int], *, timed_out: bool
 ) -> RoundUnfinished:
     """The error naming every agent whose decision is not final, with its unit's state and error."""
-    with Session(rt.engine) as session:
+    with session_scope(rt.engine, write=False) as session:
         final = set(
             session.exec(select(DecisionRow.agent_id).where(*_final_decisions(round_id, agent_ids))).all()
         )

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import URL, Engine, create_engine, text
 from sqlmodel import Session, func, select
 
-from arena.db.engine import make_engine, normalize_url, redact_url, relaxed_commits, session_scope
+from arena.db.engine import (
+    make_engine,
+    normalize_url,
+    redact_url,
+    relaxed_commits,
+    session_scope,
+    with_prelude,
+)
 from arena.db.migrate import upgrade
 from arena.db.models import JobRunRow, MarketRow
 from tests.db.rows import T0, market
@@ -170,3 +178,87 @@ def _synchronous_commit(session: Session) -> str | None:
     if session.get_bind().dialect.name != "postgresql":
         return None
     return str(session.connection().exec_driver_sql("SHOW synchronous_commit").scalar_one())
+
+
+@pytest.mark.postgres
+def test_a_quiet_pooled_connection_is_reused_unpinged_and_a_cut_one_replaced(
+    postgres_database: URL, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pooled PostgreSQL connection whose socket is quiet is handed out without a ping; one
+    the server closed meanwhile (a restart terminates every backend) is pinged, dropped and
+    replaced, so the next unit of work runs instead of failing."""
+    engine = make_engine(postgres_database)
+    admin = create_engine(postgres_database, isolation_level="AUTOCOMMIT")
+    pings: list[object] = []
+    ping = engine.dialect.do_ping
+
+    def counted(dbapi_connection: object) -> bool:
+        pings.append(dbapi_connection)
+        return ping(dbapi_connection)
+
+    monkeypatch.setattr(engine.dialect, "do_ping", counted)
+    try:
+        backends = [_backend(engine) for _ in range(3)]
+        assert len(set(backends)) == 1
+        assert pings == []
+        with admin.connect() as connection:
+            connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": backends[0]})
+            gone = text("SELECT 1 FROM pg_stat_activity WHERE pid = :pid")
+            while connection.execute(gone, {"pid": backends[0]}).first():
+                time.sleep(0.01)
+        replaced = _backend(engine)
+        assert replaced != backends[0]
+        assert len(pings) == 1
+        assert _backend(engine) == replaced
+    finally:
+        engine.dispose()
+        admin.dispose()
+
+
+def _backend(engine: Engine) -> int:
+    with session_scope(engine) as session:
+        pid: int = session.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    return pid
+
+
+class _Held:
+    """A prelude holding one market row back until a write unit commits it."""
+
+    def __init__(self) -> None:
+        self.rows = [market("manifold:held")]
+        self.committed = 0
+
+    def write(self, session: Session) -> None:
+        session.add_all([row.model_copy() for row in self.rows])
+
+    def written(self) -> None:
+        self.rows, self.committed = [], self.committed + 1
+
+
+def test_a_prelude_rides_with_the_next_write_unit_and_survives_its_rollback(engine: Engine) -> None:
+    """``with_prelude``: read units leave the held rows alone; a write unit that rolls back takes
+    them along (nothing stored, still held); the next one that commits stores them with its own."""
+    held = _Held()
+    engine_with = with_prelude(engine, held)
+    with session_scope(engine_with, write=False) as session:
+        session.exec(select(func.count()).select_from(MarketRow)).one()
+    with pytest.raises(RuntimeError, match="refused"):
+        _refused_write(engine_with)
+    assert (_markets(engine), held.committed, len(held.rows)) == ([], 0, 1)
+    with session_scope(engine_with) as session:
+        session.add(market("manifold:own"))
+    assert (_markets(engine), held.committed) == (["manifold:held", "manifold:own"], 1)
+    with session_scope(engine_with) as session:
+        session.add(market("manifold:next"))
+    assert held.committed == 2 and len(_markets(engine)) == 3
+
+
+def _refused_write(engine: Engine) -> None:
+    with session_scope(engine) as session:
+        session.add(market("manifold:own"))
+        raise RuntimeError("refused")
+
+
+def _markets(engine: Engine) -> list[str]:
+    with Session(engine) as session:
+        return sorted(session.exec(select(MarketRow.id)).all())

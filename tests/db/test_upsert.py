@@ -5,14 +5,14 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
-from sqlalchemy import Engine
-from sqlalchemy.dialects import sqlite
+from sqlalchemy import Engine, event
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, func, select
 
 from arena.db.engine import session_scope
-from arena.db.models import MarketRow, MarketSnapshotRow
-from arena.db.upsert import driver_form, insert_ignore, upsert
-from tests.db.rows import T0, market
+from arena.db.models import MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
+from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert
+from tests.db.rows import T0, build_world, market, position
 
 
 def snapshot_rows(n: int) -> list[dict[str, object]]:
@@ -139,3 +139,65 @@ def test_uncounted_writes_store_what_counted_writes_store(engine: Engine) -> Non
         insert_ignore(session, MarketSnapshotRow, uneven, on=on, count=False)
     assert count(engine, MarketSnapshotRow) == 5
     assert _stored(engine)[3][3] in ("{}", b"{}")
+
+
+def test_rows_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine) -> None:
+    """On PostgreSQL ``count=False`` rows of plain columns go as one array per column in one
+    statement (``unnest_insert``): odd text cannot break out of its element, NULLs stay NULL,
+    decimals keep their places, a key repeated within one call is skipped as a conflict, and the
+    rows stored are those SQLAlchemy's own path stores."""
+    world = build_world(engine)
+    odd = ['p"1', "p\\2", "p,{3}", "NULL", " p 5 ", ""]
+    rows = [
+        position(world, pid, i % 2, outcome=f"O{i}", last_price=None if i % 3 else Decimal("0.1234567891"))
+        for i, pid in enumerate(odd)
+    ]
+    on = ["agent_id", "position_id"]
+    with session_scope(engine) as session:
+        assert insert_ignore(session, PositionRow, rows, on=on) == len(odd)
+    counted = _positions(engine)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM position")
+    sent: list[str] = []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", record)
+    with session_scope(engine) as session:
+        insert_ignore(session, PositionRow, [*rows, rows[0]], on=on, count=False)
+        insert_ignore(session, PositionRow, rows[:2], on=on, count=False)
+    event.remove(engine, "before_cursor_execute", record)
+    assert _positions(engine) == counted
+    inserts = [s for s in sent if s.startswith("INSERT")]
+    assert len(inserts) == 2
+    assert all(("unnest(" in s) == (engine.dialect.name == "postgresql") for s in inserts)
+    assert {r[1] for r in counted} == set(odd)
+    assert sum(r[6] is None for r in counted) == 4
+
+
+def test_the_array_statement_keeps_the_conflict_clause() -> None:
+    dialect = postgresql.psycopg.dialect()  # type: ignore[attr-defined]
+    table = PortfolioCloseRow.__table__  # type: ignore[attr-defined]
+    keys = ("agent_id", "cohort_id", "day", "closed_at")
+    form = driver_form(
+        dialect, lambda: postgresql.insert(table).on_conflict_do_nothing(), table, keys, ("arrays",)
+    )
+    assert form is not None
+    sql = unnest_insert(dialect, table, form[0], form[1])
+    assert sql == (
+        "INSERT INTO portfolio_close (agent_id, day, cohort_id, closed_at) SELECT * FROM unnest("
+        "%s::INTEGER[], %s::DATE[], %s::VARCHAR[], %s::TIMESTAMP WITH TIME ZONE[]) ON CONFLICT DO NOTHING"
+    )
+
+
+def _positions(engine: Engine) -> list[tuple[object, ...]]:
+    with engine.connect() as connection:
+        return [
+            tuple(r)
+            for r in connection.exec_driver_sql(
+                "SELECT agent_id, position_id, market_id, outcome, CAST(shares AS TEXT), "
+                "CAST(cost_basis AS TEXT), CAST(last_price AS TEXT), status "
+                "FROM position ORDER BY agent_id, position_id"
+            )
+        ]
