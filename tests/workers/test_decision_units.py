@@ -201,7 +201,7 @@ def _units(engine: Engine, kind: str) -> list[WorkUnitRow]:
 
 
 def _wait_for(predicate: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # generous: a loaded CI machine runs the worker thread slowly
     while not predicate():
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.05)
