@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import os
 import sys
 from dataclasses import dataclass
 from types import ModuleType
@@ -23,6 +24,14 @@ from typer.core import TyperCommand, TyperGroup
 from arena import help_format
 
 help_format.install()  # before any command is built: flags without typer's `<bool>` tags
+
+# One BLAS thread unless the user says otherwise; set before any command imports numpy. The only
+# BLAS work is the scoring bootstrap's matrix products (replicates x markets), too small for a
+# second OpenBLAS thread to pay: on 2 cores it spun for ~0.15 s of CPU in `arena leaderboard` on the
+# demo cohort, and the 100-agent, 200,000-bet leaderboard was no faster with it (docs/development.md).
+# Results do not depend on it (the golden replay passes either way). Inherited by the dashboard's
+# and workers' processes.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 @dataclass(frozen=True)
