@@ -7,6 +7,7 @@ restricted sources (``arena.corpus.deny_list``) are counted by the domain they m
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from sqlmodel import Session
 
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError, read_documents
+from arena.corpus.rowids import TIE_BITS, TIE_MASK, document_rowid, publish_second
 from arena.db.engine import writer
 from arena.db.models import CorpusDocumentRow, CorpusRow, metadata
 
@@ -31,9 +33,14 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 Reader = Connection | Session
 # SQLite: FTS5 indexes rows fastest in rowid order, a batch at a time (see CorpusDocumentRow).
-_INDEX_NEW_ROWS = text(
-    "INSERT INTO corpus_document_fts(rowid, title, text) "
-    "SELECT id, title, text FROM corpus_document WHERE id > :after ORDER BY id"
+_INDEX_ROWS = text(
+    "INSERT INTO corpus_document_fts(rowid, title, text) SELECT id, title, text FROM corpus_document "
+    "WHERE id IN (SELECT value FROM json_each(:ids)) ORDER BY id"
+)
+# SQLite: the largest id already taken in each of the given publish seconds (see arena.corpus.rowids).
+_TAKEN = text(
+    "SELECT s.value, (SELECT max(id) FROM corpus_document "
+    "WHERE id >= s.value << :bits AND id < (s.value + 1) << :bits) FROM json_each(:seconds) AS s"
 )
 
 
@@ -141,15 +148,30 @@ def _flush(
     size = len(batch)
     if batch:
         sqlite = connection.dialect.name == "sqlite"
-        if sqlite:  # we hold the write lock: the new rows are exactly those above the current max id
-            after = connection.execute(select(func.coalesce(func.max(DOCUMENT.c.id), 0))).scalar_one()
+        if sqlite:
+            _number(connection, batch)
         connection.execute(insert(DOCUMENT), batch)
         if sqlite:
-            connection.execute(_INDEX_NEW_ROWS, {"after": after})
+            connection.execute(_INDEX_ROWS, {"ids": json.dumps([row["id"] for row in batch])})
         batch.clear()
     if on_progress is not None:
         on_progress(done)
     return size
+
+
+def _number(connection: Connection, batch: list[dict[str, Any]]) -> None:
+    """Give each SQLite row its publish-ordered id: the next free tie-break in its publish second,
+    after those taken by earlier batches and other corpora (one lookup per second, in one query)."""
+    seconds = {publish_second(row["published_at"]) for row in batch}
+    taken = connection.execute(_TAKEN, {"seconds": json.dumps(sorted(seconds)), "bits": TIE_BITS}).all()
+    next_tie = {second: 0 if last is None else (last & TIE_MASK) + 1 for second, last in taken}
+    for row in batch:
+        second = publish_second(row["published_at"])
+        try:
+            row["id"] = document_rowid(row["published_at"], next_tie[second])
+        except ValueError as exc:
+            raise CorpusError(f"document {row['doc_id']!r}: {exc}") from None
+        next_tie[second] += 1
 
 
 def _new_corpus(connection: Connection, name: str, file_name: str, deny: DenyList, *, replace: bool) -> int:
