@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ from arena.db.models import CorpusDocumentRow, CorpusRow, metadata
 CORPUS = metadata.tables[CorpusRow.__tablename__]
 DOCUMENT = metadata.tables[CorpusDocumentRow.__tablename__]
 BATCH_SIZE = 5_000
+IMPORT_CACHE_KIB = -262_144  # negative: in KiB, so 256 MiB
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 Reader = Connection | Session
@@ -86,7 +88,7 @@ def import_corpus(
     """
     deny = deny or DenyList()
     check_name(name)
-    with path.open("rb") as stream, writer(engine).begin() as connection:
+    with path.open("rb") as stream, writer(engine).begin() as connection, _import_cache(connection):
         corpus_id = _new_corpus(connection, name, path.name, deny, replace=replace)
         dropped: Counter[str] = Counter()
         batch: list[dict[str, Any]] = []
@@ -141,6 +143,22 @@ def import_if_absent(engine: Engine, path: Path, name: str) -> tuple[CorpusInfo,
         return found, False
 
 
+@contextmanager
+def _import_cache(connection: Connection) -> Iterator[None]:
+    """SQLite: a larger page cache for this import's connection, then the one it had. Ids follow
+    publish times, not the file's order, so each batch lands all over the table and the index:
+    with the default 2 MiB cache, pages are written out and read back (a third more CPU)."""
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    previous = int(connection.exec_driver_sql("PRAGMA cache_size").scalar_one())
+    connection.exec_driver_sql(f"PRAGMA cache_size = {IMPORT_CACHE_KIB}")
+    try:
+        yield
+    finally:
+        connection.exec_driver_sql(f"PRAGMA cache_size = {previous}")
+
+
 def _flush(
     connection: Connection, batch: list[dict[str, Any]], on_progress: Callable[[int], None] | None, done: int
 ) -> int:
@@ -162,16 +180,16 @@ def _flush(
 def _number(connection: Connection, batch: list[dict[str, Any]]) -> None:
     """Give each SQLite row its publish-ordered id: the next free tie-break in its publish second,
     after those taken by earlier batches and other corpora (one lookup per second, in one query)."""
-    seconds = {publish_second(row["published_at"]) for row in batch}
-    taken = connection.execute(_TAKEN, {"seconds": json.dumps(sorted(seconds)), "bits": TIE_BITS}).all()
+    seconds = [publish_second(row["published_at"]) for row in batch]
+    taken = connection.execute(_TAKEN, {"seconds": json.dumps(sorted(set(seconds))), "bits": TIE_BITS}).all()
     next_tie = {second: 0 if last is None else (last & TIE_MASK) + 1 for second, last in taken}
-    for row in batch:
-        second = publish_second(row["published_at"])
+    for row, second in zip(batch, seconds, strict=True):
         try:
             row["id"] = document_rowid(row["published_at"], next_tie[second])
         except ValueError as exc:
             raise CorpusError(f"document {row['doc_id']!r}: {exc}") from None
         next_tie[second] += 1
+    batch.sort(key=lambda row: row["id"])
 
 
 def _new_corpus(connection: Connection, name: str, file_name: str, deny: DenyList, *, replace: bool) -> int:
