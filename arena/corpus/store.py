@@ -1,7 +1,8 @@
 """Import corpus files into the database and describe the corpora stored there.
 
-An import is one transaction: documents are inserted in bulk batches as the file streams by, and
-the first bad line rolls everything back, so a corpus is either whole or absent. Documents from
+An import is one transaction: documents are inserted in bulk batches as the file streams by (on
+SQLite into a staging table, copied and indexed in id order at the end), and the first bad line
+rolls everything back, so a corpus is either whole or absent. Documents from
 restricted sources (``arena.corpus.deny_list``) are counted by the domain they matched and left out.
 """
 
