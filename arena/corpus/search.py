@@ -86,16 +86,16 @@ def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: date
             f"query {query[:80]!r} has no searchable words (letters or digits, not stop words)"
         )
     dialect = (reader.get_bind() if isinstance(reader, Session) else reader).dialect.name
-    params: dict[str, object] = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
-    plan = plan_matches(reader, dialect, terms)
-    if dialect == "sqlite":
-        statement = _SQLITE_NEWEST if plan.newest_first else _SQLITE
-        params["bound"] = before_bound(before)
-    else:
-        statement = _POSTGRES
+    if dialect == "postgresql":
         # A search over many rows looks costly enough for PostgreSQL to JIT-compile it, which takes
         # longer than the search itself; off for this transaction only.
         reader.execute(text("SELECT set_config('jit', 'off', true)"))
+    params: dict[str, object] = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
+    plan = plan_matches(reader, dialect, terms)
+    statement = _POSTGRES
+    if dialect == "sqlite":
+        statement = _SQLITE_NEWEST if plan.newest_first else _SQLITE
+        params["bound"] = before_bound(before)
     for match in plan.matches:
         rows = reader.execute(statement, {**params, "match": match}).all()
         if rows:
