@@ -17,7 +17,7 @@ these are not in the way of.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from alembic import op
 
@@ -27,7 +27,7 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 TIE_BITS = 26
-_ORIGIN = datetime(1, 1, 1)  # SQLite stores published_at as naive UTC text
+_ORIGIN = datetime(1, 1, 1, tzinfo=UTC)
 
 
 def upgrade() -> None:
@@ -38,7 +38,8 @@ def upgrade() -> None:
     ties: dict[int, int] = {}
     moves = []
     for old, published_at in rows:
-        second = (datetime.fromisoformat(published_at) - _ORIGIN) // timedelta(seconds=1)
+        at = datetime.fromisoformat(published_at).replace(tzinfo=UTC)  # stored as naive UTC text
+        second = (at - _ORIGIN) // timedelta(seconds=1)
         tie = ties.get(second, 0)
         ties[second] = tie + 1
         moves.append((second << TIE_BITS | tie, old))
