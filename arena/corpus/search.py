@@ -10,7 +10,8 @@ each word goes in as a quoted term (SQLite FTS5: ``"word"``; PostgreSQL: a quote
 lexeme), OR-ed with the others (``arena.corpus.query_plan`` says which words, on a large corpus).
 Operators, quotes, parentheses and column filters in the text are thus plain separators.
 Ranking: BM25 on SQLite (title weighted twice the body), ``ts_rank_cd`` on PostgreSQL (title
-lexemes weighted A, body B).
+lexemes weighted A, body B); on SQLite a query whose every word is common is ranked by recency
+(see ``arena.corpus.query_plan``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sqlmodel import Session
 
 from arena.corpus.documents import CorpusError
 from arena.corpus.query_plan import plan_matches
+from arena.corpus.rowids import before_bound
 from arena.corpus.store import Reader, corpus_id
 from arena.db.types import UTCDateTime
 
@@ -70,8 +72,10 @@ def search_terms(query: str) -> list[str]:
 
 def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: datetime) -> list[NewsHit]:
     """The ``k`` documents of ``corpus`` most relevant to ``query`` among those published strictly
-    before ``before``, best first (ties by import order). ``NewsQueryError`` for a query without
-    searchable words or a ``k`` outside 1..``MAX_K``; ``CorpusError`` for an unknown corpus."""
+    before ``before``, best first (ties: on SQLite the earlier published, on PostgreSQL the earlier
+    imported; on SQLite a query whose every word is common is ranked newest first, score 0).
+    ``NewsQueryError`` for a query without searchable words or a ``k`` outside 1..``MAX_K``;
+    ``CorpusError`` for an unknown corpus."""
     if before.tzinfo is None:
         raise NewsQueryError(f"before={before.isoformat()} has no time zone")
     if not 1 <= k <= MAX_K:
@@ -82,13 +86,17 @@ def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: date
             f"query {query[:80]!r} has no searchable words (letters or digits, not stop words)"
         )
     dialect = (reader.get_bind() if isinstance(reader, Session) else reader).dialect.name
-    statement = _SQLITE if dialect == "sqlite" else _POSTGRES
     if dialect == "postgresql":
         # A search over many rows looks costly enough for PostgreSQL to JIT-compile it, which takes
         # longer than the search itself; off for this transaction only.
         reader.execute(text("SELECT set_config('jit', 'off', true)"))
-    params = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
-    for match in plan_matches(reader, dialect, terms):
+    params: dict[str, object] = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
+    plan = plan_matches(reader, dialect, terms)
+    statement = _POSTGRES
+    if dialect == "sqlite":
+        statement = _SQLITE_NEWEST if plan.newest_first else _SQLITE
+        params["bound"] = before_bound(before)
+    for match in plan.matches:
         rows = reader.execute(statement, {**params, "match": match}).all()
         if rows:
             break
@@ -99,6 +107,8 @@ def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: date
 
 # CROSS JOIN fixes SQLite's join order: matches first, then their rows. Left free, the planner may
 # walk the (corpus_id, published_at) index and run the full-text match once per row: seconds.
+# ``rowid < :bound`` is the publish-time bound as FTS5 can apply it while walking (ids are in
+# publish order: arena.corpus.rowids); ``d.published_at < :before`` is the bound itself.
 def _typed(sql: str) -> TextClause:
     return text(sql).bindparams(bindparam("before", type_=UTCDateTime()))
 
@@ -109,8 +119,22 @@ _SQLITE = _typed(
            snippet(corpus_document_fts, 1, '', '', '…', 32) AS snippet,
            -bm25(corpus_document_fts, 2.0, 1.0) AS score
     FROM corpus_document_fts CROSS JOIN corpus_document AS d ON d.id = corpus_document_fts.rowid
-    WHERE corpus_document_fts MATCH :match AND d.corpus_id = :corpus_id AND d.published_at < :before
+    WHERE corpus_document_fts MATCH :match AND corpus_document_fts.rowid < :bound
+      AND d.corpus_id = :corpus_id AND d.published_at < :before
     ORDER BY score DESC, d.id
+    LIMIT :k
+    """
+).columns(published_at=UTCDateTime())
+
+# Every word common (arena.corpus.query_plan): the newest matches, walking back from the bound.
+_SQLITE_NEWEST = _typed(
+    """
+    SELECT d.doc_id, d.title, d.published_at, d.url, d.source,
+           snippet(corpus_document_fts, 1, '', '', '…', 32) AS snippet, 0.0 AS score
+    FROM corpus_document_fts CROSS JOIN corpus_document AS d ON d.id = corpus_document_fts.rowid
+    WHERE corpus_document_fts MATCH :match AND corpus_document_fts.rowid < :bound
+      AND d.corpus_id = :corpus_id AND d.published_at < :before
+    ORDER BY corpus_document_fts.rowid DESC
     LIMIT :k
     """
 ).columns(published_at=UTCDateTime())

@@ -598,7 +598,8 @@ class CorpusDocumentRow(ArenaTable, table=True):
     FTS5 table over ``title`` and ``text``; PostgreSQL: a generated ``tsvector`` column with a GIN
     index), and ``is_mapped`` keeps it out of autogenerate. On SQLite, triggers take deleted and
     updated documents out of the index, while new ones are indexed by ``arena.corpus.store`` (the
-    only writer of documents) one batch at a time: 2.7x faster than a trigger per row.
+    only writer of documents) all at once at the end of an import, in id order: 2.7x faster than
+    a trigger per row. On SQLite ``id`` is in publish order (``arena.corpus.rowids``).
     """
 
     __tablename__ = "corpus_document"

@@ -155,7 +155,7 @@ def test_bench_corpus_import_and_search(engine: Engine, corpus_files: tuple[Path
             search_ms.append((time.perf_counter() - started) * 1000)
             assert all(hit.published_at < before for hit in hits)
             plan = plan_matches(connection, backend, search_terms(query))
-            path = "every word common" if len(plan) > 1 else "rarest words"
+            path = "every word common" if len(plan.matches) > 1 else "rarest words"
             paths[path] += 1
             by_path.setdefault(path, []).append(search_ms[-1])
             doc_id = f"n{rng.randrange(DOCUMENTS)}"

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
+from arena.corpus import query_plan
 from arena.corpus.search import MAX_K, search_news
 from arena.corpus.store import import_corpus
 from tests.corpus.docs import T0, doc, write_jsonl
@@ -72,3 +73,37 @@ def test_a_planted_future_document_is_never_returned(
         after = search_news(connection, "plant", "storm", k=k, before=planted + timedelta(microseconds=1))
     assert [hit.id for hit in hits] == ["old"]
     assert after[0].id == "future"  # not vacuous: once published it is the best match
+
+
+@FUZZ
+@given(
+    corpus=documents, cut=st.integers(0, 41), query=st.lists(st.sampled_from(WORDS), min_size=1, max_size=3)
+)
+def test_with_every_word_common_only_documents_before_holding_them_all_come_back(
+    engine: Engine,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    corpus: list[tuple[int, list[str]]],
+    cut: int,
+    query: list[str],
+) -> None:
+    """Every word past the candidate budget (here 0): the documents holding all the words, and on
+    SQLite newest first from the cutoff back (the rowid bound, arena.corpus.rowids)."""
+    monkeypatch.setattr(query_plan, "CANDIDATE_BUDGET", 0)
+    rows = [
+        doc(f"d{i}", quarter / 4, " ".join(words), f"body {i}") for i, (quarter, words) in enumerate(corpus)
+    ]
+    path = write_jsonl(tmp_path_factory.mktemp("pit") / "c.jsonl", rows)
+    import_corpus(engine, path, "pit", replace=True)
+    before = T0 + timedelta(days=cut / 4)
+    with engine.connect() as connection:
+        hits = search_news(connection, "pit", " ".join(query), k=MAX_K, before=before)
+    assert all(hit.published_at < before for hit in hits)
+    holding_all = {
+        f"d{i}" for i, (quarter, words) in enumerate(corpus) if quarter < cut and set(query) <= set(words)
+    }
+    if holding_all:
+        assert {hit.id for hit in hits} == holding_all
+    if engine.dialect.name == "sqlite":
+        times = [hit.published_at for hit in hits]
+        assert times == sorted(times, reverse=True)

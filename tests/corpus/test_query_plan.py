@@ -35,7 +35,7 @@ def corpus(engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> E
 
 def _plan(engine: Engine, *terms: str) -> list[str]:
     with engine.connect() as connection:
-        return plan_matches(connection, engine.dialect.name, list(terms))
+        return plan_matches(connection, engine.dialect.name, list(terms)).matches
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
@@ -63,6 +63,20 @@ def test_common_words_alone_find_documents_holding_all_of_them_else_the_rarest(c
         assert apart == {*(f"c{i}" for i in range(6)), "g"}  # no document has both: the first alone
         ids = {hit.id for hit in search_news(connection, "c", "gamma alpha", k=20, before=later)}
     assert ids == {"g"}  # gamma is rare enough: alpha is treated as a stop word
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_every_word_common_ranks_the_newest_documents_before_the_cutoff_first(corpus: Engine) -> None:
+    with corpus.connect() as connection:
+        assert plan_matches(connection, "sqlite", ["alpha", "beta"]).newest_first
+        assert not plan_matches(connection, "sqlite", ["alpha", "zeta"]).newest_first
+        newest = search_news(connection, "c", "alpha beta", k=2, before=T0 + timedelta(days=30))
+        cut = search_news(connection, "c", "beta alpha", k=3, before=T0 + timedelta(days=4))
+        rare = search_news(connection, "c", "delta", k=2, before=T0 + timedelta(days=30))
+    assert [hit.id for hit in newest] == ["c5", "c4"]  # c0..c5 published on days 0..5
+    assert [hit.id for hit in cut] == ["c3", "c2", "c1"]  # day 4 itself is not before the cutoff
+    assert {hit.score for hit in newest + cut} == {0.0}  # ranked by recency, not scored
+    assert all(hit.score > 0 for hit in rare)  # a rare word is still scored by BM25
 
 
 def test_on_a_small_corpus_every_word_is_scored(engine: Engine, tmp_path: Path) -> None:

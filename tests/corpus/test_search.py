@@ -100,14 +100,17 @@ def test_any_text_is_a_safe_query(news: Engine, query: str) -> None:
 
 
 @pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
-def test_sqlite_matches_first_then_reads_their_rows(news: Engine) -> None:
-    """Driven by the (corpus_id, published_at) index instead, the match would run once per row."""
-    from arena.corpus.search import _SQLITE
+@pytest.mark.parametrize("newest_first", [False, True])
+def test_sqlite_matches_first_then_reads_their_rows(news: Engine, newest_first: bool) -> None:
+    """Driven by the (corpus_id, published_at) index instead, the match would run once per row;
+    newest first, FTS5 walks back from the bound itself (no sort of every match)."""
+    from arena.corpus.search import _SQLITE, _SQLITE_NEWEST
 
     with news.begin() as connection:
         connection.exec_driver_sql("ANALYZE")  # statistics that could tempt the planner
-        compiled = _SQLITE.compile(dialect=connection.dialect)
-        params = ('"rates"', 1, "2030-01-01", 10)  # match, corpus_id, before, k
+        compiled = (_SQLITE_NEWEST if newest_first else _SQLITE).compile(dialect=connection.dialect)
+        params = ('"rates"', 1 << 62, 1, "2030-01-01", 10)  # match, bound, corpus_id, before, k
         steps = [row[3] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}", params)]
     assert steps[0].startswith("SCAN corpus_document_fts VIRTUAL TABLE"), steps
     assert any("USING INTEGER PRIMARY KEY" in step for step in steps), steps
+    assert newest_first != any("TEMP B-TREE" in step for step in steps), steps

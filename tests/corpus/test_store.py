@@ -10,6 +10,7 @@ from sqlalchemy import Engine, func, select
 
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError
+from arena.corpus.rowids import before_bound, document_rowid, publish_second
 from arena.corpus.search import search_news
 from arena.corpus.store import corpus_info, import_corpus, import_if_absent, list_corpora
 from arena.db.models import CorpusDocumentRow, CorpusRow
@@ -130,3 +131,42 @@ def test_a_file_without_documents_is_refused(engine: Engine, tmp_path: Path) -> 
     with pytest.raises(CorpusError, match=r"^empty.jsonl: no documents"):
         import_corpus(engine, path, "news")
     assert _counts(engine) == (0, 0)
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_sqlite_ids_are_in_publish_order_whatever_the_file_order(engine: Engine, tmp_path: Path) -> None:
+    """A document's id is its publish second and a tie-break (arena.corpus.rowids): documents of
+    one second, across batches and corpora, take the next free tie-break in turn."""
+    rows = [doc("late", 3, "c"), doc("same1", 1, "a"), doc("early", 0.5, "b"), doc("same2", 1, "d")]
+    import_corpus(engine, write_jsonl(tmp_path / "one.jsonl", rows), "one", batch_size=2)
+    import_corpus(engine, write_jsonl(tmp_path / "two.jsonl", [doc("other", 1, "e")]), "two")
+    with engine.connect() as connection:
+        ids = dict(connection.execute(select(CorpusDocumentRow.doc_id, CorpusDocumentRow.id)).all())
+        indexed = connection.exec_driver_sql("SELECT rowid FROM corpus_document_fts_docsize").scalars().all()
+    day = {n: T0 + timedelta(days=n) for n in (0.5, 1, 3)}
+    assert ids == {
+        "early": document_rowid(day[0.5], 0),
+        "same1": document_rowid(day[1], 0),
+        "same2": document_rowid(day[1], 1),  # a later batch: after the first batch's tie-break
+        "other": document_rowid(day[1], 2),  # another corpus: never the same id
+        "late": document_rowid(day[3], 0),
+    }
+    assert sorted(indexed) == sorted(ids.values())  # every document indexed under its id
+    with pytest.raises(ValueError, match="does not fit a rowid"):
+        document_rowid(day[1], 1 << 26)
+
+
+def test_before_bound_keeps_every_document_published_before_and_none_of_a_later_second() -> None:
+    """Published before ``before``: id below the bound. From the next second on (from ``before``
+    itself when it is a whole second): id at or above it. Within a fractional ``before``'s
+    second the row's own ``published_at < before`` decides."""
+    instants = [T0 + timedelta(seconds=s) for s in (-1, 0, 0.25, 0.999999, 1, 1.5, 2)]
+    for before in instants:
+        whole = before.microsecond == 0
+        for at in instants:
+            for tie in (0, 5):
+                below = document_rowid(at, tie) < before_bound(before)
+                if at < before:
+                    assert below, (before, at)
+                elif publish_second(at) > publish_second(before) or whole:
+                    assert not below, (before, at)

@@ -20,6 +20,8 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, inspect, text
 from sqlmodel import func, select
 
+from arena.corpus.rowids import document_rowid
+from arena.corpus.search import search_news
 from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import (
     MIGRATIONS_DIR,
@@ -303,3 +305,46 @@ def test_alembic_command_line_works_from_a_clone(tmp_path: Path) -> None:
     assert current_revision(url) == head_revision()
     shown = subprocess.run([*alembic, "current"], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert head_revision() in shown.stdout
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_upgrading_to_0009_puts_sqlite_corpus_ids_in_publish_order(db_url: str) -> None:
+    """Documents imported before 0009 (ids in file order) get publish-ordered ids, their full-text
+    entries move with them, and a search bounded by those ids finds exactly the earlier ones."""
+    upgrade(db_url, "0008")
+    engine = make_engine(db_url)
+    published = ["2025-01-03 00:00:00.000000", "2025-01-01 00:00:00.500000", "2025-01-01 00:00:00.250000"]
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "INSERT INTO corpus (id, name, source_file, document_count, dropped_json, deny_list_json) "
+            "VALUES (1, 'news', 'news.jsonl', 3, '{}', '[]')"
+        )
+        for i, at in enumerate(published, start=1):
+            connection.exec_driver_sql(
+                "INSERT INTO corpus_document (id, corpus_id, doc_id, published_at, title, text) "
+                "VALUES (?, 1, ?, ?, 'storm warning', 'a storm')",
+                (i, f"d{i}", at),
+            )
+        connection.exec_driver_sql(
+            "INSERT INTO corpus_document_fts(rowid, title, text) SELECT id, title, text FROM corpus_document"
+        )
+    upgrade(db_url)
+    with engine.connect() as connection:
+        ids = connection.exec_driver_sql("SELECT doc_id, id FROM corpus_document ORDER BY id").all()
+        matched = (
+            connection.exec_driver_sql(
+                "SELECT rowid FROM corpus_document_fts WHERE corpus_document_fts MATCH 'storm' ORDER BY rowid"
+            )
+            .scalars()
+            .all()
+        )
+        hits = search_news(connection, "news", "storm", k=5, before=datetime(2025, 1, 2, tzinfo=UTC))
+    engine.dispose()
+    assert [doc_id for doc_id, _ in ids] == ["d2", "d3", "d1"]  # same second: the earlier id first
+    assert [rowid for _, rowid in ids] == [
+        document_rowid(datetime(2025, 1, 1, tzinfo=UTC), 0),
+        document_rowid(datetime(2025, 1, 1, tzinfo=UTC), 1),
+        document_rowid(datetime(2025, 1, 3, tzinfo=UTC), 0),
+    ]
+    assert matched == [rowid for _, rowid in ids]  # the index follows the documents
+    assert {hit.id for hit in hits} == {"d2", "d3"}
