@@ -8,13 +8,15 @@ document frequency is small for it). So the words are taken rarest first while t
 add up to at most ``CANDIDATE_BUDGET``; the rest are treated as stop words for this corpus. When
 even the rarest word is that common, the query asks for documents holding *all* its words (a
 much smaller set); if none does, all but the commonest word, and so on down to the two rarest,
-then the rarest word alone. On SQLite such a query is ranked by recency, not scored: the newest
-documents holding the words come first (``SearchPlan.newest_first``). Scoring them would cost
-more than the 50 ms a search may take: FTS5's BM25 computes each word's inverse document
-frequency by walking the word's whole posting list (a word in most of a million documents:
-15-35 ms each, whatever rowid range is asked for), and words that common weigh almost nothing in
-the score anyway. The newest documents are found by walking back from the publish-time bound
-(``arena.corpus.rowids``), which stops after ``k`` of them.
+then the rarest word alone. Such a query is ranked by recency, not scored, on both backends (so
+they rank it alike): the newest documents holding the words come first
+(``SearchPlan.newest_first``). Scoring them would cost more than the 50 ms a search may take on
+SQLite: FTS5's BM25 computes each word's inverse document frequency by walking the word's whole
+posting list (a word in most of a million documents: 15-35 ms each, whatever rowid range is
+asked for), and words that common weigh almost nothing in the score anyway. The newest documents
+are found by walking back from the publish-time bound, which stops after ``k`` of them: on
+SQLite through the full-text rowids (``arena.corpus.rowids``), on PostgreSQL through the
+``(corpus_id, published_at)`` index.
 
 Word frequencies come from the index itself: SQLite counts a word's documents up to the budget
 (cheap: the index lists them in order), PostgreSQL reads the planner's estimate, which comes
@@ -64,7 +66,7 @@ def tsquery_all(terms: list[str]) -> str:
 @dataclass(frozen=True, slots=True)
 class SearchPlan:
     """The match expressions to try in order, until one finds a document, and whether the
-    documents they find are ranked newest first (SQLite, every word common) rather than scored."""
+    documents they find are ranked newest first (every word common) rather than scored."""
 
     matches: list[str]
     newest_first: bool = False
@@ -86,7 +88,7 @@ def plan_matches(reader: Reader, dialect: str, terms: list[str]) -> SearchPlan:
     by_rarity = [terms[i] for _, i in counts]
     # Every word is common: all of them, then without the commonest one at a time, then the rarest.
     matches = [all_of(by_rarity[:size]) for size in range(len(terms), 1, -1)] + [any_of(by_rarity[:1])]
-    return SearchPlan(matches, newest_first=dialect == "sqlite")
+    return SearchPlan(matches, newest_first=True)
 
 
 def _documents(reader: Reader, dialect: str, match: str) -> int:

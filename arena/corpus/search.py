@@ -10,7 +10,7 @@ each word goes in as a quoted term (SQLite FTS5: ``"word"``; PostgreSQL: a quote
 lexeme), OR-ed with the others (``arena.corpus.query_plan`` says which words, on a large corpus).
 Operators, quotes, parentheses and column filters in the text are thus plain separators.
 Ranking: BM25 on SQLite (title weighted twice the body), ``ts_rank_cd`` on PostgreSQL (title
-lexemes weighted A, body B); on SQLite a query whose every word is common is ranked by recency
+lexemes weighted A, body B); on both, a query whose every word is common is ranked by recency
 (see ``arena.corpus.query_plan``).
 """
 
@@ -73,7 +73,8 @@ def search_terms(query: str) -> list[str]:
 def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: datetime) -> list[NewsHit]:
     """The ``k`` documents of ``corpus`` most relevant to ``query`` among those published strictly
     before ``before``, best first (ties: on SQLite the earlier published, on PostgreSQL the earlier
-    imported; on SQLite a query whose every word is common is ranked newest first, score 0).
+    imported). A query whose every word is common is ranked newest first instead, score 0, on
+    both backends (ties: the later imported first).
     ``NewsQueryError`` for a query without searchable words or a ``k`` outside 1..``MAX_K``;
     ``CorpusError`` for an unknown corpus."""
     if before.tzinfo is None:
@@ -92,7 +93,7 @@ def search_news(reader: Reader, corpus: str, query: str, *, k: int, before: date
         reader.execute(text("SELECT set_config('jit', 'off', true)"))
     params: dict[str, object] = {"corpus_id": corpus_id(reader, corpus), "before": before, "k": k}
     plan = plan_matches(reader, dialect, terms)
-    statement = _POSTGRES
+    statement = _POSTGRES_NEWEST if plan.newest_first else _POSTGRES
     if dialect == "sqlite":
         statement = _SQLITE_NEWEST if plan.newest_first else _SQLITE
         params["bound"] = before_bound(before)
@@ -153,5 +154,25 @@ _POSTGRES = _typed(
         LIMIT :k
     ) AS best JOIN corpus_document AS d ON d.id = best.id
     ORDER BY best.score DESC, d.id
+    """
+).columns(published_at=UTCDateTime())
+
+# Every word common: the newest matches, read backwards through the (corpus_id, published_at)
+# index, which stops after ``k`` of them. Ties (one publish time): the later imported first, as on
+# SQLite, where they share a publish second and the later imported has the larger rowid.
+_POSTGRES_NEWEST = _typed(
+    """
+    SELECT d.doc_id, d.title, d.published_at, d.url, d.source, 0.0 AS score,
+           ts_headline('english', d.text, to_tsquery('english', :match),
+                       'StartSel="", StopSel="", MaxWords=32, MinWords=16')
+               AS snippet
+    FROM (
+        SELECT id, published_at
+        FROM corpus_document
+        WHERE search @@ to_tsquery('english', :match) AND corpus_id = :corpus_id AND published_at < :before
+        ORDER BY published_at DESC, id DESC
+        LIMIT :k
+    ) AS newest JOIN corpus_document AS d ON d.id = newest.id
+    ORDER BY newest.published_at DESC, newest.id DESC
     """
 ).columns(published_at=UTCDateTime())
