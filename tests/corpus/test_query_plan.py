@@ -112,7 +112,7 @@ def test_both_backends_rank_an_every_word_common_query_alike(
                 assert plan_matches(connection, backend.dialect.name, ["alpha", "beta"]).newest_first
                 runs = (
                     search_news(connection, "c", "alpha beta", k=k, before=T0 + timedelta(days=5))
-                    for k in (10, 2)
+                    for k in (10, 3)
                 )
                 ranked[backend.dialect.name] = [[hit.id for hit in hits] for hits in runs]
     finally:
