@@ -64,7 +64,9 @@ def _search_news(ctx: ToolContext, args: Mapping[str, Any]) -> dict[str, Any]:
 SEARCH_NEWS = Tool(
     ToolSpec(
         "search_news",
-        "Search the news corpus: the k most relevant documents published before the day before now.",
+        "Search the news corpus: the k documents most relevant to the query, published before the day "
+        "before now, best first. When every word of the query is very common (each in thousands of "
+        "documents), the newest documents holding its words come first instead, with score 0.",
         parameters(
             {
                 "query": {"type": "string", "maxLength": 500},
