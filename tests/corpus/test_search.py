@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Engine
+from sqlalchemy import Engine, text
 from sqlmodel import Session
 
 from arena.corpus.documents import CorpusError
@@ -114,3 +114,19 @@ def test_sqlite_matches_first_then_reads_their_rows(news: Engine, newest_first: 
     assert steps[0].startswith("SCAN corpus_document_fts VIRTUAL TABLE"), steps
     assert any("USING INTEGER PRIMARY KEY" in step for step in steps), steps
     assert newest_first != any("TEMP B-TREE" in step for step in steps), steps
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_postgres_newest_first_reads_the_publish_time_index_backwards(news: Engine) -> None:
+    """No sort of every match: the (corpus_id, published_at) index read from the cutoff back,
+    stopped by the LIMIT. Sequential scans are off: on five rows reading the table is cheapest."""
+    from arena.corpus.search import _POSTGRES_NEWEST
+
+    params = {"match": "'rates'", "corpus_id": 1, "before": LATER, "k": 10}
+    with news.begin() as connection:
+        connection.exec_driver_sql("SET LOCAL enable_seqscan = off")
+        plan = "\n".join(
+            connection.execute(text(f"EXPLAIN {_POSTGRES_NEWEST.element.text}"), params).scalars()
+        )
+    assert "Limit" in plan, plan
+    assert "Index Scan Backward using ix_corpus_document_corpus_id_published_at" in plan, plan
