@@ -20,7 +20,8 @@ import math
 import random
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
@@ -29,6 +30,7 @@ from typing import Any, TypeVar, cast
 
 import anyio
 import httpx
+from anyio.abc import TaskGroup
 
 from markets.json_texts import object_with_item_texts
 from markets.types import PRICE_PLACES
@@ -225,10 +227,30 @@ async def gather_bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int
         async with semaphore:
             results[index] = await calls[index]()
 
-    async with anyio.create_task_group() as group:
+    async with task_group() as group:
         for index in range(len(calls)):
             group.start_soon(run, index)
     return cast(list[T], results)  # every slot was filled by its task
+
+
+@asynccontextmanager
+async def task_group() -> AsyncIterator[TaskGroup]:
+    """anyio's task group, except that a lone error leaves it as itself.
+
+    anyio wraps every error of a task group in an ``ExceptionGroup``, even a single one. Callers
+    up the stack decide by type: a sync unit whose database went away is retried once it is back
+    (``Worker.unit_raised`` checks for a connection error), and a venue error is reported as one
+    line. Wrapped, both would look like a bug. Several errors at once stay grouped."""
+    try:
+        async with anyio.create_task_group() as group:
+            yield group
+    except BaseExceptionGroup as grouped:
+        error: BaseException = grouped
+        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+            error = error.exceptions[0]
+        if error is grouped or not isinstance(error, Exception):
+            raise
+        raise error from None
 
 
 def decode_json(content: bytes) -> Any:

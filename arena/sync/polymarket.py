@@ -17,8 +17,6 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-import anyio
-
 from arena.clock import Clock
 from arena.sync.run import (
     Filters,
@@ -30,7 +28,7 @@ from arena.sync.run import (
     backfill_each,
 )
 from arena.sync.unchanged import digest, stamp
-from markets.http import PayloadError, VenueHTTPError, gather_bounded
+from markets.http import PayloadError, VenueHTTPError, gather_bounded, task_group
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query, TokenPrices
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
@@ -75,7 +73,7 @@ class PolymarketCollector:
         self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
     ) -> list[Observation]:
         now = clock.now()
-        async with anyio.create_task_group() as group:
+        async with task_group() as group:
             # The CLOB prices each kept market's tokens while Gamma serves the next pages.
             prices = self._clob.prices_as_listed(group, books=settings.fetch_books)
             progress.stage("listing", settings.top_n)
