@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-TIE_BITS = 26  # 67 million documents per second, over every corpus in the database
-SECOND_BITS = 37  # seconds since 0001-01-01: up to the year 4355, and the id stays a positive int64
+SECOND_BITS = 39  # seconds since 0001-01-01: every instant a datetime holds (to the year 9999)
+TIE_BITS = 24  # 16.7 million documents per second, over every corpus; with the seconds, 63 bits
 TIE_MASK = (1 << TIE_BITS) - 1
 _ORIGIN = datetime(1, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)

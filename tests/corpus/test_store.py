@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -10,7 +10,7 @@ from sqlalchemy import Engine, func, select
 
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError
-from arena.corpus.rowids import before_bound, document_rowid, publish_second
+from arena.corpus.rowids import TIE_MASK, before_bound, document_rowid, publish_second
 from arena.corpus.search import search_news
 from arena.corpus.store import corpus_info, import_corpus, import_if_absent, list_corpora
 from arena.db.models import CorpusDocumentRow, CorpusRow
@@ -153,7 +153,9 @@ def test_sqlite_ids_are_in_publish_order_whatever_the_file_order(engine: Engine,
     }
     assert sorted(indexed) == sorted(ids.values())  # every document indexed under its id
     with pytest.raises(ValueError, match="does not fit a rowid"):
-        document_rowid(day[1], 1 << 26)
+        document_rowid(day[1], TIE_MASK + 1)
+    # The last instant a datetime holds still gets an id, and every id is a positive int64.
+    assert 0 < document_rowid(datetime.max.replace(tzinfo=UTC), TIE_MASK) < 1 << 63
 
 
 def test_before_bound_keeps_every_document_published_before_and_none_of_a_later_second() -> None:

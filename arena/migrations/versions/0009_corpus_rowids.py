@@ -6,10 +6,11 @@ Create Date: 2026-11-24 06:40:00
 
 ``search_news`` on SQLite bounds its full-text walks by rowid ("published before the cutoff")
 and walks back from that bound for the newest documents, so an id must say when its document
-was published: the publish second (from 0001-01-01 UTC) shifted left by 26 bits, plus a
-tie-break numbering the documents of that second in id order (``arena.corpus.rowids``, repeated
-here as it was when this revision was written). Documents imported before it get such ids; the
-update trigger moves each one's full-text entry with it. PostgreSQL keeps its ids (no-op).
+was published: the publish second (from 0001-01-01 UTC; 39 bits hold every instant a datetime
+can) shifted left by 24 bits, plus a tie-break numbering the documents of that second in id
+order (``arena.corpus.rowids``, repeated here as it was when this revision was written).
+Documents imported before it get such ids; the update trigger moves each one's full-text entry
+with it. PostgreSQL keeps its ids (no-op).
 Downgrade keeps the ids: the older importer numbers new documents after the largest id, which
 these are not in the way of.
 """
@@ -26,7 +27,7 @@ down_revision: str | None = "0008"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-TIE_BITS = 26
+TIE_BITS = 24
 _ORIGIN = datetime(1, 1, 1, tzinfo=UTC)
 
 
