@@ -80,7 +80,10 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = normalize_url(url)
     serializer = partial(json.dumps, allow_nan=False, default=_refuse_json_value)
     if parsed.get_backend_name() == "postgresql":
-        engine = create_engine(parsed, echo=echo, json_serializer=serializer)
+        # READ COMMITTED whatever the server's or role's default: the claims and fences are written
+        # for it, and ``reader``'s autocommit reads are equivalent to read transactions only at it.
+        isolation = "READ COMMITTED"
+        engine = create_engine(parsed, echo=echo, json_serializer=serializer, isolation_level=isolation)
         event.listen(engine, "checkout", partial(_check_alive, engine.dialect))
         event.listen(engine, "begin", _begin_postgres_transaction)
         return engine
@@ -98,12 +101,13 @@ def writer(engine: Engine) -> Engine:
 
 
 def reader(engine: Engine) -> Engine:
-    """``engine`` whose units of work only read. On PostgreSQL they run in autocommit: at the
-    server's READ COMMITTED every statement sees its own snapshot, in a transaction or not, so a
-    read needs none, and leaving it out saves psycopg's ``BEGIN`` and the ``ROLLBACK`` (each a
-    round trip, the rollback followed by ``DEALLOCATE ALL`` of the connection's prepared
-    statements), about 370 units of a 20-agent replay. On SQLite a read keeps its ``BEGIN
-    DEFERRED`` transaction: one snapshot for all its statements, and no write lock."""
+    """``engine`` whose units of work only read. On PostgreSQL they run in autocommit: at READ
+    COMMITTED (``make_engine`` sets it, whatever the server's default) every statement sees its
+    own snapshot, in a transaction or not, so a read needs none, and leaving it out saves
+    psycopg's ``BEGIN`` and the ``ROLLBACK`` (each a round trip, the rollback followed by
+    ``DEALLOCATE ALL`` of the connection's prepared statements), about 370 units of a 20-agent
+    replay. On SQLite a read keeps its ``BEGIN DEFERRED`` transaction: one snapshot for all its
+    statements, and no write lock."""
     if engine.dialect.name == "postgresql":
         return engine.execution_options(isolation_level="AUTOCOMMIT")
     return engine

@@ -215,6 +215,33 @@ def test_a_quiet_pooled_connection_is_reused_unpinged_and_a_cut_one_replaced(
         admin.dispose()
 
 
+@pytest.mark.postgres
+def test_postgres_units_run_at_read_committed_whatever_the_database_default(postgres_database: URL) -> None:
+    """Claims and fences are written for READ COMMITTED, and the read units' autocommit reads
+    equal read transactions only at it: a database whose default is stricter changes neither."""
+    admin = create_engine(postgres_database, isolation_level="AUTOCOMMIT")
+    name = postgres_database.database
+    with admin.connect() as connection:
+        connection.execute(
+            text(f"ALTER DATABASE \"{name}\" SET default_transaction_isolation = 'repeatable read'")
+        )
+    plain, engine = create_engine(postgres_database), make_engine(postgres_database)  # new sessions
+    try:
+        with plain.connect() as connection:  # the database's default applies to an engine left as is
+            assert connection.execute(text("SHOW transaction_isolation")).scalar_one() == "repeatable read"
+        with session_scope(engine) as session:
+            assert session.execute(text("SHOW transaction_isolation")).scalar_one() == "read committed"
+        # A read unit runs each statement on its own (autocommit): one statement sees one snapshot
+        # at any level, so it reads exactly as a read transaction at READ COMMITTED did.
+        with session_scope(engine, write=False) as session:
+            assert session.connection().connection.dbapi_connection.autocommit  # type: ignore[union-attr]
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'ALTER DATABASE "{name}" RESET default_transaction_isolation'))
+        for each in (plain, engine, admin):
+            each.dispose()
+
+
 def _backend(engine: Engine) -> int:
     with session_scope(engine) as session:
         pid: int = session.execute(text("SELECT pg_backend_pid()")).scalar_one()
