@@ -201,9 +201,12 @@ def committed(book: AgentBook, fills: Sequence[Fill]) -> None:
 
 def write_positions(session: Session, rows: Sequence[dict[str, object]]) -> None:
     """Upsert position cache rows (see ``position_row``); rows leaving the open state go first so
-    the partial unique index (one open row per market outcome) never sees two open rows."""
+    the partial unique index (one open row per market outcome) never sees two open rows. A
+    position given twice keeps its last row, as row-by-row upserts did: on PostgreSQL the rows go
+    as one statement, which may not update a row twice."""
     if rows:
-        ordered = sorted(rows, key=lambda r: (r["status"] == "open", str(r["position_id"])))
+        last = {(r["agent_id"], r["position_id"]): r for r in rows}
+        ordered = sorted(last.values(), key=lambda r: (r["status"] == "open", str(r["position_id"])))
         dialect = session.get_bind().dialect.name
         table = PositionRow.__table__  # type: ignore[attr-defined]
         write_rows(session, lambda: _position_upsert(dialect), ordered, table, shape=("positions",))

@@ -12,6 +12,7 @@ from sqlmodel import col, func, select
 from arena.db.engine import session_scope
 from arena.db.models import MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
 from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert
+from arena.engine.ledger_store import write_positions
 from tests.db.rows import T0, build_world, market, position
 
 
@@ -174,6 +175,27 @@ def test_rows_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine)
     assert all(("unnest(" in s) == (engine.dialect.name == "postgresql") for s in inserts)
     assert {r[1] for r in counted} == set(odd)
     assert sum(r[6] is None for r in counted) == 4
+
+
+def test_write_positions_keeps_the_last_row_of_a_position_given_twice(engine: Engine) -> None:
+    """Row-by-row upserts let a later row of the same position win; the one-statement path on
+    PostgreSQL may not update a row twice, so ``write_positions`` keeps the last row itself."""
+    world = build_world(engine)
+    first, second, other = (
+        row.model_dump(exclude={"recorded_at"})  # stamped by the database, as position_row leaves it
+        for row in (
+            position(world, "p1", last_price=Decimal("0.40")),
+            position(world, "p1", last_price=Decimal("0.45")),
+            position(world, "p2", outcome="NO"),
+        )
+    )
+    with session_scope(engine) as session:
+        write_positions(session, [first, other])
+    with session_scope(engine) as session:
+        write_positions(session, [first, other, second])  # p1 now exists and is given twice
+    with session_scope(engine, write=False) as session:
+        prices = {r.position_id: r.last_price for r in session.exec(select(PositionRow))}
+    assert prices == {"p1": Decimal("0.45"), "p2": None}
 
 
 def test_the_array_statement_keeps_the_conflict_clause() -> None:
