@@ -26,3 +26,18 @@ def test_the_heap_is_frozen_while_the_loop_runs_and_released_after_an_error() ->
     assert during == (before[0] + 1000, *before[1:])
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_overlapping_scopes_keep_the_heap_frozen_until_the_last_one_leaves() -> None:
+    """A sync and a replay may overlap in ``arena serve``'s threads: the inner scope's exit must
+    neither thaw the outer's heap nor leave its raised threshold behind for good."""
+    gc.unfreeze()
+    before = gc.get_threshold()
+    with long_lived_heap(young_threshold=before[0] + 1000):
+        frozen = gc.get_freeze_count()
+        with long_lived_heap(young_threshold=before[0] + 5000):
+            assert gc.get_threshold()[0] == before[0] + 1000  # the outer scope's settings hold
+        assert gc.get_freeze_count() == frozen > 0
+        assert gc.get_threshold()[0] == before[0] + 1000
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
