@@ -7,9 +7,11 @@ ASCII punctuation be backslash-escaped, and an escaped character is always liter
 every character that can open an inline construct of CommonMark, GFM, GitHub or Streamlit:
 ``\\`` escapes, `` ` `` code, ``* _ ~`` emphasis, ``[ ]`` links and images (so also footnotes
 and ``:colour[..]`` directives), ``< >`` autolinks and HTML, ``&`` entities, ``|`` table cells,
-``$`` math, and the triggers of GFM's bare links: ``:`` (``http://``), ``@`` (e-mail addresses,
-mentions) and the dot of ``www.``. Other punctuation (``. , - + % ( )``) opens nothing in the
-middle of a line, so numbers stay readable in the raw file. Newlines are flattened and, where a value
+``$`` math, and the triggers of bare links: ``:`` (``http://``), ``@`` (e-mail addresses,
+mentions) and a dot before a letter (GFM's ``www.``, and the bare domains such as ``x.com`` that
+renderers with fuzzy link detection find, markdown-it's linkify among them). Other punctuation
+(``, - + % ( )``, a dot before a digit) opens nothing in the middle of a line, so numbers stay
+readable in the raw file. Newlines are flattened and, where a value
 starts a block, its first ``- # > + =`` or ``1.`` is escaped, so no block construct can begin;
 bidirectional controls are spelt out, so a value can neither break the layout around it nor
 reverse the text that follows.
@@ -22,7 +24,7 @@ from urllib.parse import urlsplit
 
 from arena.figures.style import BIDI_CONTROLS
 
-_OPENERS = re.compile(r"([\\`*_~\[\]<>&|$:@])|(?<=www)(\.)", re.IGNORECASE)
+_OPENERS = re.compile(r"([\\`*_~\[\]<>&|$:@])|(\.)(?=[^\W\d_])")
 # Where a value starts a block (an alert's body, a cell), these would make a list, a heading or a
 # quote of it: ``- x``, ``+ x``, ``# x``, ``> x``, ``1. x``, ``1) x``, ``= x``.
 _BLOCK_START = re.compile(r"^(\d*)([-+#>=]|(?<=\d)[.)])")

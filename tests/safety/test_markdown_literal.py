@@ -6,7 +6,7 @@ import html
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -37,6 +37,7 @@ def test_every_hostile_string_renders_as_its_own_characters(text: str) -> None:
 
 
 @settings(max_examples=500)
+@example("A.ORG")  # found by hypothesis: a bare domain, which markdown-it's linkify makes a link
 @given(
     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1).filter(
         lambda t: _expected(t).strip()
