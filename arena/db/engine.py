@@ -100,16 +100,21 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
 
 
-def reader(engine: Engine) -> Engine:
+def reader(engine: Engine, *, snapshot: bool = False) -> Engine:
     """``engine`` whose units of work only read. On PostgreSQL they run in autocommit: at READ
     COMMITTED (``make_engine`` sets it, whatever the server's default) every statement sees its
     own snapshot, in a transaction or not, so a read needs none, and leaving it out saves
     psycopg's ``BEGIN`` and the ``ROLLBACK`` (each a round trip, the rollback followed by
     ``DEALLOCATE ALL`` of the connection's prepared statements), about 370 units of a 20-agent
     replay. On SQLite a read keeps its ``BEGIN DEFERRED`` transaction: one snapshot for all its
-    statements, and no write lock."""
+    statements, and no write lock.
+
+    ``snapshot``: the unit's statements must all see one moment, as rebuilding a ledger from its
+    fills and then its position rows must (a commit landing between the two reads would show a
+    position open in one and not the other). On PostgreSQL that unit runs as one REPEATABLE READ
+    transaction; SQLite's read transaction is one snapshot already."""
     if engine.dialect.name == "postgresql":
-        return engine.execution_options(isolation_level="AUTOCOMMIT")
+        return engine.execution_options(isolation_level="REPEATABLE READ" if snapshot else "AUTOCOMMIT")
     return engine
 
 
@@ -143,19 +148,19 @@ def relaxed_commits(engine: Engine) -> Engine:
 
 
 @contextmanager
-def session_scope(engine: Engine, *, write: bool = True) -> Iterator[Session]:
+def session_scope(engine: Engine, *, write: bool = True, snapshot: bool = False) -> Iterator[Session]:
     """One unit of work: commits once when the block ends, rolls back if it raises.
 
     ``write=True`` takes SQLite's write lock at the start (``BEGIN IMMEDIATE``); pass
     ``write=False`` for read-only work such as dashboards so they never queue behind writers
-    (``reader``: on PostgreSQL without a transaction).
+    (``reader``: on PostgreSQL without a transaction; with ``snapshot``, in one snapshot).
     On a ``fenced`` engine a write unit checks its fence in the same transaction, last; on a
     ``with_prelude`` engine it stores the prelude's rows first.
     """
     options = engine.get_execution_options() if write else {}
     fence: WriteFence | None = options.get(_FENCE_OPTION)
     prelude: WritePrelude | None = options.get(_PRELUDE_OPTION)
-    bound = writer(engine) if write else reader(engine)
+    bound = writer(engine) if write else reader(engine, snapshot=snapshot)
     with Session(bound, expire_on_commit=False) as session, session.begin():
         if prelude is not None:
             prelude.write(session)

@@ -106,7 +106,7 @@ class CohortRuntime:
     def reload(self, agent_ids: list[int] | None = None) -> None:
         """Rebuild ledgers from the database (after a failed commit, or another writer's change)."""
         ids = agent_ids or [s.id for s in self.agents]
-        with session_scope(self.engine, write=False) as session:
+        with session_scope(self.engine, write=False, snapshot=True) as session:
             books = load_books(session, self.rules, ids)
         for agent_id, book in books.items():
             self.slot(agent_id).book = book
@@ -138,7 +138,7 @@ def load_runtime(
     unless given (tests and audits wrap it). ``with_bettors=False`` is for jobs that only move
     ledgers (marks, settlement): they need no API key, so a missing key can never stop a settlement.
     """
-    with session_scope(engine, write=False) as session:
+    with session_scope(engine, write=False, snapshot=True) as session:  # ledgers: fills and positions
         cohort = session.get(CohortRow, cohort_id)
         if cohort is None:
             raise CohortNotFound(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")

@@ -289,3 +289,27 @@ def _refused_write(engine: Engine) -> None:
 def _markets(engine: Engine) -> list[str]:
     with Session(engine) as session:
         return sorted(session.exec(select(MarketRow.id)).all())
+
+
+def test_a_snapshot_read_unit_sees_one_moment_while_another_unit_commits(engine: Engine) -> None:
+    """A ledger is rebuilt from its fills, then its position rows: a commit landing between the
+    two reads must not show a position open in one and not the other. A ``snapshot`` read unit
+    sees the database as of its first read, on both backends; a plain read unit on PostgreSQL
+    runs each statement on its own and sees the commit."""
+
+    def count(session: Session) -> int:
+        return session.exec(select(func.count()).select_from(MarketRow)).one()
+
+    def commit_a_market(market_id: str) -> None:
+        with session_scope(engine) as other:
+            other.add(market(market_id))
+
+    with session_scope(engine, write=False, snapshot=True) as session:
+        before = count(session)
+        commit_a_market("manifold:during-snapshot")
+        assert count(session) == before
+    if engine.dialect.name == "postgresql":
+        with session_scope(engine, write=False) as session:
+            before = count(session)
+            commit_a_market("manifold:during-plain-read")
+            assert count(session) == before + 1
