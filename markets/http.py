@@ -20,17 +20,15 @@ import math
 import random
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import anyio
 import httpx
-from anyio.abc import TaskGroup
 
 from markets.json_texts import object_with_item_texts
 from markets.types import PRICE_PLACES
@@ -39,7 +37,6 @@ log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
 Decode = Callable[[bytes], Any]  # a response body to its value; ValueError: not JSON (retried)
-T = TypeVar("T")
 _PRICE_QUANTUM = Decimal(1).scaleb(-PRICE_PLACES)
 _ZERO, _ONE = Decimal(0), Decimal(1)
 
@@ -213,44 +210,6 @@ class _Success:
 @dataclass(frozen=True, slots=True)
 class _Failure:
     reason: str
-
-
-async def gather_bounded(calls: Sequence[Callable[[], Awaitable[T]]], limit: int) -> list[T]:
-    """Run the calls concurrently, at most ``limit`` at a time; results in call order.
-
-    The rate limiters pace requests; this bounds open connections and memory in flight.
-    """
-    results: list[T | None] = [None] * len(calls)
-    semaphore = anyio.Semaphore(max(1, limit))
-
-    async def run(index: int) -> None:
-        async with semaphore:
-            results[index] = await calls[index]()
-
-    async with task_group() as group:
-        for index in range(len(calls)):
-            group.start_soon(run, index)
-    return cast(list[T], results)  # every slot was filled by its task
-
-
-@asynccontextmanager
-async def task_group() -> AsyncIterator[TaskGroup]:
-    """anyio's task group, except that a lone error leaves it as itself.
-
-    anyio wraps every error of a task group in an ``ExceptionGroup``, even a single one. Callers
-    up the stack decide by type: a sync unit whose database went away is retried once it is back
-    (``Worker.unit_raised`` checks for a connection error), and a venue error is reported as one
-    line. Wrapped, both would look like a bug. Several errors at once stay grouped."""
-    try:
-        async with anyio.create_task_group() as group:
-            yield group
-    except BaseExceptionGroup as grouped:
-        error: BaseException = grouped
-        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-            error = error.exceptions[0]
-        if error is grouped or not isinstance(error, Exception):
-            raise
-        raise error from None
 
 
 def decode_json(content: bytes) -> Any:

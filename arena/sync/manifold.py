@@ -26,7 +26,8 @@ from arena.sync.run import (
     backfill_each,
 )
 from arena.sync.unchanged import stamp
-from markets.http import PayloadError, VenueHTTPError, gather_bounded
+from markets.concurrency import gather_bounded
+from markets.http import PayloadError, VenueHTTPError
 from markets.manifold import parse
 from markets.manifold.client import ManifoldClient
 from markets.types import YES, Market, PriceSnapshot, Resolution, Undecided, Venue

@@ -28,7 +28,8 @@ from arena.sync.run import (
     backfill_each,
 )
 from arena.sync.unchanged import digest, stamp
-from markets.http import PayloadError, VenueHTTPError, gather_bounded, task_group
+from markets.concurrency import gather_bounded, task_group
+from markets.http import PayloadError, VenueHTTPError
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query, TokenPrices
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue

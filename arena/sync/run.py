@@ -47,7 +47,8 @@ from arena.db.market_rows import (
 )
 from arena.heap import long_lived_heap
 from arena.sync.unchanged import recently_priced, write_stamps
-from markets.http import PayloadError, VenueHTTPError, gather_bounded
+from markets.concurrency import gather_bounded
+from markets.http import PayloadError, VenueHTTPError
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 # A market as a venue listed it, with the raw payload it was parsed from (for its sync stamp).

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import anyio
 from anyio.abc import TaskGroup
 
+from markets.concurrency import gather_bounded
 from markets.http import (
     JsonApi,
     PayloadError,
@@ -24,7 +25,6 @@ from markets.http import (
     as_list,
     as_object,
     budget,
-    gather_bounded,
     json_with_item_texts,
 )
 from markets.polymarket import clob

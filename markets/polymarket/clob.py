@@ -9,6 +9,7 @@ the best bid is the highest bid price and the best ask the lowest ask price.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -77,11 +78,13 @@ class Answers(Mapping[str, V], Generic[V]):
             prints.append("=" + usual if usual is not None else str(self.fingerprint(token)))
         return "\t".join(prints)
 
+    @abstractmethod
     def _parse(self, raw: Any, token: str) -> V:
-        raise NotImplementedError
+        """The value of one answer as sent (or why it is not one)."""
 
+    @abstractmethod
     def _text(self, raw: Any) -> str | None:
-        raise NotImplementedError
+        """The answer's own text when it has the usual shape (what its fingerprint is), else None."""
 
     def __getitem__(self, token: str) -> V:
         if token in self._known:

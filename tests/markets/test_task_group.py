@@ -1,4 +1,4 @@
-"""``markets.http.task_group``: a lone error leaves the group as itself, so callers can tell a
+"""``markets.concurrency.task_group``: a lone error leaves the group as itself, so callers can tell a
 lost database or a venue error from a bug; several errors stay grouped."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ import anyio
 import pytest
 from sqlalchemy.exc import OperationalError
 
-from markets.http import VenueHTTPError, gather_bounded, task_group
+from markets.concurrency import gather_bounded, task_group
+from markets.http import VenueHTTPError
 
 
 async def _fails(error: Exception) -> None:
