@@ -3,7 +3,7 @@ ever comes back, however relevant, and everything relevant published before it c
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from arena.corpus import query_plan
-from arena.corpus.search import MAX_K, search_news
+from arena.corpus.search import MAX_K, NewsHit, search_news
 from arena.corpus.store import import_corpus
 from tests.corpus.docs import T0, doc, write_jsonl
 
@@ -36,14 +36,7 @@ def test_search_returns_exactly_the_matching_documents_published_before(
     cut: int,
     query: list[str],
 ) -> None:
-    rows = [
-        doc(f"d{i}", quarter / 4, " ".join(words), f"body {i}") for i, (quarter, words) in enumerate(corpus)
-    ]
-    path = write_jsonl(tmp_path_factory.mktemp("pit") / "c.jsonl", rows)
-    import_corpus(engine, path, "pit", replace=True)
-    before = T0 + timedelta(days=cut / 4)
-    with engine.connect() as connection:
-        hits = search_news(connection, "pit", " ".join(query), k=MAX_K, before=before)
+    hits, before = _imported_and_searched(engine, tmp_path_factory, corpus, cut, query)
     assert all(hit.published_at < before for hit in hits)
     expected = {
         f"d{i}" for i, (quarter, words) in enumerate(corpus) if quarter < cut and set(words) & set(query)
@@ -91,14 +84,7 @@ def test_with_every_word_common_only_documents_before_holding_them_all_come_back
     first from the cutoff back (SQLite: the rowid bound, arena.corpus.rowids; PostgreSQL: the
     publish-time index), not scored."""
     monkeypatch.setattr(query_plan, "CANDIDATE_BUDGET", 0)
-    rows = [
-        doc(f"d{i}", quarter / 4, " ".join(words), f"body {i}") for i, (quarter, words) in enumerate(corpus)
-    ]
-    path = write_jsonl(tmp_path_factory.mktemp("pit") / "c.jsonl", rows)
-    import_corpus(engine, path, "pit", replace=True)
-    before = T0 + timedelta(days=cut / 4)
-    with engine.connect() as connection:
-        hits = search_news(connection, "pit", " ".join(query), k=MAX_K, before=before)
+    hits, before = _imported_and_searched(engine, tmp_path_factory, corpus, cut, query)
     assert all(hit.published_at < before for hit in hits)
     holding_all = {
         f"d{i}" for i, (quarter, words) in enumerate(corpus) if quarter < cut and set(query) <= set(words)
@@ -109,3 +95,22 @@ def test_with_every_word_common_only_documents_before_holding_them_all_come_back
     order = [(hit.published_at, int(hit.id[1:])) for hit in hits]
     assert order == sorted(order, reverse=True)
     assert {hit.score for hit in hits} <= {0.0}
+
+
+def _imported_and_searched(
+    engine: Engine,
+    tmp_path_factory: pytest.TempPathFactory,
+    corpus: list[tuple[int, list[str]]],
+    cut: int,
+    query: list[str],
+) -> tuple[list[NewsHit], datetime]:
+    """``corpus`` (a publish quarter-day and the title words of each document) imported afresh,
+    then searched for ``query`` before quarter-day ``cut``: the hits and that cutoff."""
+    rows = [
+        doc(f"d{i}", quarter / 4, " ".join(words), f"body {i}") for i, (quarter, words) in enumerate(corpus)
+    ]
+    path = write_jsonl(tmp_path_factory.mktemp("pit") / "c.jsonl", rows)
+    import_corpus(engine, path, "pit", replace=True)
+    before = T0 + timedelta(days=cut / 4)
+    with engine.connect() as connection:
+        return search_news(connection, "pit", " ".join(query), k=MAX_K, before=before), before
