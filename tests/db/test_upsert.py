@@ -105,14 +105,11 @@ def test_upsert_if_greater_keeps_the_maximum_whatever_the_order(engine: Engine) 
 
 def _stored(engine: Engine) -> list[tuple[object, ...]]:
     """The snapshot rows exactly as the database holds them (times as text, JSON as text)."""
-    with engine.connect() as connection:
-        return [
-            tuple(r)
-            for r in connection.exec_driver_sql(
-                "SELECT market_id, source, CAST(observed_at AS TEXT), CAST(prices_json AS TEXT), "
-                "CAST(bids_json AS TEXT) FROM market_snapshot ORDER BY observed_at"
-            )
-        ]
+    return _rows(
+        engine,
+        "SELECT market_id, source, CAST(observed_at AS TEXT), CAST(prices_json AS TEXT), "
+        "CAST(bids_json AS TEXT) FROM market_snapshot ORDER BY observed_at",
+    )
 
 
 def test_uncounted_writes_store_what_counted_writes_store(engine: Engine) -> None:
@@ -214,12 +211,14 @@ def test_the_array_statement_keeps_the_conflict_clause() -> None:
 
 
 def _positions(engine: Engine) -> list[tuple[object, ...]]:
+    return _rows(
+        engine,
+        "SELECT agent_id, position_id, market_id, outcome, CAST(shares AS TEXT), "
+        "CAST(cost_basis AS TEXT), CAST(last_price AS TEXT), status "
+        "FROM position ORDER BY agent_id, position_id",
+    )
+
+
+def _rows(engine: Engine, sql: str) -> list[tuple[object, ...]]:
     with engine.connect() as connection:
-        return [
-            tuple(r)
-            for r in connection.exec_driver_sql(
-                "SELECT agent_id, position_id, market_id, outcome, CAST(shares AS TEXT), "
-                "CAST(cost_basis AS TEXT), CAST(last_price AS TEXT), status "
-                "FROM position ORDER BY agent_id, position_id"
-            )
-        ]
+        return [tuple(r) for r in connection.exec_driver_sql(sql)]
