@@ -38,7 +38,7 @@ from arena.workers.settings import WorkerSettings
 from arena.workers.worker import Worker
 from tests.engine.helpers import config, launch_cohort, replay, runtime, synthetic_dataset
 from tests.engine.ledger_log import assert_ledgers_reconcile, ledger_log
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import FakePolymarket
 from tests.workers import ON_POSTGRES
 
 pytestmark = ON_POSTGRES
@@ -126,16 +126,6 @@ def test_a_planner_without_workers_gives_up_at_its_bound_and_says_which_decision
         asyncio.run(plan_round(rt, 0, at, bound=timedelta(seconds=0.1)))
     with Session(engine) as session:
         assert len(session.exec(select(WorkUnitRow)).all()) == 5
-
-
-@pytest.fixture
-def venue(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
-    with FakePolymarket() as fake:
-        for i in range(len(REAL_MARKETS)):
-            fake.add(real_market(i))
-        monkeypatch.setenv("ARENA_GAMMA_URL", fake.url)
-        monkeypatch.setenv("ARENA_CLOB_URL", fake.url)
-        yield fake
 
 
 def _live(engine: Engine, name: str, start: datetime) -> str:

@@ -44,7 +44,7 @@ from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
 from arena.settings import Settings
 from arena.workers import queue
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import FakePolymarket
 from tests.fakes.venue_gate import HoldFirstRequest, move_prices
 from tests.workers import ON_POSTGRES
 from tests.workers.study import ROOT, start_worker
@@ -59,17 +59,6 @@ def pg(db_url: str) -> Iterator[Engine]:
     engine = make_engine(db_url)
     yield engine
     engine.dispose()
-
-
-@pytest.fixture
-def venue(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
-    """The fake Polymarket, named in the environment the arena processes inherit."""
-    with FakePolymarket() as fake:
-        for i in range(len(REAL_MARKETS)):
-            fake.add(real_market(i))
-        monkeypatch.setenv("ARENA_GAMMA_URL", fake.url)
-        monkeypatch.setenv("ARENA_CLOB_URL", fake.url)
-        yield fake
 
 
 def _launch(engine: Engine, start: datetime) -> str:
