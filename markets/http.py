@@ -30,7 +30,6 @@ from typing import Any
 import anyio
 import httpx
 
-from markets.json_texts import object_with_item_texts
 from markets.types import PRICE_PLACES
 
 log = logging.getLogger(__name__)
@@ -138,8 +137,8 @@ class JsonApi:
             raise
         return dict(as_object(payload, where=f"GET {path}"))
 
-    async def post(self, path: str, limiter: RateLimiter, body: Any) -> Any:
-        return await self._request("POST", path, limiter, body=body, decode=decode_json)
+    async def post(self, path: str, limiter: RateLimiter, body: Any, *, decode: Decode | None = None) -> Any:
+        return await self._request("POST", path, limiter, body=body, decode=decode or decode_json)
 
     async def _request(
         self,
@@ -217,20 +216,6 @@ def decode_json(content: bytes) -> Any:
     return json.loads(content, parse_constant=_non_standard_constant)
 
 
-def json_with_item_texts(key: str) -> Decode:
-    """A ``decode`` giving (the body as ``decode_json`` reads it, the source text of each item of
-    its array ``key``, or None when the body is shaped otherwise)."""
-
-    def decode(content: bytes) -> tuple[Any, list[str] | None]:
-        try:
-            found = object_with_item_texts(content.decode(), key, _JSON)
-        except UnicodeDecodeError:  # not UTF-8: json.loads still reads UTF-16 and UTF-32
-            found = None
-        return found if found is not None else (decode_json(content), None)
-
-    return decode
-
-
 def retry_after_seconds(headers: httpx.Headers) -> float | None:
     """Retry-After as seconds: delta-seconds, or an HTTP-date measured against the response's Date."""
     value = headers.get("retry-after")
@@ -252,9 +237,6 @@ def _non_standard_constant(token: str) -> str:
     so the raw payload stays storable (strict JSON) and a price field holding one is still refused
     by ``probability`` as not finite, never read as a number."""
     return token
-
-
-_JSON = json.JSONDecoder(parse_constant=_non_standard_constant)
 
 
 def _snippet(text: str, limit: int = 160) -> str:

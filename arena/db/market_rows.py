@@ -281,7 +281,7 @@ def tracked_markets(
         .where(col(MarketRow.venue) == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
     )
     # Through the connection: plain rows, without the ORM's result machinery (every market, every sync).
-    rows = session.connection().execute(query)
+    rows = session.connection().execute(query).all()  # one fetchall, not a fetchone per market
     return {market_id: (venue_id, stamp) for market_id, venue_id, stamp in rows}
 
 

@@ -29,7 +29,7 @@ from arena.sync.run import (
 )
 from arena.sync.unchanged import digest, stamp
 from markets.concurrency import gather_bounded, task_group
-from markets.http import PayloadError, VenueHTTPError
+from markets.http import PayloadError, VenueHTTPError, decode_json
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query, TokenPrices
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
@@ -45,14 +45,17 @@ class _Entry:
     ``gamma_stamp`` is the payload's digest: equal to the first half of the market's stored
     stamp, the payload is the one its last sync parsed (and validated), so the listing filters
     read the few fields they need from it and the whole parse waits until the market turns out
-    not to be skipped (most of a re-sync's markets are). A market's stamp is ``gamma_stamp``
-    followed by the digest of its tokens' CLOB midpoints and books, as fingerprinted by ``clob.Answers``.
+    not to be skipped (most of a re-sync's markets are). From a listing, such a payload holds only
+    ``gamma.ListingFields`` until then, and ``sent`` is its JSON as sent (``whole`` decodes it). A
+    market's stamp is ``gamma_stamp`` followed by the digest of its tokens' CLOB midpoints and
+    books, as fingerprinted by ``clob.Answers``.
     """
 
     market_id: str
     payload: dict[str, Any]
     gamma_stamp: str
     market: Market | None = None  # None: not parsed yet
+    sent: bytes | None = None  # set while ``payload`` holds the listing fields alone
     _tokens: tuple[str, ...] | None = None
 
     def tokens(self) -> tuple[str, ...]:
@@ -60,6 +63,12 @@ class _Entry:
         if self._tokens is None:
             self._tokens = tuple(gamma.json_array(self.payload, "clobTokenIds"))
         return self._tokens
+
+    def whole(self) -> dict[str, Any]:
+        """The whole payload (decoded from the JSON as sent, the first time it is asked for)."""
+        if self.sent is not None:
+            self.payload, self.sent = decode_json(self.sent), None
+        return self.payload
 
 
 class PolymarketCollector:
@@ -103,9 +112,9 @@ class PolymarketCollector:
         for entry in everything:
             if entry.market_id in skipped:
                 continue
-            market = entry.market or _parse(entry.payload, report)
+            market = entry.market or _parse(entry.whole(), report)
             if market is not None:
-                observation = Observation(market, entry.payload, stamp=stamps[entry.market_id])
+                observation = Observation(market, entry.whole(), stamp=stamps[entry.market_id])
                 observations.append(self._observe(observation, mids, quotes, seen, report))
         return observations
 
@@ -142,8 +151,8 @@ class PolymarketCollector:
         filters = Filters.of(settings, self.venue, now)
         try:
             async for page in self._pages(now, settings):
-                for payload, text in page:
-                    entry = _entry(payload, text, tracked, report)
+                for payload, sent in page:
+                    entry = _entry(payload, sent, tracked, report)
                     if entry is None or not _open(payload) or entry.market_id in kept:
                         continue
                     report.listed += 1
@@ -159,9 +168,10 @@ class PolymarketCollector:
 
     async def _pages(
         self, now: datetime, settings: SyncSettings
-    ) -> AsyncIterator[list[tuple[dict[str, Any], str | None]]]:
-        """Open markets by volume, filtered server-side too (events filter on the event's totals),
-        each with its JSON as sent when there is one (markets of events get their category added)."""
+    ) -> AsyncIterator[list[tuple[dict[str, Any], bytes | None]]]:
+        """Open markets by volume, filtered server-side too (events filter on the event's totals):
+        from a listing, each market's listing fields and its JSON as sent; whole payloads from
+        events (their markets get the event's category) or from a body read whole."""
         events = settings.discovery == "events"
         floor = str(settings.liquidity_floor(self.venue))
         filters: Query = [
@@ -177,9 +187,9 @@ class PolymarketCollector:
             async for page in self._gamma.event_pages(filters):
                 yield [(m, None) for event in page for m in gamma.markets_of_event(event)]
         else:
-            async for page in self._gamma.market_pages(filters):
-                texts: list[str | None] = list(page.texts) if page.texts is not None else [None] * len(page)
-                yield list(zip(page, texts, strict=True))
+            async for page in self._gamma.market_listing(filters):
+                sent: list[bytes | None] = list(page.sent) if page.sent is not None else [None] * len(page)
+                yield list(zip(page, sent, strict=True))
 
     async def _refresh(
         self,
@@ -276,18 +286,19 @@ def _price(
 
 
 def _entry(
-    payload: dict[str, Any], text: str | None, tracked: Tracked | None, report: SyncReport
+    payload: dict[str, Any], sent: bytes | None, tracked: Tracked | None, report: SyncReport
 ) -> _Entry | None:
-    """The payload (and its JSON as sent, if known) as an entry: left unparsed when it is the one
-    the market's last sync parsed (``tracked`` holds the stored stamps; None: always parse), None
-    when it cannot be read."""
-    gamma_stamp = digest(text) if text is not None else stamp(payload)
+    """The payload as an entry: left unparsed when it is the one the market's last sync parsed
+    (``tracked`` holds the stored stamps; None: always parse), None when it cannot be read.
+    ``sent``: the payload's JSON as sent, when ``payload`` holds only the listing fields."""
+    gamma_stamp = digest(sent) if sent is not None else stamp(payload)
     market_id = gamma.market_key_of(payload)
     previous = tracked.stamps.get(market_id) if tracked is not None and market_id is not None else None
     if market_id is not None and previous is not None and previous.startswith(gamma_stamp):
-        return _Entry(market_id, payload, gamma_stamp)
-    market = _parse(payload, report)
-    return None if market is None else _Entry(market.market_id, payload, gamma_stamp, market)
+        return _Entry(market_id, payload, gamma_stamp, sent=sent)
+    whole = decode_json(sent) if sent is not None else payload
+    market = _parse(whole, report)
+    return None if market is None else _Entry(market.market_id, whole, gamma_stamp, market)
 
 
 def _parse(payload: dict[str, Any], report: SyncReport) -> Market | None:

@@ -34,9 +34,11 @@ def stamp(*answers: Any) -> str:
     return digest(json.dumps(answers, separators=(",", ":"), default=str))
 
 
-def digest(text: str) -> str:
-    """32 hex digits that differ when ``text`` does (128 bits: a collision would hide a change)."""
-    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+def digest(text: str | bytes) -> str:
+    """32 hex digits that differ when ``text`` does (128 bits: a collision would hide a change);
+    a text and its UTF-8 bytes have the same digest."""
+    data = text.encode() if isinstance(text, str) else text
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def recently_priced(
@@ -55,7 +57,7 @@ def recently_priced(
             .group_by(col(MarketSnapshotRow.market_id))
             .having(sa.func.count(sa.distinct(col(MarketSnapshotRow.source))) == len(set(sources)))
         )
-        found.update(session.connection().execute(query).scalars())
+        found.update(session.connection().execute(query).scalars().all())
     return found
 
 

@@ -25,9 +25,10 @@ from markets.http import (
     as_list,
     as_object,
     budget,
-    json_with_item_texts,
+    decode_json,
 )
-from markets.polymarket import clob
+from markets.listing_items import Items, read_items
+from markets.polymarket import clob, gamma
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +42,14 @@ A = TypeVar("A", bound="clob.Answers[Any]")
 
 
 class Page(list[dict[str, Any]]):
-    """One page of a Gamma listing, with each item's JSON as the venue sent it (``texts``, None
-    when the body could not be read that way): a sync digests those texts to spot unchanged markets."""
+    """One page of a Gamma listing. Read as a listing (``GammaClient.market_listing``), its items
+    hold only ``gamma.ListingFields`` and ``sent`` holds each one's JSON as the venue sent it (a
+    sync digests it to spot unchanged markets, and decodes it whole only for the others); read
+    otherwise, or when the body could not be read that way, the items are whole and ``sent`` is None."""
 
-    def __init__(self, items: list[dict[str, Any]], texts: list[str] | None) -> None:
+    def __init__(self, items: list[dict[str, Any]], sent: list[bytes] | None = None) -> None:
         super().__init__(items)
-        self.texts = texts
+        self.sent = sent
 
 
 class GammaClient:
@@ -60,6 +63,11 @@ class GammaClient:
     async def market_pages(self, filters: Query) -> AsyncIterator[Page]:
         """Every page of ``/markets/keyset`` for ``filters``, following ``after_cursor`` to the end."""
         async for page in self._keyset("/markets/keyset", "markets", filters, MARKETS_PAGE):
+            yield page
+
+    async def market_listing(self, filters: Query) -> AsyncIterator[Page]:
+        """``market_pages``, each market read as its ``gamma.ListingFields`` and its JSON as sent."""
+        async for page in self._keyset("/markets/keyset", "markets", filters, MARKETS_PAGE, listing=True):
             yield page
 
     async def event_pages(self, filters: Query) -> AsyncIterator[Page]:
@@ -82,21 +90,20 @@ class GammaClient:
         """``/markets/{id}`` (not subject to the ``closed`` filter); None if Gamma says 404."""
         return await self._api.get_object_or_none(f"/markets/{gamma_id}", self._markets)
 
-    async def _keyset(self, path: str, key: str, filters: Query, limit: int) -> AsyncIterator[Page]:
+    async def _keyset(
+        self, path: str, key: str, filters: Query, limit: int, *, listing: bool = False
+    ) -> AsyncIterator[Page]:
         if not any(name == "closed" for name, _ in filters):
             raise ValueError(f"{path}: pass 'closed' explicitly; Gamma's default differs per endpoint")
         limiter = self._markets if key == "markets" else self._events
+        decode = partial(_listing_page, key) if listing else decode_json
         cursor: str | None = None
         seen: set[str] = set()
         while True:
             query: Query = [*filters, ("limit", limit)] + ([("after_cursor", cursor)] if cursor else [])
-            answer, texts = await self._api.get(path, limiter, query, decode=json_with_item_texts(key))
-            body = as_object(answer, where=f"GET {path}")
-            items = as_list(body.get(key), where=f"GET {path} field {key!r}")
-            if not all(isinstance(item, dict) for item in items):
-                raise PayloadError(f"GET {path}: every entry of {key!r} must be an object")
-            yield Page(items, texts)
-            cursor = body.get("next_cursor")
+            answer = await self._api.get(path, limiter, query, decode=decode)
+            page, cursor = _page(answer, path, key)
+            yield page
             if not cursor:  # absent, null or "" on the last page
                 return
             if not isinstance(cursor, str) or cursor in seen:
@@ -104,6 +111,22 @@ class GammaClient:
                     f"GET {path}: next_cursor {cursor!r} is invalid or repeats; pagination stalled"
                 )
             seen.add(cursor)
+
+
+def _listing_page(key: str, content: bytes) -> Items | Any:
+    """A listing body read as ``Items`` of ``gamma.ListingFields``, or whole when it cannot be."""
+    return read_items(content, key, gamma.ListingFields) or decode_json(content)
+
+
+def _page(answer: Items | Any, path: str, key: str) -> tuple[Page, Any]:
+    """A keyset body's page and its ``next_cursor``, its items checked to be objects."""
+    if isinstance(answer, Items):
+        return Page(answer.fields, answer.sent), answer.next_cursor
+    body = as_object(answer, where=f"GET {path}")
+    items = as_list(body.get(key), where=f"GET {path} field {key!r}")
+    if not all(isinstance(item, dict) for item in items):
+        raise PayloadError(f"GET {path}: every entry of {key!r} must be an object")
+    return Page(items), body.get("next_cursor")
 
 
 class ClobClient:
@@ -152,7 +175,8 @@ class ClobClient:
 
     async def _book_batch(self, tokens: list[str]) -> clob.Answers[clob.Quote | str]:
         try:
-            payload = await self._api.post("/books", self._books, [{"token_id": t} for t in tokens])
+            body = [{"token_id": t} for t in tokens]
+            payload = await self._api.post("/books", self._books, body, decode=clob.decode_books)
             return clob.books(payload, tokens)
         except (VenueHTTPError, PayloadError) as exc:
             log.warning("POST /books failed for %d tokens (%s); falling back to GET /book", len(tokens), exc)

@@ -15,7 +15,17 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
-from markets.http import PayloadError, as_list, as_object, epoch_time, plain_probabilities, probability
+import msgspec
+
+from markets.http import (
+    PayloadError,
+    as_list,
+    as_object,
+    decode_json,
+    epoch_time,
+    plain_probabilities,
+    probability,
+)
 from markets.types import Market, PriceSnapshot
 
 CLOB_MID_SOURCE = "polymarket-clob-mid"
@@ -162,9 +172,48 @@ def midpoints(payload: object, token_ids: list[str]) -> Mids:
 
 def books(payload: object, token_ids: list[str]) -> Books:
     """``POST /books``: best bid and ask per token, parsed on first read; a token left out gets a reason."""
-    found = books_by_token(payload)
-    sent = {token: _level_prices(found[token]) for token in token_ids if token in found}
+    if isinstance(payload, LevelPrices):
+        sent: dict[str, Any] = {token: payload[token] for token in token_ids if token in payload}
+    else:
+        found = books_by_token(payload)
+        sent = {token: _level_prices(found[token]) for token in token_ids if token in found}
     return Books(sent, {token: BOOK_ABSENT for token in token_ids if token not in sent})
+
+
+class LevelPrices(dict[str, tuple[tuple[str, ...], tuple[str, ...]]]):
+    """A ``POST /books`` body of the usual shape, read straight to each token's level prices."""
+
+
+class _Level(msgspec.Struct):
+    price: str
+
+
+class _Book(msgspec.Struct):
+    asset_id: str
+    bids: list[_Level]
+    asks: list[_Level]
+
+
+_BOOKS = msgspec.json.Decoder(list[_Book])
+
+
+def decode_books(content: bytes) -> LevelPrices | Any:
+    """A ``POST /books`` body: books of the usual shape (a token id, levels with string prices)
+    read straight to their level prices, all a sync keeps of them, without a dict per level
+    (20,000 books a sync); any other body as ``decode_json`` reads it, for ``books`` to check
+    and name what is wrong."""
+    try:
+        found = _BOOKS.decode(content)
+    except msgspec.MsgspecError:
+        return decode_json(content)
+    if not all(book.asset_id for book in found):
+        return decode_json(content)
+    return LevelPrices(
+        {
+            book.asset_id: (tuple([lv.price for lv in book.bids]), tuple([lv.price for lv in book.asks]))
+            for book in found
+        }
+    )
 
 
 def _level_prices(book: Mapping[str, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]] | Mapping[str, Any]:

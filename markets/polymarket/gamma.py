@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from markets.http import PayloadError, amount, iso_time, plain_probabilities, probability, require
 from markets.types import (
@@ -39,6 +39,24 @@ _TOKEN_ID = re.compile(r"[0-9]{1,100}")
 _WIN = Decimal("0.99")
 _LOSE = Decimal("0.01")
 _HALF = Decimal("0.5")
+
+
+class ListingFields(TypedDict, total=False):
+    """The fields of a market payload that a sync's listing reads before it knows whether the
+    market changed since its last sync (``describe``, ``market_key_of``, ``is_open``, the token
+    ids, ``price_values``, ``close_time``, ``liquidity``): a Gamma listing is read as these alone,
+    each market decoded whole only when it must be parsed (``markets.listing_items``). Values are
+    as JSON decodes them; every function above validates what it reads, as on a whole payload."""
+
+    id: Any
+    conditionId: Any
+    closed: Any
+    clobTokenIds: Any
+    outcomes: Any
+    outcomePrices: Any
+    endDate: Any
+    liquidityNum: Any
+    liquidity: Any
 
 
 def describe(payload: Mapping[str, Any]) -> str:

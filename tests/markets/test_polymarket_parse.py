@@ -239,6 +239,44 @@ def test_best_quote_does_not_trust_book_ordering() -> None:
     assert clob.best_quote({"bids": [], "asks": []}, "1") == (None, None)
 
 
+BOOK = {
+    "market": KEN_SIM,
+    "asset_id": "1",
+    "timestamp": "1755777600000",
+    "hash": "abc",
+    "bids": [{"price": "0.40", "size": "5"}, {"price": "0.44", "size": "1"}],
+    "asks": [{"price": "0.50", "size": "3"}, {"price": "0.46", "size": "2"}],
+}
+
+
+@pytest.mark.parametrize(
+    "books",
+    [
+        [BOOK, {**BOOK, "asset_id": "2", "bids": [], "asks": [{"price": "0.9", "size": "1"}]}],
+        [BOOK, {**BOOK, "asset_id": "2", "bids": [{"price": 0.4, "size": "1"}]}],  # a number
+        [BOOK, {**BOOK, "asset_id": "2", "bids": [{"size": "1"}]}],  # a level without a price
+        [BOOK, {**BOOK, "asset_id": "2", "asks": None}],
+    ],
+)
+def test_books_of_the_usual_shape_read_straight_match_the_whole_decode(books: list[dict[str, Any]]) -> None:
+    content = json.dumps(books).encode()
+    fast, whole = (
+        clob.books(clob.decode_books(content), ["1", "2", "3"]),
+        clob.books(json.loads(content), ["1", "2", "3"]),
+    )
+    assert [fast.fingerprint(t) for t in "123"] == [whole.fingerprint(t) for t in "123"]
+    assert [fast[t] for t in "123"] == [whole[t] for t in "123"]
+    assert fast["1"] == (Decimal("0.44"), Decimal("0.46")) and fast["3"] == clob.BOOK_ABSENT
+    usual = books[1]["bids"] == [] and books[1]["asks"] is not None
+    assert isinstance(clob.decode_books(content), clob.LevelPrices) is usual
+
+
+def test_a_book_without_its_token_id_is_named_whichever_way_it_is_read() -> None:
+    for content in (json.dumps([{**BOOK, "asset_id": ""}]).encode(), b'[{"bids": [], "asks": []}]'):
+        with pytest.raises(PayloadError, match="asset_id"):
+            clob.books(clob.decode_books(content), ["1"])
+
+
 def test_price_history_points_are_stamped_at_the_end_of_their_bucket() -> None:
     start = int(datetime(2026, 8, 20, tzinfo=UTC).timestamp())
     payload = {"history": [{"t": start + 3600, "p": 0.41}, {"t": start, "p": 0.4}]}

@@ -64,7 +64,7 @@ def test_dashboard_and_report_show_hostile_text_as_text(
         page.keyboard.press("Enter")
         page.wait_for_selector("[data-testid=stCaptionContainer]:has-text('plugin')", timeout=60_000)
         # Every market resolved, so nothing is open: the positions open on what the bot held.
-        assert page.get_by_role("tab").first.inner_text().startswith("Closed and settled")
+        assert page.get_by_role("tab").first.inner_text(timeout=60_000).startswith("Closed and settled")
         for index in (0, 2, 15):  # a script tag, a Markdown image in an error, 100 KB of reasoning
             page.locator(f"[data-testid=stExpander] summary:has-text('Round {index} ·')").click(
                 timeout=60_000

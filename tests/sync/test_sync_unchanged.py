@@ -7,6 +7,7 @@ is restamped by every write), the changes in the rows they produce.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,9 +17,12 @@ from sqlmodel import Session, col, select
 
 from arena.clock import SimulatedClock
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
-from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.polymarket import _entry
+from arena.sync.run import SyncReport, SyncSettings, Tracked
+from arena.sync.unchanged import digest
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
+from markets.polymarket import gamma
 from markets.types import Venue
 from tests.fakes.manifold_server import REAL_MARKETS as MANIFOLD_MARKETS
 from tests.fakes.manifold_server import FakeManifold, lite_market
@@ -218,3 +222,21 @@ async def test_a_resync_where_one_market_changed_writes_that_market_alone(
     assert {m: row for m, row in after.items() if m != target} == {
         m: row for m, row in markets.items() if m != target
     }
+
+
+def test_a_listed_market_is_decoded_whole_only_when_its_payload_changed() -> None:
+    payload = real_market(0)
+    sent = json.dumps(payload).encode()
+    listed = {k: v for k, v in payload.items() if k in gamma.ListingFields.__annotations__}
+    market_id = f"polymarket:{REAL_MARKETS[0][0]}"
+
+    def tracked(stamp: str | None) -> Tracked:
+        return Tracked({market_id: REAL_MARKETS[0][0]}, {market_id: stamp}, dict, lambda *_: set())
+
+    report = SyncReport(Venue.POLYMARKET, START)
+    same = _entry(dict(listed), sent, tracked(digest(sent) + "clob"), report)
+    assert same is not None and same.market is None and same.payload == listed  # not decoded whole
+    assert same.whole() == payload and same.payload == payload
+    changed = _entry(dict(listed), sent, tracked("another" + "clob"), report)
+    assert changed is not None and changed.market is not None and changed.payload == payload
+    assert report.problems == []
