@@ -90,7 +90,7 @@ def test_help_imports_no_command(url: str) -> None:
         (
             ("leaderboard", "--cohort", "c1", "--replicates", "20"),
             # Alembic, the HTTP client and the bettors cost more start-up than the scoring itself;
-            # the settings as for `cohort list`.
+            # the settings as for `cohort list`; TOML only to read a config file.
             (
                 "arena.scheduling",
                 "arena.engine.replay",
@@ -99,6 +99,7 @@ def test_help_imports_no_command(url: str) -> None:
                 "agents.registry",
                 "arena.settings",
                 "pydantic_settings",
+                "tomllib",
             ),
         ),
     ],
