@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -343,7 +342,13 @@ def parse_config(data: Mapping[str, Any], *, source: str = "config") -> CohortCo
 
 
 def load_config(path: Path) -> CohortConfig:
-    """Read and validate a cohort TOML file."""
+    """Read and validate a cohort TOML file.
+
+    ``tomllib`` is imported here, not with the module: it compiles its regular expressions on
+    import (about 20 ms), and most importers of the config models (scoring, every command reading a
+    frozen config) never read a TOML file."""
+    import tomllib
+
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -12,12 +12,12 @@ from sqlalchemy import Engine
 
 from arena.clock import ensure_utc
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
+from arena.commands.options import database_url_or_default
 from arena.db.engine import make_engine
 from arena.reports.catalog import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
 from arena.scoring.load import cohort_scoring, model_identities
 from arena.scoring.pooling import by_model
-from arena.settings import Settings as ArenaSettings
 
 POOL_BY = ("name", "model")
 
@@ -101,7 +101,7 @@ def _parse_as_of(text: str | None) -> datetime | None:
 
 def _open(database_url: str | None) -> Engine:
     """An engine on an existing arena database (never creates one), or a one-line error."""
-    url = database_url or ArenaSettings().db_url
+    url = database_url_or_default(database_url)
     state = database_state(url)
     if not state.ready:
         _fail(state.problem)

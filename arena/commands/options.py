@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from pathlib import PurePath
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from pydantic import ValidationError
@@ -18,7 +18,9 @@ from sqlalchemy import Engine
 
 from arena.db.engine import make_engine, redact_url
 from arena.db.revision import SCHEMA_HEAD, stored_revision
-from arena.settings import Settings
+
+if TYPE_CHECKING:
+    from arena.settings import Settings
 
 DatabaseOption = Annotated[
     str | None,
@@ -60,7 +62,12 @@ def database_url_or_default(database_url: str | None) -> str:
 
 
 def process_settings() -> Settings:
-    """The ``ARENA_*`` settings of this process, or one line naming each variable that is wrong."""
+    """The ``ARENA_*`` settings of this process, or one line naming each variable that is wrong.
+
+    ``arena.settings`` (pydantic-settings, about 40 ms of start-up) is imported here, when a command
+    needs a setting: a command given ``--database-url`` reads none."""
+    from arena.settings import Settings
+
     try:
         return Settings()
     except ValidationError as exc:

@@ -17,9 +17,11 @@ Status values are plain strings owned by the code that writes them; the few fixe
 (``cohort.mode``, ``fill.kind``, ``position.status``, ``resolution.kind``) are checked.
 The schema stays in this one module (past the usual size) on purpose: the composite keys tie
 the tables together, and the migrations mirror it table for table.
-"""
 
-from __future__ import annotations
+Unlike the other modules, this one evaluates its annotations (no ``from __future__ import
+annotations``): pydantic and SQLAlchemy each read every field's type when a table class is built,
+and as strings they would each evaluate all 226 of them again on every start (about 15 ms).
+"""
 
 from collections.abc import Callable
 from datetime import date, datetime
