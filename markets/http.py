@@ -29,12 +29,14 @@ from typing import Any
 
 import anyio
 import httpx
+import msgspec
 
 from markets.types import PRICE_PLACES
 
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
+_JSON_BODY = {"Content-Type": "application/json"}
 Decode = Callable[[bytes], Any]  # a response body to its value; ValueError: not JSON (retried)
 _PRICE_QUANTUM = Decimal(1).scaleb(-PRICE_PLACES)
 _ZERO, _ONE = Decimal(0), Decimal(1)
@@ -151,11 +153,12 @@ class JsonApi:
         body: Any = None,
     ) -> Any:
         url = f"{self.base_url}{path}"
+        content = None if body is None else msgspec.json.encode(body)  # once, not once per attempt
         attempts, attempt = self.policy.attempts, 0
         while True:
             attempt += 1
             await limiter.acquire()
-            outcome, retry_after = await self._attempt(method, url, params, body, decode)
+            outcome, retry_after = await self._attempt(method, url, params, content, decode)
             if isinstance(outcome, _Success):
                 return outcome.value
             if attempt >= attempts:
@@ -172,12 +175,13 @@ class JsonApi:
             await self._sleep(delay)
 
     async def _attempt(
-        self, method: str, url: str, params: Any, body: Any, decode: Decode
+        self, method: str, url: str, params: Any, content: bytes | None, decode: Decode
     ) -> tuple[_Success | _Failure, float | None]:
         """One try: the decoded JSON, or why it failed and how long the server asked us to wait."""
+        headers = None if content is None else _JSON_BODY
         try:
             response = await self._client.request(
-                method, url, params=params, json=body, timeout=self.policy.timeout
+                method, url, params=params, content=content, headers=headers, timeout=self.policy.timeout
             )
         except httpx.TimeoutException as exc:
             return _Failure(f"timed out after {self.policy.timeout:g}s ({type(exc).__name__})"), None

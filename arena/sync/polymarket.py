@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from arena.clock import Clock
+from arena.sync.listing_facts import ListingFacts, known_tokens, listing_facts
 from arena.sync.run import (
     Filters,
     Observation,
@@ -61,8 +62,22 @@ class _Entry:
     def tokens(self) -> tuple[str, ...]:
         """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
         if self._tokens is None:
-            self._tokens = tuple(gamma.json_array(self.payload, "clobTokenIds"))
+            known = known_tokens(self.gamma_stamp)
+            self._tokens = known or tuple(gamma.json_array(self.payload, "clobTokenIds"))
         return self._tokens
+
+    def listing(self) -> ListingFacts:
+        """What the listing filters read of the payload (kept across syncs: ``listing_facts``)."""
+        return listing_facts(self.gamma_stamp, self._read_listing)
+
+    def _read_listing(self) -> ListingFacts:
+        payload, market, tokens = self.payload, self.market, self.tokens()
+        return ListingFacts(
+            tokens,
+            market.close_time if market is not None else gamma.close_time(payload),
+            market.liquidity if market is not None else gamma.liquidity(payload),
+            gamma.price_values(payload, len(tokens)),  # one token per outcome
+        )
 
     def whole(self) -> dict[str, Any]:
         """The whole payload (decoded from the JSON as sent, the first time it is asked for)."""
@@ -311,15 +326,12 @@ def _parse(payload: dict[str, Any], report: SyncReport) -> Market | None:
 
 def _eligible(entry: _Entry, filters: Filters, report: SyncReport) -> bool:
     """Passes the filters, judged on Gamma's prices (the listing's own); unreadable prices: skipped."""
-    payload, market = entry.payload, entry.market
     try:
-        prices = gamma.price_values(payload, len(entry.tokens()))  # one token per outcome
-        closes = market.close_time if market is not None else gamma.close_time(payload)
-        liquidity = market.liquidity if market is not None else gamma.liquidity(payload)
+        facts = entry.listing()
     except PayloadError as exc:
         report.problem(entry.market_id, f"skipped: {exc}")
         return False
-    return filters.exclusion(closes, liquidity, prices) is None
+    return filters.exclusion(facts.closes, facts.liquidity, facts.prices) is None
 
 
 def _open(payload: Mapping[str, Any]) -> bool:

@@ -7,7 +7,9 @@ run, closed at the end, with connection limits sized for the batched CLOB calls.
 
 from __future__ import annotations
 
+import ssl
 from dataclasses import dataclass
+from functools import cache
 
 import anyio
 import httpx
@@ -46,13 +48,22 @@ async def sync_venue(
     limits = httpx.Limits(
         max_connections=4 * settings.concurrency, max_keepalive_connections=2 * settings.concurrency
     )
-    async with httpx.AsyncClient(limits=limits, headers={"User-Agent": "bettor-arena"}) as client:
+    headers = {"User-Agent": "bettor-arena"}
+    async with httpx.AsyncClient(limits=limits, headers=headers, verify=_tls()) as client:
         if venue is Venue.POLYMARKET:
             gamma = GammaClient(JsonApi(client, urls.gamma, policy=policy))
             clob = ClobClient(JsonApi(client, urls.clob, policy=policy), concurrency=settings.concurrency)
             return await run_sync(engine, PolymarketCollector(gamma, clob), clock, settings, progress)
         manifold = ManifoldClient(JsonApi(client, urls.manifold, policy=policy))
         return await run_sync(engine, ManifoldCollector(manifold), clock, settings, progress)
+
+
+@cache
+def _tls() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), built once per
+    process: loading the CA bundle costs 0.05–0.1 s of CPU, and ``arena serve`` syncs every few
+    minutes."""
+    return httpx.create_ssl_context()
 
 
 def sync_venue_blocking(

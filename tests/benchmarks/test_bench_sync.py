@@ -154,6 +154,8 @@ def test_bench_sync_10k_markets(engine: Engine, fake: FakeVenue) -> None:
     same, same_t = timed(fake, lambda: run(engine, clock, fake.url))
     assert (same.markets_written, same.snapshots_written) == (0, 0) and rows(engine) == (MARKETS, 2 * MARKETS)
     assert same.unchanged == MARKETS  # skipped by their stamps, not compared field by field
+    clock.advance(timedelta(minutes=1))
+    alone = fresh_process_resync(engine, clock.now(), fake)
     listed, floor_t = timed(fake, lambda: fetch_floor(fake.url))
     assert listed == MARKETS
     clock.advance(SETTINGS.refresh_after)
@@ -168,12 +170,41 @@ def test_bench_sync_10k_markets(engine: Engine, fake: FakeVenue) -> None:
         f"  no-change re-sync {same_t}, 0 rows written: "
         f"{first_t.wall / same_t.wall:.1f}× faster than the first in wall time, "
         f"{first_t.cpu / same_t.cpu:.1f}× in CPU\n"
+        f"  the same re-sync in a fresh process (a one-shot `arena markets sync`: every payload's "
+        f"listing facts read, TLS context built) {alone}: {first_t.wall / alone.wall:.1f}× in wall "
+        f"time, {first_t.cpu / alone.cpu:.1f}× in CPU\n"
         f"  fetch floor (bare httpx, same requests, JSON decoded) {floor_t}: the re-sync takes "
         f"{same_t.wall / floor_t.wall:.2f}× its wall time, {same_t.cpu / floor_t.cpu:.2f}× its CPU; "
         f"the first sync over the floor: {first_t.wall / floor_t.wall:.1f}× wall\n"
         f"  heartbeat re-sync {beat_t} ({beat.snapshots_written} snapshots); "
         f"DbMarketSource.snapshot {snapshot_t.wall:.2f}s"
     )
+
+
+RESYNC_CHILD = """
+import json, sys, time
+from datetime import datetime
+from tests.benchmarks.test_bench_sync import run
+from arena.clock import SimulatedClock
+from arena.db.engine import make_engine
+
+engine = make_engine(sys.argv[1])
+wall, cpu = time.perf_counter(), time.process_time()
+report = run(engine, SimulatedClock(datetime.fromisoformat(sys.argv[3])), sys.argv[2])
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+assert report.unchanged == report.selected and report.markets_written == report.snapshots_written == 0
+print(json.dumps({"wall": wall, "cpu": cpu}))
+"""
+
+
+def fresh_process_resync(engine: Engine, at: datetime, fake: FakeVenue) -> Timed:
+    """A no-change re-sync at ``at`` in a process of its own (imports not counted): what a
+    one-shot ``arena markets sync`` costs, with nothing kept from an earlier sync in the process."""
+    url = engine.url.render_as_string(hide_password=False)
+    code = f"import sys; sys.argv[1:] = [{url!r}, {fake.url!r}, {at.isoformat()!r}]\n"
+    server = fake.cpu_seconds()
+    figures = run_measured(code + RESYNC_CHILD)
+    return Timed(figures["wall"], figures["cpu"], fake.cpu_seconds() - server)
 
 
 MEMORY_CHILD = """
