@@ -39,7 +39,7 @@ _TOKEN_ID = re.compile(r"[0-9]{1,100}")
 _WIN = Decimal("0.99")
 _LOSE = Decimal("0.01")
 _HALF = Decimal("0.5")
-_KEY_PREFIX = market_key(Venue.POLYMARKET, "")  # every listed market's key starts so (read 10,000 times a sync)
+_KEY_PREFIX = market_key(Venue.POLYMARKET, "")  # how every key starts (read 10,000 times a sync)
 
 
 class ListingFields(TypedDict, total=False):
