@@ -90,7 +90,8 @@ def array_literal(values: Iterable[Any]) -> str:
 
 def fits_array_literal(values: Iterable[Any]) -> bool:
     """Whether ``array_literal`` can spell ``values``, the values of one column (not, e.g., JSON
-    documents): those are of one type, so the first that is not None answers for all."""
+    documents wrapped for psycopg): those are of one type, so the first that is not None answers
+    for all."""
     first = next((value for value in values if value is not None), None)
     return first is None or isinstance(first, _SPELLED)
 

@@ -174,6 +174,40 @@ def test_rows_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine)
     assert sum(r[6] is None for r in counted) == 4
 
 
+def test_json_documents_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine) -> None:
+    """JSON columns go in the arrays too (their documents as text): quotes, backslashes, braces
+    and non-ASCII text survive their element, JSON ``null`` stays JSON ``null`` and SQL NULL stays
+    SQL NULL, as SQLAlchemy's own path stores them."""
+    on = ("market_id", "source", "observed_at")
+    odd = ['{"a": 1}', 'b\\"c', "{x,y}", "NULL", "é ✓", ""]
+    full = [
+        r | {"bids_json": {text: text}, "asks_json": [text, None], "raw_json": None if i % 2 else {"n": i}}
+        for i, (r, text) in enumerate(zip(snapshot_rows(len(odd)), odd, strict=True))
+    ]
+    stored = (
+        "SELECT CAST(bids_json AS TEXT), CAST(asks_json AS TEXT), CAST(raw_json AS TEXT), "
+        "raw_json IS NULL FROM market_snapshot ORDER BY observed_at"
+    )
+    with session_scope(engine) as session:
+        insert_ignore(session, MarketRow, [market("polymarket:1")], on=["id"])
+        assert insert_ignore(session, MarketSnapshotRow, full, on=on) == len(odd)
+    counted = _rows(engine, stored)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM market_snapshot")
+    sent: list[str] = []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", record)
+    with session_scope(engine) as session:
+        insert_ignore(session, MarketSnapshotRow, full, on=on, count=False)
+    event.remove(engine, "before_cursor_execute", record)
+    assert _rows(engine, stored) == counted
+    assert [r[3] for r in counted] == [False] * len(odd)  # None in a JSON column is JSON null
+    assert [("unnest(" in s) for s in sent if s.startswith("INSERT")] == [engine.dialect.name == "postgresql"]
+
+
 def test_write_positions_keeps_the_last_row_of_a_position_given_twice(engine: Engine) -> None:
     """Row-by-row upserts let a later row of the same position win; the one-statement path on
     PostgreSQL may not update a row twice, so ``write_positions`` keeps the last row itself."""
