@@ -78,12 +78,15 @@ def _build(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple
 
 def array_literal(values: Iterable[Any]) -> str:
     """PostgreSQL's text form of a one-dimensional array of ``values`` (each ``None``, a ``bool``, or
-    an ``int``, ``Decimal``, ``str``, ``date`` or ``datetime``, whose ``str`` the column's input
-    function reads back exactly); every element but NULL is quoted, so no value can end or nest
-    the array. Each distinct value is spelled once: a day's marks repeat a few instants and
-    prices over hundreds of rows. Values of one column are of one type, so values equal in Python
-    (``Decimal("0.50")`` and ``Decimal("0.5")``) are equal in the column too."""
+    an ``int``, ``float``, ``Decimal``, ``str``, ``date`` or ``datetime``, whose ``str`` the
+    column's input function reads back exactly); every element but NULL is quoted, so no value
+    can end or nest the array. Each distinct value is spelled once: a day's marks repeat a few
+    instants and prices over hundreds of rows. Values of one column are of one type, so values
+    equal in Python (``Decimal("0.50")`` and ``Decimal("0.5")``) are equal in the column too,
+    except floats' ``0.0`` and ``-0.0``: floats are spelled one by one."""
     given = list(values)
+    if isinstance(next((value for value in given if value is not None), None), float):
+        return "{" + ",".join(map(_element, given)) + "}"
     texts = {value: _element(value) for value in set(given)}
     return "{" + ",".join(map(texts.__getitem__, given)) + "}"
 
@@ -96,7 +99,7 @@ def fits_array_literal(values: Iterable[Any]) -> bool:
     return first is None or isinstance(first, _SPELLED)
 
 
-_SPELLED = (bool, int, Decimal, str, date)
+_SPELLED = (bool, int, float, Decimal, str, date)
 
 
 def _element(value: Any) -> str:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import JSON, Dialect, Table, func
+from sqlalchemy import JSON, Column, Dialect, Table, func
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql.schema import CallableColumnDefault, ScalarElementColumnDefault
 from sqlalchemy.types import TypeEngine
 from sqlmodel import Session
 
@@ -159,7 +160,8 @@ def write_rows(
     connection = session.connection()
     form = None
     if all(r.keys() == keys for r in rows):
-        form = driver_form(connection.dialect, statement, table, tuple(keys), shape)
+        rows = with_python_defaults(table, rows)
+        form = driver_form(connection.dialect, statement, table, tuple(rows[0].keys()), shape)
     if form is None:
         session.execute(statement(), list(rows))
         return
@@ -176,6 +178,30 @@ def write_rows(
     else:
         bound = [{n: f(r[n]) for n, f in zip(names, processors, strict=True)} for r in rows]
     connection.exec_driver_sql(sql, bound)
+
+
+def with_python_defaults(table: Table, rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:
+    """``rows`` (all giving the same columns) with the columns they leave out that SQLAlchemy fills
+    in Python added, as it computes them: a scalar default as is, a default factory called for
+    each row (this schema's take no execution context; SQLAlchemy wraps them to ignore it). Such
+    a column otherwise sends the whole write down SQLAlchemy's path, row by row (a round's new
+    decisions leave their results to their defaults). Rows are returned as given when a left-out
+    column's default is SQL, which only SQLAlchemy's path evaluates."""
+    missing = [c for c in table.columns if c.name not in rows[0] and c.default is not None]
+    if not missing or not all(isinstance(c.default, _PYTHON_DEFAULTS) for c in missing):
+        return rows
+    return [{**row, **{c.name: _default(c) for c in missing}} for row in rows]
+
+
+_PYTHON_DEFAULTS = (ScalarElementColumnDefault, CallableColumnDefault)
+
+
+def _default(column: Column[Any]) -> Any:
+    default = column.default
+    if isinstance(default, CallableColumnDefault):
+        return default.arg(None)  # type: ignore[arg-type]  # no context: see with_python_defaults
+    assert isinstance(default, ScalarElementColumnDefault)
+    return default.arg
 
 
 DriverForm = tuple[str, tuple[str, ...], tuple[Callable[[Any], Any], ...]]

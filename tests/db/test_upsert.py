@@ -10,8 +10,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, func, select
 
 from arena.db.engine import session_scope
-from arena.db.models import MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
-from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert
+from arena.db.models import DecisionRow, MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
+from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert, with_python_defaults
 from arena.engine.ledger_store import write_positions
 from tests.db.rows import T0, build_world, market, position
 
@@ -206,6 +206,45 @@ def test_json_documents_sent_as_arrays_store_what_the_ordinary_path_stores(engin
     assert _rows(engine, stored) == counted
     assert [r[3] for r in counted] == [False] * len(odd)  # None in a JSON column is JSON null
     assert [("unnest(" in s) for s in sent if s.startswith("INSERT")] == [engine.dialect.name == "postgresql"]
+
+
+def test_rows_leaving_columns_to_python_defaults_store_what_the_ordinary_path_stores(engine: Engine) -> None:
+    """New decisions give a few columns and leave the rest to the model's defaults (scalars and
+    default factories): ``count=False`` fills those in itself and sends the rows on the driver's
+    path (arrays on PostgreSQL, floats included), storing what SQLAlchemy's own path stores."""
+    world = build_world(engine)
+    given = {
+        "round_id": world.round_id,
+        "cohort_id": world.cohort_id,
+        "claim_token": "t",
+        "status": "claimed",
+    }
+    rows = [
+        given | {"claimed_at": T0, "agent_id": a, "latency_s": s}
+        for a, s in zip(world.agent_ids, (-0.0, 1 / 3), strict=True)
+    ]
+    stored = (
+        "SELECT agent_id, CAST(actions_json AS TEXT), CAST(probabilities_json AS TEXT), reasoning, attempts, "
+        "CAST(cost_usd AS TEXT), CAST(latency_s AS TEXT), decided_at FROM decision ORDER BY agent_id"
+    )
+    written, sent = [], []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    for count in (True, False):
+        event.listen(engine, "before_cursor_execute", record)
+        with session_scope(engine) as session:
+            insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"], count=count)
+        event.remove(engine, "before_cursor_execute", record)
+        written.append(_rows(engine, stored))
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DELETE FROM decision")
+    assert written[0] == written[1]
+    assert [r[1:5] for r in written[0]] == [("[]", "{}", "", 0)] * 2
+    assert ("unnest(" in sent[-1]) == (engine.dialect.name == "postgresql")
+    filled = with_python_defaults(DecisionRow.__table__, rows)  # type: ignore[attr-defined]
+    assert filled[0]["actions_json"] is not filled[1]["actions_json"]  # a factory's value for each row
 
 
 def test_write_positions_keeps_the_last_row_of_a_position_given_twice(engine: Engine) -> None:
