@@ -27,20 +27,24 @@ def update_by_key(
     columns: Sequence[str],
     keys: Sequence[str],
     rows: Sequence[Sequence[Any]],
-) -> None:
+) -> int:
     """``UPDATE table SET columns WHERE keys`` for every row of ``rows``: each row gives the new
     values of ``columns`` then the values of ``keys``, already in the driver's form (the columns'
     bind processors applied, see ``upsert.column_processors``). A key names at most one row in
-    the table, and appears at most once in ``rows`` (one statement may not update a row twice)."""
+    the table, and appears at most once in ``rows`` (one statement may not update a row twice).
+    A column may be both set and matched (a status moving on from the one expected). Returns
+    how many rows were updated."""
     if not rows:
-        return
+        return 0
     dialect = session.get_bind().dialect
     sql = _update_sql(dialect, table, tuple(columns), tuple(keys))
     connection = session.connection()
     if dialect.name == "postgresql":
-        connection.exec_driver_sql(sql, tuple(array_literal(values) for values in zip(*rows, strict=True)))
+        arrays = tuple(array_literal(values) for values in zip(*rows, strict=True))
+        result = connection.exec_driver_sql(sql, arrays)
     else:
-        connection.exec_driver_sql(sql, [tuple(row) for row in rows])
+        result = connection.exec_driver_sql(sql, [tuple(row) for row in rows])
+    return result.rowcount
 
 
 def _update_sql(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple[str, ...]) -> str:
@@ -60,11 +64,12 @@ def _build(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple
     name = dialect.identifier_preparer.quote(table.name)
     quote = dialect.identifier_preparer.quote
     if dialect.name == "postgresql":
+        # the arrays' columns are named by position: a column set and matched comes twice
         names = [*columns, *keys]
         arrays = ", ".join(f"%s::{table.c[c].type.compile(dialect=dialect)}[]" for c in names)
-        given = ", ".join(quote(c) for c in names)
-        assignments = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in columns)
-        match = " AND ".join(f"t.{quote(k)} = v.{quote(k)}" for k in keys)
+        given = ", ".join(f"v{i}" for i in range(len(names)))
+        assignments = ", ".join(f"{quote(c)} = v.v{i}" for i, c in enumerate(columns))
+        match = " AND ".join(f"t.{quote(k)} = v.v{i}" for i, k in enumerate(keys, len(columns)))
         # Names from the schema's metadata, quoted by the dialect; every value is a parameter.
         return f"UPDATE {name} AS t SET {assignments} FROM unnest({arrays}) AS v({given}) WHERE {match}"  # noqa: S608
     if dialect.name != "sqlite":
