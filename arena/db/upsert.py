@@ -217,10 +217,12 @@ def driver_form(
     """``statement()`` compiled for rows giving ``keys``: its SQL, the column of each parameter (in the
     driver's order) and that column's bind processor. ``None`` when SQLAlchemy must fill in
     something itself (a column default computed in Python, a parameter that is not a given
-    column): those statements keep the ordinary path. Compiled once per shape and dialect."""
+    column): those statements keep the ordinary path. Compiled once per shape and dialect, as
+    for an executemany: a single row's INSERT returns its generated key (``RETURNING id`` on
+    PostgreSQL), which nothing here reads."""
     cache_key = (dialect.name, dialect.driver, table.name, keys, shape)
     if cache_key not in _FORMS:
-        compiled = statement().compile(dialect=dialect, column_keys=list(keys))
+        compiled = statement().compile(dialect=dialect, column_keys=list(keys), for_executemany=True)
         names = tuple(compiled.positiontup if dialect.positional else compiled.binds)
         plain = (
             not compiled.insert_prefetch

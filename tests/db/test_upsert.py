@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, func, select
 
 from arena.db.engine import session_scope
-from arena.db.models import DecisionRow, MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
+from arena.db.models import DecisionRow, FillRow, MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
 from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert, with_python_defaults
 from arena.engine.ledger_store import write_positions
 from tests.db.rows import T0, build_world, market, position
@@ -295,3 +295,12 @@ def _positions(engine: Engine) -> list[tuple[object, ...]]:
 def _rows(engine: Engine, sql: str) -> list[tuple[object, ...]]:
     with engine.connect() as connection:
         return [tuple(r) for r in connection.exec_driver_sql(sql)]
+
+
+def test_uncounted_inserts_return_nothing() -> None:
+    """A table with a generated key: the rows' INSERT does not ask for the keys back."""
+    table = FillRow.__table__  # type: ignore[attr-defined]
+    keys = tuple(c.name for c in table.c if c.name not in ("id", "recorded_at"))
+    for dialect in (postgresql.psycopg.dialect(), sqlite.pysqlite.dialect()):  # type: ignore[attr-defined]
+        form = driver_form(dialect, table.insert, table, keys, ("returning",))
+        assert form is not None and "RETURNING" not in form[0]
