@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 
@@ -156,16 +158,9 @@ def test_rows_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine)
     counted = _positions(engine)
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM position")
-    sent: list[str] = []
-
-    def record(*args: object) -> None:
-        sent.append(str(args[2]))
-
-    event.listen(engine, "before_cursor_execute", record)
-    with session_scope(engine) as session:
+    with _statements(engine) as sent, session_scope(engine) as session:
         insert_ignore(session, PositionRow, [*rows, rows[0]], on=on, count=False)
         insert_ignore(session, PositionRow, rows[:2], on=on, count=False)
-    event.remove(engine, "before_cursor_execute", record)
     assert _positions(engine) == counted
     inserts = [s for s in sent if s.startswith("INSERT")]
     assert len(inserts) == 2
@@ -194,15 +189,8 @@ def test_json_documents_sent_as_arrays_store_what_the_ordinary_path_stores(engin
     counted = _rows(engine, stored)
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM market_snapshot")
-    sent: list[str] = []
-
-    def record(*args: object) -> None:
-        sent.append(str(args[2]))
-
-    event.listen(engine, "before_cursor_execute", record)
-    with session_scope(engine) as session:
+    with _statements(engine) as sent, session_scope(engine) as session:
         insert_ignore(session, MarketSnapshotRow, full, on=on, count=False)
-    event.remove(engine, "before_cursor_execute", record)
     assert _rows(engine, stored) == counted
     assert [r[3] for r in counted] == [False] * len(odd)  # None in a JSON column is JSON null
     assert [("unnest(" in s) for s in sent if s.startswith("INSERT")] == [engine.dialect.name == "postgresql"]
@@ -227,16 +215,10 @@ def test_rows_leaving_columns_to_python_defaults_store_what_the_ordinary_path_st
         "SELECT agent_id, CAST(actions_json AS TEXT), CAST(probabilities_json AS TEXT), reasoning, attempts, "
         "CAST(cost_usd AS TEXT), CAST(latency_s AS TEXT), decided_at FROM decision ORDER BY agent_id"
     )
-    written, sent = [], []
-
-    def record(*args: object) -> None:
-        sent.append(str(args[2]))
-
+    written = []
     for count in (True, False):
-        event.listen(engine, "before_cursor_execute", record)
-        with session_scope(engine) as session:
+        with _statements(engine) as sent, session_scope(engine) as session:
             insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"], count=count)
-        event.remove(engine, "before_cursor_execute", record)
         written.append(_rows(engine, stored))
         with engine.begin() as connection:
             connection.exec_driver_sql("DELETE FROM decision")
@@ -290,6 +272,21 @@ def _positions(engine: Engine) -> list[tuple[object, ...]]:
         "CAST(cost_basis AS TEXT), CAST(last_price AS TEXT), status "
         "FROM position ORDER BY agent_id, position_id",
     )
+
+
+@contextmanager
+def _statements(engine: Engine) -> Iterator[list[str]]:
+    """The statements ``engine`` sends to the driver while the block runs."""
+    sent: list[str] = []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
 
 
 def _rows(engine: Engine, sql: str) -> list[tuple[object, ...]]:
