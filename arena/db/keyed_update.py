@@ -27,20 +27,24 @@ def update_by_key(
     columns: Sequence[str],
     keys: Sequence[str],
     rows: Sequence[Sequence[Any]],
-) -> None:
+) -> int:
     """``UPDATE table SET columns WHERE keys`` for every row of ``rows``: each row gives the new
     values of ``columns`` then the values of ``keys``, already in the driver's form (the columns'
     bind processors applied, see ``upsert.column_processors``). A key names at most one row in
-    the table, and appears at most once in ``rows`` (one statement may not update a row twice)."""
+    the table, and appears at most once in ``rows`` (one statement may not update a row twice).
+    A column may be both set and matched (a status moving on from the one expected). Returns
+    how many rows were updated."""
     if not rows:
-        return
+        return 0
     dialect = session.get_bind().dialect
     sql = _update_sql(dialect, table, tuple(columns), tuple(keys))
     connection = session.connection()
     if dialect.name == "postgresql":
-        connection.exec_driver_sql(sql, tuple(array_literal(values) for values in zip(*rows, strict=True)))
+        arrays = tuple(array_literal(values) for values in zip(*rows, strict=True))
+        result = connection.exec_driver_sql(sql, arrays)
     else:
-        connection.exec_driver_sql(sql, [tuple(row) for row in rows])
+        result = connection.exec_driver_sql(sql, [tuple(row) for row in rows])
+    return result.rowcount
 
 
 def _update_sql(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple[str, ...]) -> str:
@@ -60,11 +64,12 @@ def _build(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple
     name = dialect.identifier_preparer.quote(table.name)
     quote = dialect.identifier_preparer.quote
     if dialect.name == "postgresql":
+        # the arrays' columns are named by position: a column set and matched comes twice
         names = [*columns, *keys]
         arrays = ", ".join(f"%s::{table.c[c].type.compile(dialect=dialect)}[]" for c in names)
-        given = ", ".join(quote(c) for c in names)
-        assignments = ", ".join(f"{quote(c)} = v.{quote(c)}" for c in columns)
-        match = " AND ".join(f"t.{quote(k)} = v.{quote(k)}" for k in keys)
+        given = ", ".join(f"v{i}" for i in range(len(names)))
+        assignments = ", ".join(f"{quote(c)} = v.v{i}" for i, c in enumerate(columns))
+        match = " AND ".join(f"t.{quote(k)} = v.v{i}" for i, k in enumerate(keys, len(columns)))
         # Names from the schema's metadata, quoted by the dialect; every value is a parameter.
         return f"UPDATE {name} AS t SET {assignments} FROM unnest({arrays}) AS v({given}) WHERE {match}"  # noqa: S608
     if dialect.name != "sqlite":
@@ -78,24 +83,28 @@ def _build(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple
 
 def array_literal(values: Iterable[Any]) -> str:
     """PostgreSQL's text form of a one-dimensional array of ``values`` (each ``None``, a ``bool``, or
-    an ``int``, ``Decimal``, ``str``, ``date`` or ``datetime``, whose ``str`` the column's input
-    function reads back exactly); every element but NULL is quoted, so no value can end or nest
-    the array. Each distinct value is spelled once: a day's marks repeat a few instants and
-    prices over hundreds of rows. Values of one column are of one type, so values equal in Python
-    (``Decimal("0.50")`` and ``Decimal("0.5")``) are equal in the column too."""
+    an ``int``, ``float``, ``Decimal``, ``str``, ``date`` or ``datetime``, whose ``str`` the
+    column's input function reads back exactly); every element but NULL is quoted, so no value
+    can end or nest the array. Each distinct value is spelled once: a day's marks repeat a few
+    instants and prices over hundreds of rows. Values of one column are of one type, so values
+    equal in Python (``Decimal("0.50")`` and ``Decimal("0.5")``) are equal in the column too,
+    except floats' ``0.0`` and ``-0.0``: floats are spelled one by one."""
     given = list(values)
+    if isinstance(next((value for value in given if value is not None), None), float):
+        return "{" + ",".join(map(_element, given)) + "}"
     texts = {value: _element(value) for value in set(given)}
     return "{" + ",".join(map(texts.__getitem__, given)) + "}"
 
 
 def fits_array_literal(values: Iterable[Any]) -> bool:
     """Whether ``array_literal`` can spell ``values``, the values of one column (not, e.g., JSON
-    documents): those are of one type, so the first that is not None answers for all."""
+    documents wrapped for psycopg): those are of one type, so the first that is not None answers
+    for all."""
     first = next((value for value in values if value is not None), None)
     return first is None or isinstance(first, _SPELLED)
 
 
-_SPELLED = (bool, int, Decimal, str, date)
+_SPELLED = (bool, int, float, Decimal, str, date)
 
 
 def _element(value: Any) -> str:

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import select, update
 from sqlmodel import Session, col
 
+from arena.db.keyed_update import update_by_key
 from arena.db.models import DecisionRow
-from arena.db.upsert import insert_ignore
+from arena.db.upsert import column_processors, insert_ignore
 
 CLAIMED = "claimed"
 DONE = "done"  # the decision was valid and executed (holding is a valid decision)
@@ -182,18 +183,20 @@ def held_claims(session: Session, claims: Sequence[Claim]) -> set[int]:
 
 
 def finish_all(session: Session, finished: Sequence[tuple[Claim, Mapping[str, Any]]]) -> None:
-    """``finish`` for the claims of a round phase in one statement, after ``held_claims`` proved
-    them ours in the same transaction; the token stays in the WHERE clause as a second fence.
-    Every row of values has the same columns (``decision_values``)."""
+    """``finish`` for the claims of a round phase in one statement (``update_by_key``: one UPDATE
+    on PostgreSQL, not a statement a row), after ``held_claims`` proved them ours in the same
+    transaction; the token and the status stay in the match as a second fence. Every row of
+    values has the same columns (``decision_values``)."""
     if not finished:
         return
     table = DecisionRow.__table__  # type: ignore[attr-defined]
-    stmt = update(table).where(
-        table.c.id == bindparam("_decision_id"),
-        table.c.claim_token == bindparam("_token"),
-        table.c.status == CLAIMED,
-    )
-    params = [{**values, "_decision_id": c.decision_id, "_token": c.token} for c, values in finished]
-    result = session.execute(stmt, params)
-    if session.get_bind().dialect.supports_sane_multi_rowcount and result.rowcount != len(params):  # type: ignore[attr-defined]
-        raise ClaimLost(f"{len(params) - result.rowcount} of {len(params)} decisions were taken over")  # type: ignore[attr-defined]
+    columns = tuple(finished[0][1])
+    keys = ("id", "claim_token", "status")
+    processors = column_processors(table, (*columns, *keys), session.get_bind().dialect)
+    given = [
+        (*(values[c] for c in columns), claim.decision_id, claim.token, CLAIMED) for claim, values in finished
+    ]
+    rows = [tuple(f(v) for f, v in zip(processors, row, strict=True)) for row in given]
+    updated = update_by_key(session, table, columns, keys, rows)
+    if session.get_bind().dialect.supports_sane_multi_rowcount and updated != len(rows):
+        raise ClaimLost(f"{len(rows) - updated} of {len(rows)} decisions were taken over")

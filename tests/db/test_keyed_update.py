@@ -83,8 +83,15 @@ def test_array_literal_quotes_every_element_but_null() -> None:
     assert array_literal([None, True, False, 3, Decimal("0.5300"), 'a"b\\c']) == (
         '{NULL,t,f,"3","0.5300","a\\"b\\\\c"}'
     )
-    with pytest.raises(TypeError, match="float"):
-        array_literal([0.5])
+    with pytest.raises(TypeError, match="bytes"):
+        array_literal([b"x"])
+
+
+def test_array_literal_spells_every_float_as_python_writes_it() -> None:
+    """Floats are not merged by equality: ``-0.0 == 0.0``, yet the column keeps the sign."""
+    assert array_literal([0.1, -0.0, 0.0, 1e-300, float("inf"), None]) == (
+        '{"0.1","-0.0","0.0","1e-300","inf",NULL}'
+    )
 
 
 def test_array_literal_of_plain_columns_matches_the_general_form() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 
@@ -10,8 +12,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, func, select
 
 from arena.db.engine import session_scope
-from arena.db.models import MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
-from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert
+from arena.db.models import DecisionRow, FillRow, MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
+from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert, with_python_defaults
 from arena.engine.ledger_store import write_positions
 from tests.db.rows import T0, build_world, market, position
 
@@ -156,22 +158,75 @@ def test_rows_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine)
     counted = _positions(engine)
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM position")
-    sent: list[str] = []
-
-    def record(*args: object) -> None:
-        sent.append(str(args[2]))
-
-    event.listen(engine, "before_cursor_execute", record)
-    with session_scope(engine) as session:
+    with _statements(engine) as sent, session_scope(engine) as session:
         insert_ignore(session, PositionRow, [*rows, rows[0]], on=on, count=False)
         insert_ignore(session, PositionRow, rows[:2], on=on, count=False)
-    event.remove(engine, "before_cursor_execute", record)
     assert _positions(engine) == counted
     inserts = [s for s in sent if s.startswith("INSERT")]
     assert len(inserts) == 2
     assert all(("unnest(" in s) == (engine.dialect.name == "postgresql") for s in inserts)
     assert {r[1] for r in counted} == set(odd)
     assert sum(r[6] is None for r in counted) == 4
+
+
+def test_json_documents_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine) -> None:
+    """JSON columns go in the arrays too (their documents as text): quotes, backslashes, braces
+    and non-ASCII text survive their element, JSON ``null`` stays JSON ``null`` and SQL NULL stays
+    SQL NULL, as SQLAlchemy's own path stores them."""
+    on = ("market_id", "source", "observed_at")
+    odd = ['{"a": 1}', 'b\\"c', "{x,y}", "NULL", "é ✓", ""]
+    full = [
+        r | {"bids_json": {text: text}, "asks_json": [text, None], "raw_json": None if i % 2 else {"n": i}}
+        for i, (r, text) in enumerate(zip(snapshot_rows(len(odd)), odd, strict=True))
+    ]
+    stored = (
+        "SELECT CAST(bids_json AS TEXT), CAST(asks_json AS TEXT), CAST(raw_json AS TEXT), "
+        "raw_json IS NULL FROM market_snapshot ORDER BY observed_at"
+    )
+    with session_scope(engine) as session:
+        insert_ignore(session, MarketRow, [market("polymarket:1")], on=["id"])
+        assert insert_ignore(session, MarketSnapshotRow, full, on=on) == len(odd)
+    counted = _rows(engine, stored)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("DELETE FROM market_snapshot")
+    with _statements(engine) as sent, session_scope(engine) as session:
+        insert_ignore(session, MarketSnapshotRow, full, on=on, count=False)
+    assert _rows(engine, stored) == counted
+    assert [r[3] for r in counted] == [False] * len(odd)  # None in a JSON column is JSON null
+    assert [("unnest(" in s) for s in sent if s.startswith("INSERT")] == [engine.dialect.name == "postgresql"]
+
+
+def test_rows_leaving_columns_to_python_defaults_store_what_the_ordinary_path_stores(engine: Engine) -> None:
+    """New decisions give a few columns and leave the rest to the model's defaults (scalars and
+    default factories): ``count=False`` fills those in itself and sends the rows on the driver's
+    path (arrays on PostgreSQL, floats included), storing what SQLAlchemy's own path stores."""
+    world = build_world(engine)
+    given = {
+        "round_id": world.round_id,
+        "cohort_id": world.cohort_id,
+        "claim_token": "t",
+        "status": "claimed",
+    }
+    rows = [
+        given | {"claimed_at": T0, "agent_id": a, "latency_s": s}
+        for a, s in zip(world.agent_ids, (-0.0, 1 / 3), strict=True)
+    ]
+    stored = (
+        "SELECT agent_id, CAST(actions_json AS TEXT), CAST(probabilities_json AS TEXT), reasoning, attempts, "
+        "CAST(cost_usd AS TEXT), CAST(latency_s AS TEXT), decided_at FROM decision ORDER BY agent_id"
+    )
+    written = []
+    for count in (True, False):
+        with _statements(engine) as sent, session_scope(engine) as session:
+            insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"], count=count)
+        written.append(_rows(engine, stored))
+        with engine.begin() as connection:
+            connection.exec_driver_sql("DELETE FROM decision")
+    assert written[0] == written[1]
+    assert [r[1:5] for r in written[0]] == [("[]", "{}", "", 0)] * 2
+    assert ("unnest(" in sent[-1]) == (engine.dialect.name == "postgresql")
+    filled = with_python_defaults(DecisionRow.__table__, rows)  # type: ignore[attr-defined]
+    assert filled[0]["actions_json"] is not filled[1]["actions_json"]  # a factory's value for each row
 
 
 def test_write_positions_keeps_the_last_row_of_a_position_given_twice(engine: Engine) -> None:
@@ -219,6 +274,30 @@ def _positions(engine: Engine) -> list[tuple[object, ...]]:
     )
 
 
+@contextmanager
+def _statements(engine: Engine) -> Iterator[list[str]]:
+    """The statements ``engine`` sends to the driver while the block runs."""
+    sent: list[str] = []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
 def _rows(engine: Engine, sql: str) -> list[tuple[object, ...]]:
     with engine.connect() as connection:
         return [tuple(r) for r in connection.exec_driver_sql(sql)]
+
+
+def test_uncounted_inserts_return_nothing() -> None:
+    """A table with a generated key: the rows' INSERT does not ask for the keys back."""
+    table = FillRow.__table__  # type: ignore[attr-defined]
+    keys = tuple(c.name for c in table.c if c.name not in ("id", "recorded_at"))
+    for dialect in (postgresql.psycopg.dialect(), sqlite.pysqlite.dialect()):  # type: ignore[attr-defined]
+        form = driver_form(dialect, table.insert, table, keys, ("returning",))
+        assert form is not None and "RETURNING" not in form[0]

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow, FillRow
-from arena.engine.claims import ClaimLost, claim_round, finish, new_token
+from arena.engine.claims import ClaimLost, claim_round, finish, finish_all, new_token
 from arena.engine.rounds import RoundReport, run_round
 from arena.engine.runtime import CohortRuntime
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
@@ -146,6 +146,30 @@ def test_a_runner_whose_claim_was_taken_over_cannot_finish(engine: Engine, tmp_p
         finish(session, claim, {"status": "done"})
     with pytest.raises(ClaimLost), session_scope(engine) as session:
         finish(session, claim, {"status": "done"})  # finished decisions are final
+
+
+def test_finishing_a_phase_writes_only_claims_still_ours(engine: Engine, tmp_path: Path) -> None:
+    """``finish_all`` writes every decision of a phase in one statement and refuses the whole
+    phase when one claim is no longer ours (another token, or already final)."""
+    from arena.engine.claims import Claim
+
+    cohort_id, source = _cohort(engine, tmp_path)
+    rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    round_id, token = _claimed_decision(rt)
+    with Session(engine) as session:
+        rows = session.exec(select(DecisionRow).where(DecisionRow.round_id == round_id)).all()
+    claims = [Claim(r.id, r.agent_id, token) for r in rows if r.id is not None]
+    done = {"status": "done", "reasoning": 'a "quoted" \\ reason', "latency_s": 0.25}
+    stale = Claim(claims[0].decision_id, claims[0].agent_id, new_token())
+    with pytest.raises(ClaimLost, match="1 of 3"), session_scope(engine) as session:
+        finish_all(session, [(c, done) for c in [stale, *claims[1:]]])
+    with session_scope(engine) as session:
+        finish_all(session, [(c, done) for c in claims])
+    with Session(engine) as session:
+        stored = session.exec(select(DecisionRow).where(DecisionRow.round_id == round_id)).all()
+    assert {(r.status, r.reasoning, r.latency_s) for r in stored} == {("done", done["reasoning"], 0.25)}
+    with pytest.raises(ClaimLost), session_scope(engine) as session:
+        finish_all(session, [(c, done) for c in claims])  # finished decisions are final
 
 
 def test_a_runner_with_stale_ledgers_reloads_them_before_asking(engine: Engine, tmp_path: Path) -> None:
