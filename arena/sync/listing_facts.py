@@ -6,8 +6,8 @@ as much work per market as everything else a no-change re-sync does together. Th
 function of the payload, and a payload is known by its digest (the first half of its sync
 stamp), so a process that syncs again (``arena serve``, every few minutes) reads an unchanged
 payload's facts from here instead. A one-shot ``arena markets sync`` reads them all once, as
-before. Only facts read without error are kept; the table is emptied once it holds
-``KEPT`` payloads (a few syncs' worth), so it never grows without bound.
+before. Only facts read without error are kept, and only those of the current and the last sync
+(``new_sync``), so what is kept is bounded by two listings whatever the process's lifetime.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
-
-KEPT = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,22 +28,33 @@ class ListingFacts:
     prices: Sequence[Decimal]
 
 
-_known: dict[str, ListingFacts] = {}
+class _Kept:
+    """The facts read by the current sync, and those of the sync before it."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, ListingFacts] = {}
+        self.last: dict[str, ListingFacts] = {}
+
+
+_kept = _Kept()
+
+
+def new_sync() -> None:
+    """A sync starts: the last one's facts stay at hand for it, older ones are dropped."""
+    _kept.last, _kept.current = _kept.current, {}
 
 
 def listing_facts(digest: str, read: Callable[[], ListingFacts]) -> ListingFacts:
     """The facts of the payload with this ``digest``: kept ones, or ``read()`` (which raises
     ``PayloadError`` for a payload the filters cannot read; nothing is kept then)."""
-    found = _known.get(digest)
+    found = _kept.current.get(digest)
     if found is None:
-        found = read()
-        if len(_known) >= KEPT:
-            _known.clear()
-        _known[digest] = found
+        found = _kept.last.get(digest) or read()
+        _kept.current[digest] = found
     return found
 
 
 def known_tokens(digest: str) -> tuple[str, ...] | None:
     """The token ids of a payload whose facts are kept, else None."""
-    found = _known.get(digest)
+    found = _kept.current.get(digest) or _kept.last.get(digest)
     return None if found is None else found.tokens

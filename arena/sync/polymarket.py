@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from arena.clock import Clock
-from arena.sync.listing_facts import ListingFacts, known_tokens, listing_facts
+from arena.sync.listing_facts import ListingFacts, known_tokens, listing_facts, new_sync
 from arena.sync.run import (
     Filters,
     Observation,
@@ -98,6 +98,7 @@ class PolymarketCollector:
         self, clock: Clock, tracked: Tracked, settings: SyncSettings, report: SyncReport, progress: Progress
     ) -> list[Observation]:
         now = clock.now()
+        new_sync()  # what the last sync read of a payload stays at hand for this one
         async with task_group() as group:
             # The CLOB prices each kept market's tokens while Gamma serves the next pages.
             prices = self._clob.prices_as_listed(group, books=settings.fetch_books)

@@ -1,4 +1,4 @@
-"""Listing facts are read once per payload digest in a process, never kept when unreadable, and bounded."""
+"""Listing facts are read once per payload digest, never kept when unreadable, and kept for two syncs."""
 
 from __future__ import annotations
 
@@ -12,8 +12,12 @@ from markets.http import PayloadError
 FACTS = facts.ListingFacts(("1", "2"), None, Decimal(5000), [Decimal("0.4"), Decimal("0.6")])
 
 
-def test_a_payload_is_read_once_and_an_unreadable_one_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(facts, "_known", {})
+@pytest.fixture(autouse=True)
+def nothing_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(facts, "_kept", facts._Kept())
+
+
+def test_a_payload_is_read_once_and_an_unreadable_one_is_not_kept() -> None:
     reads: list[str] = []
 
     def read() -> facts.ListingFacts:
@@ -32,9 +36,11 @@ def test_a_payload_is_read_once_and_an_unreadable_one_is_not_kept(monkeypatch: p
     assert facts.known_tokens("b") is None
 
 
-def test_the_table_is_emptied_once_full(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(facts, "_known", {})
-    monkeypatch.setattr(facts, "KEPT", 3)
-    for digest in "abcd":
-        facts.listing_facts(digest, lambda: FACTS)
-    assert [d for d in "abcd" if facts.known_tokens(d)] == ["d"]
+def test_facts_are_kept_for_the_next_sync_only_and_carried_on_when_read_again() -> None:
+    facts.listing_facts("a", lambda: FACTS)
+    facts.listing_facts("b", lambda: FACTS)
+    facts.new_sync()
+    assert facts.known_tokens("a") == facts.known_tokens("b") == ("1", "2")
+    facts.listing_facts("a", lambda: pytest.fail("read again"))  # the last sync's, carried on
+    facts.new_sync()
+    assert facts.known_tokens("a") == ("1", "2") and facts.known_tokens("b") is None
