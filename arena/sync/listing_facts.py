@@ -52,9 +52,3 @@ def listing_facts(digest: str, read: Callable[[], ListingFacts]) -> ListingFacts
         found = _kept.last.get(digest) or read()
         _kept.current[digest] = found
     return found
-
-
-def known_tokens(digest: str) -> tuple[str, ...] | None:
-    """The token ids of a payload whose facts are kept, else None."""
-    found = _kept.current.get(digest) or _kept.last.get(digest)
-    return None if found is None else found.tokens

@@ -18,7 +18,7 @@ from functools import partial
 from typing import Any
 
 from arena.clock import Clock
-from arena.sync.listing_facts import ListingFacts, known_tokens, listing_facts, new_sync
+from arena.sync.listing_facts import ListingFacts, listing_facts, new_sync
 from arena.sync.run import (
     Filters,
     Observation,
@@ -62,13 +62,15 @@ class _Entry:
     def tokens(self) -> tuple[str, ...]:
         """Its CLOB token ids in the payload's order (the same order whether parsed or not)."""
         if self._tokens is None:
-            known = known_tokens(self.gamma_stamp)
-            self._tokens = known or tuple(gamma.json_array(self.payload, "clobTokenIds"))
+            self._tokens = tuple(gamma.json_array(self.payload, "clobTokenIds"))
         return self._tokens
 
     def listing(self) -> ListingFacts:
-        """What the listing filters read of the payload (kept across syncs: ``listing_facts``)."""
-        return listing_facts(self.gamma_stamp, self._read_listing)
+        """What the listing filters read of the payload (kept across syncs: ``listing_facts``);
+        its token ids become the entry's, so a kept payload's are not decoded again."""
+        facts = listing_facts(self.gamma_stamp, self._read_listing)
+        self._tokens = facts.tokens
+        return facts
 
     def _read_listing(self) -> ListingFacts:
         payload, market, tokens = self.payload, self.market, self.tokens()
