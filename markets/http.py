@@ -36,8 +36,8 @@ from markets.types import PRICE_PLACES
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[None]]
-_JSON_BODY = {"Content-Type": "application/json"}
 Decode = Callable[[bytes], Any]  # a response body to its value; ValueError: not JSON (retried)
+_JSON_BODY = {"Content-Type": "application/json"}  # request bodies are encoded once, as bytes
 _PRICE_QUANTUM = Decimal(1).scaleb(-PRICE_PLACES)
 _ZERO, _ONE = Decimal(0), Decimal(1)
 

@@ -5,8 +5,8 @@ number of connections on every request and response (it walks them all to hand o
 ones, checking each socket's expiry and readability: encode/httpcore#1035), so one pool serving
 100 concurrent agents spent from 0.3 s up to seconds of CPU per round, all of it before the last
 request could leave. An agent asks one question at a time, so a pool of its own holds one
-connection and does that walk over one. The pools share one SSL context, because building one
-loads the CA bundle (~90 ms each).
+connection and does that walk over one. The pools share the process's one TLS context
+(``arena.tls``), because building one loads the CA bundle (~90 ms each).
 
 The arena still owns connections and shutdown: it makes an ``AgentHttpClients`` per run, hands
 ``new_client`` to ``build_bettor``, and closes every client it handed out when the run ends.
@@ -22,6 +22,7 @@ import anyio
 import httpx
 
 from agents.llm.limiter import LimitedClient, ProviderLimiters, ProviderLimits
+from arena.tls import tls_context
 
 # What a cohort's runtime is handed: a new client for one agent, under the cohort's limits.
 ClientUnderLimits = Callable[[ProviderLimits], httpx.AsyncClient]
@@ -31,8 +32,7 @@ class AgentHttpClients:
     """Hands out a new ``httpx.AsyncClient`` per LLM agent; ``async with`` closes them all."""
 
     def __init__(self) -> None:
-        # httpx's own default context (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), built once.
-        self._ssl = httpx.create_ssl_context()
+        self._ssl = tls_context()
         self._clients: list[httpx.AsyncClient] = []
         self._limiters: dict[ProviderLimits, ProviderLimiters] = {}
 

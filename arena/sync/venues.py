@@ -7,9 +7,7 @@ run, closed at the end, with connection limits sized for the batched CLOB calls.
 
 from __future__ import annotations
 
-import ssl
 from dataclasses import dataclass
-from functools import cache
 
 import anyio
 import httpx
@@ -19,6 +17,7 @@ from arena.clock import Clock
 from arena.sync.manifold import ManifoldCollector
 from arena.sync.polymarket import PolymarketCollector
 from arena.sync.run import Progress, SyncReport, SyncSettings, run_sync
+from arena.tls import tls_context
 from markets.endpoints import CLOB_URL, GAMMA_URL, MANIFOLD_URL
 from markets.http import JsonApi, RetryPolicy
 from markets.manifold.client import ManifoldClient
@@ -49,21 +48,13 @@ async def sync_venue(
         max_connections=4 * settings.concurrency, max_keepalive_connections=2 * settings.concurrency
     )
     headers = {"User-Agent": "bettor-arena"}
-    async with httpx.AsyncClient(limits=limits, headers=headers, verify=_tls()) as client:
+    async with httpx.AsyncClient(limits=limits, headers=headers, verify=tls_context()) as client:
         if venue is Venue.POLYMARKET:
             gamma = GammaClient(JsonApi(client, urls.gamma, policy=policy))
             clob = ClobClient(JsonApi(client, urls.clob, policy=policy), concurrency=settings.concurrency)
             return await run_sync(engine, PolymarketCollector(gamma, clob), clock, settings, progress)
         manifold = ManifoldClient(JsonApi(client, urls.manifold, policy=policy))
         return await run_sync(engine, ManifoldCollector(manifold), clock, settings, progress)
-
-
-@cache
-def _tls() -> ssl.SSLContext:
-    """httpx's default TLS context (certifi, or SSL_CERT_FILE / SSL_CERT_DIR), built once per
-    process: loading the CA bundle costs 0.05–0.1 s of CPU, and ``arena serve`` syncs every few
-    minutes."""
-    return httpx.create_ssl_context()
 
 
 def sync_venue_blocking(

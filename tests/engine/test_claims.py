@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow, FillRow
-from arena.engine.claims import ClaimLost, claim_round, finish, finish_all, new_token
+from arena.engine.claims import Claim, ClaimLost, claim_round, finish, finish_all, new_token
 from arena.engine.rounds import RoundReport, run_round
 from arena.engine.runtime import CohortRuntime
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
@@ -151,8 +151,6 @@ def test_a_runner_whose_claim_was_taken_over_cannot_finish(engine: Engine, tmp_p
 def test_finishing_a_phase_writes_only_claims_still_ours(engine: Engine, tmp_path: Path) -> None:
     """``finish_all`` writes every decision of a phase in one statement and refuses the whole
     phase when one claim is no longer ours (another token, or already final)."""
-    from arena.engine.claims import Claim
-
     cohort_id, source = _cohort(engine, tmp_path)
     rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
     round_id, token = _claimed_decision(rt)
