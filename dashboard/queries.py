@@ -22,8 +22,8 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from arena.db.engine import make_engine
+from arena.db.state import DatabaseState, database_state
 from arena.reports import catalog, log_tables
-from arena.reports.catalog import DatabaseState
 from arena.reports.redact import Redactor
 from arena.reports.series import thin_marks
 from arena.scoring import ScoringFrames, calibration_summary, calibration_table, leaderboard, load_frames
@@ -54,7 +54,7 @@ def _read(url: str) -> Connection:
 
 @st.cache_data(ttl=15, max_entries=4, show_spinner=False)
 def state(url: str) -> DatabaseState:
-    return catalog.database_state(url)
+    return database_state(url)
 
 
 def version(url: str) -> Version:

@@ -27,12 +27,14 @@ from contextlib import contextmanager
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
-from sqlmodel import Session
+
+if TYPE_CHECKING:  # imported where a unit of work starts: readers of scoring frames need no ORM
+    from sqlmodel import Session
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 _WAL_RETRY_MS = 50
@@ -41,7 +43,7 @@ _FENCE_OPTION = "arena_write_fence"
 _RELAXED_OPTION = "arena_relaxed_commits"
 _PRELUDE_OPTION = "arena_write_prelude"
 
-WriteFence = Callable[[Session], None]
+WriteFence = Callable[["Session"], None]
 
 
 class WritePrelude(Protocol):
@@ -160,6 +162,8 @@ def session_scope(engine: Engine, *, write: bool = True, snapshot: bool = False)
     options = engine.get_execution_options() if write else {}
     fence: WriteFence | None = options.get(_FENCE_OPTION)
     prelude: WritePrelude | None = options.get(_PRELUDE_OPTION)
+    from sqlmodel import Session  # here, not at the top: see the TYPE_CHECKING import
+
     bound = writer(engine) if write else reader(engine, snapshot=snapshot)
     with Session(bound, expire_on_commit=False) as session, session.begin():
         if prelude is not None:

@@ -19,7 +19,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sqlalchemy import JSON, BigInteger, DateTime, Dialect, Numeric
-from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeDecorator, TypeEngine
 
 # 18 digits fit a signed 64-bit integer (max ~9.22e18), so SQLite and PostgreSQL hold the same range.
@@ -126,7 +125,12 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 
 def JSONDoc() -> TypeEngine[Any]:
-    """JSON on SQLite (text), JSONB on PostgreSQL (queryable). Decimals go in as strings."""
+    """JSON on SQLite (text), JSONB on PostgreSQL (queryable). Decimals go in as strings.
+
+    The PostgreSQL dialect is imported here, when a table is declared, not with the module: the
+    light read tables (``arena.db.read_tables``) use these types without it."""
+    from sqlalchemy.dialects.postgresql import JSONB
+
     return JSON().with_variant(JSONB(), "postgresql")
 
 

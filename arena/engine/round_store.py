@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
-from sqlalchemy import Engine, func
-from sqlalchemy.orm import Session as OrmSession
+from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
@@ -89,20 +88,3 @@ def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, s
             select(MarketRow.id, MarketRow.question).where(col(MarketRow.id).in_(sorted(market_ids)))
         ).all()
     return dict(rows)
-
-
-def first_offered(
-    session: OrmSession, cohort_ids: Collection[str], market_ids: Collection[str] | None = None
-) -> list[tuple[str, str, datetime]]:
-    """(cohort, market, time of the cohort's first round that offered it), for every market offered
-    (or only ``market_ids``): where a question's tournament window and its coverage start."""
-    query = (
-        select(RoundRow.cohort_id, RoundMarketRow.market_id, func.min(RoundRow.scheduled_at))
-        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
-        .where(col(RoundRow.cohort_id).in_(sorted(cohort_ids)))
-        .group_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))
-        .order_by(col(RoundRow.cohort_id), col(RoundMarketRow.market_id))  # one order: same bits
-    )
-    if market_ids is not None:
-        query = query.where(col(RoundMarketRow.market_id).in_(sorted(market_ids)))
-    return [(c, m, at) for c, m, at in session.execute(query).all()]

@@ -30,9 +30,10 @@ from arena.engine.asking import Call, ask_all
 from arena.engine.budgets import has_caps, held_for_budget, spend_by_agent
 from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, MISSED, Claim, claim_round, new_token
 from arena.engine.ledger_store import committed
+from arena.engine.offered import first_offered
 from arena.engine.quotes import build_quotes
 from arena.engine.round_commit import stage, store_phase
-from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, market_questions, open_round
+from arena.engine.round_store import FINISHED_ROUND_STATUSES, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, held_markets, latest_prices, portfolio_view
@@ -144,7 +145,7 @@ class RoundPlan:
         assert end is not None, "the config requires schedule.rounds with a hidden period"
         closes = {m: self.tradable[m].market.close_time for m in shown if m in self.tradable}
         with session_scope(self.rt.engine, write=False) as session:
-            opened = first_offered(session, [self.rt.cohort_id], closes)
+            opened = first_offered(session.connection(), [self.rt.cohort_id], closes)
         return frozenset(
             m for _, m, opens in opened if self.at < tournament.window(opens, closes[m], end).hidden_until
         )

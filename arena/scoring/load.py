@@ -19,7 +19,8 @@ frames it returns. What it decides, and why:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -28,22 +29,20 @@ from typing import Any
 import polars as pl
 from sqlalchemy import Engine, Select, and_, func, select, union_all
 from sqlalchemy.engine import Connection
-from sqlalchemy.orm import Session
-from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
 from arena.cohorts.config import RulesConfig
 from arena.cohorts.sections import ScoringConfig
 from arena.db.columnar import read_frame
-from arena.db.models import (
-    AgentRow,
-    CohortRow,
-    DecisionRow,
-    FillRow,
-    MarketRow,
-    PortfolioCloseRow,
-    PortfolioSnapshotRow,
-    RoundRow,
+from arena.db.read_tables import (
+    agent,
+    cohort,
+    decision,
+    fill,
+    market,
+    portfolio_close,
+    portfolio_snapshot,
+    round_,
 )
 from arena.scoring import load_markets, load_rounds
 from arena.scoring.frames import (
@@ -66,21 +65,13 @@ class CohortScoring:
     implied: Reading = "fa"
 
 
-def cohort_scoring(
-    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
-) -> CohortScoring:
+def cohort_scoring(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> CohortScoring:
     """The ``CohortScoring`` of ``cohort_ids`` (all cohorts when None); defaults when there are none."""
-    session = bind if isinstance(bind, Session) else Session(bind)
-    try:
-        query = select(col(CohortRow.id), col(CohortRow.seed), col(CohortRow.config_json)).order_by(
-            col(CohortRow.id)
-        )
-        if cohort_ids is not None:
-            query = query.where(col(CohortRow.id).in_(list(cohort_ids)))
-        first = session.execute(query.limit(1)).first()
-    finally:
-        if session is not bind:
-            session.close()
+    query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
+    if cohort_ids is not None:
+        query = query.where(cohort.c.id.in_(list(cohort_ids)))
+    with _connected(bind) as connection:
+        first = connection.execute(query.limit(1)).first()
     if first is None:
         return CohortScoring()
     try:
@@ -91,7 +82,7 @@ def cohort_scoring(
 
 
 def load_frames(
-    bind: Engine | Connection | Session,
+    bind: Engine | Connection,
     cohort_ids: Sequence[str] | None = None,
     *,
     marks_until: datetime | None = None,
@@ -101,57 +92,45 @@ def load_frames(
     Portfolio marks come as daily closes; ``marks_until`` picks each day's close among the marks
     at or before that time (what ``ScoringFrames.as_of`` needs for an exact mid-day view).
     """
-    session = bind if isinstance(bind, Session) else Session(bind)
-    try:
-        cohorts = _cohorts(session, cohort_ids)
-        agents = _agents(session, cohorts)
-        fills = _fills(session, list(cohorts))
-        decisions, forecasts = _decisions(session, list(cohorts))
-        shown = load_rounds.shown(session, list(cohorts))
+    with _connected(bind) as connection:
+        cohorts = _cohorts(connection, cohort_ids)
+        agents = _agents(connection, cohorts)
+        fills = _fills(connection, list(cohorts))
+        decisions, forecasts = _decisions(connection, list(cohorts))
+        shown = load_rounds.shown(connection, list(cohorts))
         involved = sorted(
             set(fills["market_id"]) | set(forecasts["market_id"]) | {r.market_id for r in shown}
         )
-        binary = load_markets.binary_markets(session, involved)
-        listings = load_rounds.listings(session, list(cohorts))
-        tournaments, windows = load_rounds.tournaments(session, list(cohorts), listings)
+        binary = load_markets.binary_markets(connection, involved)
+        listings = load_rounds.listings(connection, list(cohorts))
+        tournaments, windows = load_rounds.tournaments(connection, list(cohorts), listings)
         return ScoringFrames.of(
             agents=agents,
             fills=fills,
-            resolutions=load_markets.resolutions(session, involved),
-            prices=load_markets.prices(session, involved, binary),
+            resolutions=load_markets.resolutions(connection, involved),
+            prices=load_markets.prices(connection, involved, binary),
             forecasts=load_markets.binary_on_yes(forecasts, binary),
-            snapshots=_snapshots(session, list(cohorts), marks_until),
+            snapshots=_snapshots(connection, list(cohorts), marks_until),
             decisions=decisions,
             listings=listings,
             offers=load_rounds.offers(shown, binary),
-            guards=load_rounds.guards(session, list(cohorts)),
+            guards=load_rounds.guards(connection, list(cohorts)),
             tournaments=tournaments,
             windows=windows,
         )
-    finally:
-        if session is not bind:
-            session.close()
 
 
-def model_identities(
-    bind: Engine | Connection | Session, cohort_ids: Sequence[str] | None = None
-) -> pl.DataFrame:
+def model_identities(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> pl.DataFrame:
     """Per seat (``cohort_id``, ``agent``): its ``model`` identity (``agents.registry.model_identity``)."""
     # Here, not at the top: the registry imports every bettor kind and the HTTP client, which
     # only pooling by model needs (``arena leaderboard`` starts faster without them).
     from agents.registry import AgentConfigError, model_identity
 
-    session = bind if isinstance(bind, Session) else Session(bind)
-    try:
-        query = select(
-            col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.kind), col(AgentRow.settings_json)
-        )
-        if cohort_ids is not None:
-            query = query.where(col(AgentRow.cohort_id).in_(list(cohort_ids)))
-        rows = session.execute(query.order_by(col(AgentRow.cohort_id), col(AgentRow.name))).all()
-    finally:
-        if session is not bind:
-            session.close()
+    query = select(agent.c.cohort_id, agent.c.name, agent.c.kind, agent.c.settings_json)
+    if cohort_ids is not None:
+        query = query.where(agent.c.cohort_id.in_(list(cohort_ids)))
+    with _connected(bind) as connection:
+        rows = connection.execute(query.order_by(agent.c.cohort_id, agent.c.name)).all()
     models = []
     for row in rows:
         try:
@@ -164,12 +143,12 @@ def model_identities(
     )
 
 
-def _cohorts(session: Session, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
+def _cohorts(connection: Connection, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
     """Bankroll per cohort id; unknown ids are an error."""
-    query = select(col(CohortRow.id), col(CohortRow.config_json))
+    query = select(cohort.c.id, cohort.c.config_json)
     if cohort_ids is not None:
-        query = query.where(col(CohortRow.id).in_(list(cohort_ids)))
-    rows = session.execute(query.order_by(col(CohortRow.id))).all()
+        query = query.where(cohort.c.id.in_(list(cohort_ids)))
+    rows = connection.execute(query.order_by(cohort.c.id)).all()
     found = {row.id: _bankroll(row.id, row.config_json) for row in rows}
     missing = [c for c in cohort_ids or () if c not in found]
     if missing:
@@ -184,11 +163,11 @@ def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
         raise LoadError(f"cohort {cohort_id!r}: config_json.rules is not valid ({exc})") from None
 
 
-def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
-    rows = session.execute(
-        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.kind))
-        .where(col(AgentRow.cohort_id).in_(list(cohorts)))
-        .order_by(col(AgentRow.cohort_id), col(AgentRow.name))
+def _agents(connection: Connection, cohorts: dict[str, Decimal]) -> pl.DataFrame:
+    rows = connection.execute(
+        select(agent.c.cohort_id, agent.c.name, agent.c.kind)
+        .where(agent.c.cohort_id.in_(list(cohorts)))
+        .order_by(agent.c.cohort_id, agent.c.name)
     ).all()
     return pl.DataFrame(
         {
@@ -202,31 +181,32 @@ def _agents(session: Session, cohorts: dict[str, Decimal]) -> pl.DataFrame:
     )
 
 
-def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+def _fills(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     query: Select[*tuple[Any, ...]] = (
         select(
-            col(AgentRow.cohort_id),
-            col(AgentRow.name).label("agent"),
-            col(FillRow.market_id),
-            col(MarketRow.venue),
-            col(MarketRow.category),
-            col(FillRow.outcome),
-            col(FillRow.kind),
-            col(FillRow.amount),
-            col(FillRow.price),
-            col(FillRow.shares),
-            col(FillRow.max_bet),
-            col(DecisionRow.cash_at_start),
-            col(FillRow.realized_pnl),
-            col(FillRow.filled_at),
+            agent.c.cohort_id,
+            agent.c.name.label("agent"),
+            fill.c.market_id,
+            market.c.venue,
+            market.c.category,
+            fill.c.outcome,
+            fill.c.kind,
+            fill.c.amount,
+            fill.c.price,
+            fill.c.shares,
+            fill.c.max_bet,
+            decision.c.cash_at_start,
+            fill.c.realized_pnl,
+            fill.c.filled_at,
         )
-        .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
-        .join(MarketRow, col(MarketRow.id) == col(FillRow.market_id))
-        .outerjoin(DecisionRow, col(DecisionRow.id) == col(FillRow.decision_id))
-        .where(col(AgentRow.cohort_id).in_(cohort_ids))
-        .order_by(col(FillRow.id))
+        .select_from(fill)
+        .join(agent, agent.c.id == fill.c.agent_id)
+        .join(market, market.c.id == fill.c.market_id)
+        .outerjoin(decision, decision.c.id == fill.c.decision_id)
+        .where(agent.c.cohort_id.in_(cohort_ids))
+        .order_by(fill.c.id)
     )
-    frame = read_frame(session.connection(), query)
+    frame = read_frame(connection, query)
     return frame.with_columns(
         pl.col("price").cast(pl.Float64),
         pl.col("realized_pnl").fill_null(Decimal(0)),
@@ -235,28 +215,29 @@ def _fills(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
     )
 
 
-def _decisions(session: Session, cohort_ids: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _decisions(connection: Connection, cohort_ids: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The decisions frame and the raw stated probabilities (one row per market and outcome)."""
     query = (
         select(
-            col(DecisionRow.id),
-            col(DecisionRow.cohort_id),
-            col(AgentRow.name),
-            col(RoundRow.scheduled_at),
-            col(DecisionRow.error),
-            col(DecisionRow.error_kind),
-            col(DecisionRow.prompt_tokens),
-            col(DecisionRow.completion_tokens),
-            col(DecisionRow.cost_usd),
-            col(DecisionRow.latency_s),
-            col(DecisionRow.probabilities_json),
+            decision.c.id,
+            decision.c.cohort_id,
+            agent.c.name,
+            round_.c.scheduled_at,
+            decision.c.error,
+            decision.c.error_kind,
+            decision.c.prompt_tokens,
+            decision.c.completion_tokens,
+            decision.c.cost_usd,
+            decision.c.latency_s,
+            decision.c.probabilities_json,
         )
-        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
-        .join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
-        .where(col(DecisionRow.cohort_id).in_(cohort_ids), col(DecisionRow.decided_at).is_not(None))
-        .order_by(col(DecisionRow.id))
+        .select_from(decision)
+        .join(agent, agent.c.id == decision.c.agent_id)
+        .join(round_, round_.c.id == decision.c.round_id)
+        .where(decision.c.cohort_id.in_(cohort_ids), decision.c.decided_at.is_not(None))
+        .order_by(decision.c.id)
     )
-    return _decision_frames(session.execute(query).all())
+    return _decision_frames(connection.execute(query).all())
 
 
 def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -307,7 +288,7 @@ def _probability(decision_id: int, market_id: str, outcome: str, value: object) 
     return float(value)
 
 
-def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) -> pl.DataFrame:
+def _snapshots(connection: Connection, cohort_ids: list[str], until: datetime | None) -> pl.DataFrame:
     """Each agent's last mark of every UTC day (at or before ``until``).
 
     Scoring reads portfolios at daily resolution (latest value, daily returns, drawdown, deployed
@@ -315,38 +296,43 @@ def _snapshots(session: Session, cohort_ids: list[str], until: datetime | None) 
     ``portfolio_close``, kept by the mark writer; with ``until``, days before its day keep their
     closes and its own day closes at its last mark up to ``until``.
     """
-    mark, close = PortfolioSnapshotRow, PortfolioCloseRow
-    closes: Any = select(col(close.agent_id), col(close.closed_at)).where(
-        col(close.cohort_id).in_(cohort_ids)
-    )
+    mark, close = portfolio_snapshot.c, portfolio_close.c
+    closes: Any = select(close.agent_id, close.closed_at).where(close.cohort_id.in_(cohort_ids))
     if until is not None:
         midnight = until.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
         same_day = (
-            select(col(mark.agent_id), func.max(col(mark.marked_at)).label("closed_at"))
-            .where(
-                col(mark.cohort_id).in_(cohort_ids),
-                col(mark.marked_at) >= midnight,
-                col(mark.marked_at) <= until,
-            )
-            .group_by(col(mark.agent_id))
+            select(mark.agent_id, func.max(mark.marked_at).label("closed_at"))
+            .where(mark.cohort_id.in_(cohort_ids), mark.marked_at >= midnight, mark.marked_at <= until)
+            .group_by(mark.agent_id)
         )
-        closes = union_all(closes.where(col(close.day) < midnight.date()), same_day)
+        closes = union_all(closes.where(close.day < midnight.date()), same_day)
     day_closes = closes.subquery()
     query = (
         select(
-            col(mark.cohort_id),
-            col(AgentRow.name),
-            col(mark.marked_at),
-            col(mark.cash),
-            col(mark.total_value),
-            col(mark.realized_pnl),
-            col(mark.unrealized_pnl),
+            mark.cohort_id,
+            agent.c.name,
+            mark.marked_at,
+            mark.cash,
+            mark.total_value,
+            mark.realized_pnl,
+            mark.unrealized_pnl,
         )
-        .join(AgentRow, col(AgentRow.id) == col(mark.agent_id))
+        .select_from(portfolio_snapshot)
+        .join(agent, agent.c.id == mark.agent_id)
         .join(
-            day_closes,
-            and_(day_closes.c.agent_id == col(mark.agent_id), day_closes.c.closed_at == col(mark.marked_at)),
+            day_closes, and_(day_closes.c.agent_id == mark.agent_id, day_closes.c.closed_at == mark.marked_at)
         )
-        .order_by(col(mark.cohort_id), col(AgentRow.name), col(mark.marked_at))
+        .order_by(mark.cohort_id, agent.c.name, mark.marked_at)
     )
-    return read_frame(session.connection(), query).rename({"name": "agent"})
+    return read_frame(connection, query).rename({"name": "agent"})
+
+
+@contextmanager
+def _connected(bind: Engine | Connection) -> Iterator[Connection]:
+    """``bind`` itself, or a connection of the engine ``bind`` for the block: all of a load's
+    statements run in its one transaction (on SQLite one snapshot), closed (rolled back) after."""
+    if isinstance(bind, Connection):
+        yield bind
+        return
+    with bind.connect() as connection:
+        yield connection

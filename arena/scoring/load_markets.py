@@ -16,10 +16,9 @@ from typing import Any
 
 import polars as pl
 from sqlalchemy import select
-from sqlalchemy.orm import Session
-from sqlmodel import col
+from sqlalchemy.engine import Connection
 
-from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow, RoundMarketRow
+from arena.db.read_tables import market, market_snapshot, resolution, round_market
 from arena.scoring.frames import PRICES, RESOLUTIONS
 from arena.scoring.load_rows import LoadError, chunked, frame_of, outcome_prices
 
@@ -27,11 +26,11 @@ BINARY = ["YES", "NO"]
 ROUND_SOURCE = "round"
 
 
-def binary_markets(session: Session, market_ids: list[str]) -> set[str]:
+def binary_markets(connection: Connection, market_ids: list[str]) -> set[str]:
     rows = chunked(
-        session,
+        connection,
         market_ids,
-        lambda ids: select(col(MarketRow.id), col(MarketRow.outcomes_json)).where(col(MarketRow.id).in_(ids)),
+        lambda ids: select(market.c.id, market.c.outcomes_json).where(market.c.id.in_(ids)),
     )
     return {r.id for r in rows if list(r.outcomes_json) == BINARY}
 
@@ -49,19 +48,19 @@ def binary_on_yes(forecasts: pl.DataFrame, binary: set[str]) -> pl.DataFrame:
     )
 
 
-def resolutions(session: Session, market_ids: list[str]) -> pl.DataFrame:
+def resolutions(connection: Connection, market_ids: list[str]) -> pl.DataFrame:
     rows = chunked(
-        session,
+        connection,
         market_ids,
         lambda ids: (
             select(
-                col(ResolutionRow.market_id),
-                col(ResolutionRow.kind),
-                col(ResolutionRow.payouts_json),
-                col(ResolutionRow.resolved_at),
+                resolution.c.market_id,
+                resolution.c.kind,
+                resolution.c.payouts_json,
+                resolution.c.resolved_at,
             )
-            .where(col(ResolutionRow.market_id).in_(ids))
-            .order_by(col(ResolutionRow.market_id))
+            .where(resolution.c.market_id.in_(ids))
+            .order_by(resolution.c.market_id)
         ),
     )
     table = [(r.market_id, r.kind, _winner(r.market_id, r.kind, r.payouts_json), r.resolved_at) for r in rows]
@@ -83,38 +82,28 @@ def _winner(market_id: str, kind: str, payouts: dict[str, str]) -> str | None:
     return winner
 
 
-def prices(session: Session, market_ids: list[str], binary: set[str]) -> pl.DataFrame:
+def prices(connection: Connection, market_ids: list[str], binary: set[str]) -> pl.DataFrame:
     snapshots = chunked(
-        session,
+        connection,
         market_ids,
         lambda ids: (
             select(
-                col(MarketSnapshotRow.market_id),
-                col(MarketSnapshotRow.source),
-                col(MarketSnapshotRow.observed_at),
-                col(MarketSnapshotRow.prices_json),
+                market_snapshot.c.market_id,
+                market_snapshot.c.source,
+                market_snapshot.c.observed_at,
+                market_snapshot.c.prices_json,
             )
-            .where(col(MarketSnapshotRow.market_id).in_(ids))
-            .order_by(
-                col(MarketSnapshotRow.market_id),
-                col(MarketSnapshotRow.observed_at),
-                col(MarketSnapshotRow.id),
-            )
+            .where(market_snapshot.c.market_id.in_(ids))
+            .order_by(market_snapshot.c.market_id, market_snapshot.c.observed_at, market_snapshot.c.id)
         ),
     )
     shown = chunked(
-        session,
+        connection,
         market_ids,
         lambda ids: (
-            select(
-                col(RoundMarketRow.market_id),
-                col(RoundMarketRow.observed_at),
-                col(RoundMarketRow.prices_json),
-            )
-            .where(col(RoundMarketRow.market_id).in_(ids))
-            .order_by(
-                col(RoundMarketRow.market_id), col(RoundMarketRow.observed_at), col(RoundMarketRow.round_id)
-            )
+            select(round_market.c.market_id, round_market.c.observed_at, round_market.c.prices_json)
+            .where(round_market.c.market_id.in_(ids))
+            .order_by(round_market.c.market_id, round_market.c.observed_at, round_market.c.round_id)
         ),
     )
     observations = [(r.market_id, ROUND_SOURCE, r.observed_at, r.prices_json) for r in shown]

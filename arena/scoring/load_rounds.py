@@ -17,22 +17,21 @@ from typing import Any
 import polars as pl
 from pydantic import BaseModel, ConfigDict, ValidationError
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
-from sqlmodel import col
+from sqlalchemy.engine import Connection
 
 from arena.clock import ensure_utc
 from arena.cohorts.config import ScheduleConfig, TournamentConfig, decisions_end
 from arena.cohorts.config_types import UtcDateTime
-from arena.db.models import AgentRow, CohortRow, MarketRow, RoundMarketRow, RoundRow
+from arena.db.read_tables import agent, cohort, market, round_, round_market
 from arena.engine.leakage import LLM_KIND, knowledge_ends
-from arena.engine.round_store import first_offered
+from arena.engine.offered import first_offered
 from arena.scoring.frames import GUARDS, LISTINGS, OFFERS, TOURNAMENTS, WINDOWS
 from arena.scoring.load_rows import LoadError, chunked, frame_of, outcome_prices
 
 
-def listings(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+def listings(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     """Per cohort and market, the first round whose snapshot offered it (the start of coverage)."""
-    return frame_of(first_offered(session, cohort_ids), LISTINGS)
+    return frame_of(first_offered(connection, cohort_ids), LISTINGS)
 
 
 class _TournamentParts(BaseModel):
@@ -45,7 +44,7 @@ class _TournamentParts(BaseModel):
 
 
 def tournaments(
-    session: Session, cohort_ids: list[str], listings: pl.DataFrame
+    connection: Connection, cohort_ids: list[str], listings: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Each cohort's ``[tournament]`` settings, and the window of every market it offered.
 
@@ -56,14 +55,14 @@ def tournaments(
     """
     configs, ends = {}, {}
     last_rounds: dict[str, datetime] = dict(
-        session.execute(
-            select(col(RoundRow.cohort_id), func.max(col(RoundRow.scheduled_at)))
-            .where(col(RoundRow.cohort_id).in_(cohort_ids))
-            .group_by(col(RoundRow.cohort_id))
+        connection.execute(
+            select(round_.c.cohort_id, func.max(round_.c.scheduled_at))
+            .where(round_.c.cohort_id.in_(cohort_ids))
+            .group_by(round_.c.cohort_id)
         ).all()
     )
-    for row in session.execute(
-        select(col(CohortRow.id), col(CohortRow.config_json)).where(col(CohortRow.id).in_(cohort_ids))
+    for row in connection.execute(
+        select(cohort.c.id, cohort.c.config_json).where(cohort.c.id.in_(cohort_ids))
     ):
         try:
             config = _TournamentParts.model_validate(row.config_json)
@@ -79,11 +78,9 @@ def tournaments(
     ]
     closes = dict(
         chunked(
-            session,
+            connection,
             sorted(set(listings["market_id"])),
-            lambda ids: select(col(MarketRow.id), col(MarketRow.close_time)).where(
-                col(MarketRow.id).in_(ids)
-            ),
+            lambda ids: select(market.c.id, market.c.close_time).where(market.c.id.in_(ids)),
         )
     )
     windows = []
@@ -97,19 +94,17 @@ def tournaments(
     return frame_of(settings, TOURNAMENTS), frame_of(windows, WINDOWS)
 
 
-def shown(session: Session, cohort_ids: list[str]) -> list[Any]:
+def shown(connection: Connection, cohort_ids: list[str]) -> list[Any]:
     """Every market of every round snapshot of the cohorts, with its prices as shown."""
     query = (
         select(
-            col(RoundRow.cohort_id),
-            col(RoundMarketRow.market_id),
-            col(RoundRow.scheduled_at),
-            col(RoundMarketRow.prices_json),
+            round_.c.cohort_id, round_market.c.market_id, round_.c.scheduled_at, round_market.c.prices_json
         )
-        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
-        .where(col(RoundRow.cohort_id).in_(cohort_ids))
+        .select_from(round_market)
+        .join(round_, round_.c.id == round_market.c.round_id)
+        .where(round_.c.cohort_id.in_(cohort_ids))
     )
-    return list(session.execute(query).all())
+    return list(connection.execute(query).all())
 
 
 def offers(shown: list[Any], binary: set[str]) -> pl.DataFrame:
@@ -122,16 +117,13 @@ def offers(shown: list[Any], binary: set[str]) -> pl.DataFrame:
     return frame_of(table, OFFERS)
 
 
-def guards(session: Session, cohort_ids: list[str]) -> pl.DataFrame:
+def guards(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     """LLM seats of replay cohorts: the end of their knowledge-cutoff day, and the guard's state."""
-    rows = session.execute(
-        select(col(AgentRow.cohort_id), col(AgentRow.name), col(AgentRow.settings_json))
-        .join(CohortRow, col(CohortRow.id) == col(AgentRow.cohort_id))
-        .where(
-            col(AgentRow.cohort_id).in_(cohort_ids),
-            col(AgentRow.kind) == LLM_KIND,
-            col(CohortRow.mode) == "replay",
-        )
+    rows = connection.execute(
+        select(agent.c.cohort_id, agent.c.name, agent.c.settings_json)
+        .select_from(agent)
+        .join(cohort, cohort.c.id == agent.c.cohort_id)
+        .where(agent.c.cohort_id.in_(cohort_ids), agent.c.kind == LLM_KIND, cohort.c.mode == "replay")
     ).all()
     table = []
     for r in rows:

@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
-from sqlalchemy.orm import Session
+from sqlalchemy.engine import Connection
 
 from arena.scoring.frames import FrameSpec
 
@@ -34,10 +34,10 @@ def outcome_prices(market_id: str, prices: dict[str, str], binary: bool) -> dict
     return {"YES": 1.0 - values["NO"]} if "NO" in values else {}
 
 
-def chunked(session: Session, ids: list[str], query: Any) -> list[Any]:
+def chunked(connection: Connection, ids: list[str], query: Any) -> list[Any]:
     rows: list[Any] = []
     for start in range(0, len(ids), _CHUNK):
-        rows.extend(session.execute(query(ids[start : start + _CHUNK])).all())
+        rows.extend(connection.execute(query(ids[start : start + _CHUNK])).all())
     return rows
 
 

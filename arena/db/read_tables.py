@@ -1,0 +1,145 @@
+"""The columns scoring reads, as light Core table clauses: readers need neither the ORM nor the models.
+
+Why beside ``arena.db.models``: importing the models builds twenty SQLModel classes (pydantic
+fields, SQLAlchemy mappers) and loads the ORM and the PostgreSQL dialect, about 0.15 s of CPU,
+one sixth of a cold ``arena leaderboard``, which only selects columns. So the loaders
+(``arena.scoring.load*``) select from these clauses, as ``arena.db.revision`` does for Alembic's
+table. Each clause names only the columns read, with the types the models give them, so values
+come back the same (exact ``Decimal``, aware UTC ``datetime``, parsed JSON);
+``tests/db/test_read_tables.py`` checks every column against ``arena.db.models``, so a renamed
+or retyped column fails there, not in a leaderboard.
+
+JSON columns are plain ``JSON`` here, not the models' JSONB variant: reading needs no variant
+(psycopg hands JSON and JSONB values over already parsed), and naming JSONB would load the
+PostgreSQL dialect for a SQLite reader.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Date, Float, Integer, String, Text, column, table
+
+from arena.db.types import Money, Price, Shares, UTCDateTime
+
+cohort = table(
+    "cohort",
+    column("id", String),
+    column("mode", String),
+    column("seed", Integer),
+    column("config_json", JSON),
+)
+
+agent = table(
+    "agent",
+    column("id", Integer),
+    column("cohort_id", String),
+    column("name", String),
+    column("kind", String),
+    column("settings_json", JSON),
+)
+
+market = table(
+    "market",
+    column("id", String),
+    column("venue", String),
+    column("category", String),
+    column("outcomes_json", JSON),
+    column("close_time", UTCDateTime),
+)
+
+market_snapshot = table(
+    "market_snapshot",
+    column("id", Integer),
+    column("market_id", String),
+    column("source", String),
+    column("observed_at", UTCDateTime),
+    column("prices_json", JSON),
+)
+
+resolution = table(
+    "resolution",
+    column("market_id", String),
+    column("kind", String),
+    column("payouts_json", JSON),
+    column("resolved_at", UTCDateTime),
+)
+
+round_ = table(
+    "round",
+    column("id", Integer),
+    column("cohort_id", String),
+    column("scheduled_at", UTCDateTime),
+)
+
+round_market = table(
+    "round_market",
+    column("round_id", Integer),
+    column("market_id", String),
+    column("observed_at", UTCDateTime),
+    column("prices_json", JSON),
+)
+
+decision = table(
+    "decision",
+    column("id", Integer),
+    column("round_id", Integer),
+    column("agent_id", Integer),
+    column("cohort_id", String),
+    column("decided_at", UTCDateTime),
+    column("error", Text),
+    column("error_kind", String),
+    column("prompt_tokens", Integer),
+    column("completion_tokens", Integer),
+    column("cost_usd", Price()),
+    column("latency_s", Float),
+    column("probabilities_json", JSON),
+    column("cash_at_start", Money()),
+)
+
+fill = table(
+    "fill",
+    column("id", Integer),
+    column("decision_id", Integer),
+    column("agent_id", Integer),
+    column("market_id", String),
+    column("outcome", String),
+    column("kind", String),
+    column("amount", Money()),
+    column("price", Price()),
+    column("shares", Shares()),
+    column("max_bet", Money()),
+    column("realized_pnl", Money()),
+    column("filled_at", UTCDateTime),
+)
+
+portfolio_snapshot = table(
+    "portfolio_snapshot",
+    column("agent_id", Integer),
+    column("cohort_id", String),
+    column("marked_at", UTCDateTime),
+    column("cash", Money()),
+    column("total_value", Money()),
+    column("realized_pnl", Money()),
+    column("unrealized_pnl", Money()),
+)
+
+portfolio_close = table(
+    "portfolio_close",
+    column("agent_id", Integer),
+    column("cohort_id", String),
+    column("day", Date),
+    column("closed_at", UTCDateTime),
+)
+
+TABLES = (
+    cohort,
+    agent,
+    market,
+    market_snapshot,
+    resolution,
+    round_,
+    round_market,
+    decision,
+    fill,
+    portfolio_snapshot,
+    portfolio_close,
+)
