@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from sqlmodel import Session, select
@@ -21,12 +20,13 @@ from arena.cohorts.config import ConfigError, load_config
 from arena.cohorts.config_types import format_duration
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
 from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.terminal import plain_console
 from arena.db.models import AgentRow
 from arena.engine.ledger_store import reconcile
 from arena.engine.overview import CohortOverview, cohort_overview, list_cohorts
 
 app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
-console = Console()
+console = plain_console()
 
 
 @app.command("launch")

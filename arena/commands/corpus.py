@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -23,6 +22,7 @@ from rich.progress import (
 from rich.table import Table
 
 from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.terminal import plain_console
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError, write_documents
 from arena.corpus.market_texts import CORPUS_FILE, market_text_documents
@@ -30,7 +30,7 @@ from arena.corpus.store import CorpusInfo, corpus_info, import_corpus, list_corp
 from markets.replay import DatasetError, load_dataset
 
 app = typer.Typer(no_args_is_help=True, help="corpus commands")
-console = Console()
+console = plain_console()
 
 
 @app.command("import")

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.commands.options import portable_command
+from arena.commands.terminal import plain_console
 from markets.replay import (
     DatasetError,
     ReplayDataset,
@@ -69,7 +70,7 @@ def import_forecastbench_command(
             overwrite=force,
         )
     )
-    console = Console()
+    console = plain_console()
     console.print(f"Kept {len(summary.dataset.markets)} of {summary.considered} markets; wrote {out}")
     for reason, count in sorted(summary.skipped.items()):
         console.print(f"  left out, {reason}: {count}")
@@ -80,14 +81,14 @@ def import_forecastbench_command(
 def info_command(directory: Path = typer.Argument(..., help="A replay dataset directory.")) -> None:
     """Validate a dataset and summarise it: markets, resolutions, dates, gaps."""
     dataset = _or_exit(lambda: load_dataset(directory))
-    _print_info(Console(), dataset)
+    _print_info(plain_console(), dataset)
 
 
 @app.command("rehash")
 def rehash_command(directory: Path = typer.Argument(..., help="A replay dataset directory.")) -> None:
     """Validate a hand-edited dataset and record the new content hash in dataset.json."""
     dataset = _or_exit(lambda: rehash_dataset(directory))
-    Console().print(f"{directory}: valid; content_hash {dataset.content_hash}")
+    plain_console().print(f"{directory}: valid; content_hash {dataset.content_hash}")
 
 
 def _print_info(console: Console, dataset: ReplayDataset) -> None:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
 from arena.commands.options import DatabaseOption, database_url_or_default
+from arena.commands.terminal import plain_console
 from arena.db.engine import redact_url
 from arena.db.migrate import current_revision, head_revision, upgrade
 
 app = typer.Typer(no_args_is_help=True, help="Database schema: upgrade, show the revision.")
-console = Console(soft_wrap=True)
+console = plain_console(soft_wrap=True)
 
 
 @app.command("upgrade")

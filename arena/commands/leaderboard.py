@@ -7,12 +7,12 @@ from datetime import datetime
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from sqlalchemy import Engine
 
 from arena.clock import ensure_utc
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
 from arena.commands.options import database_url_or_default
+from arena.commands.terminal import plain_console
 from arena.db.engine import make_engine
 from arena.db.state import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
@@ -85,7 +85,7 @@ def leaderboard_command(
     elif not document["agents"]:
         typer.echo("No agents to rank yet: launch a cohort first (see `arena cohort --help`).")
     else:
-        print_leaderboard(Console(), document, wide=wide)
+        print_leaderboard(plain_console(), document, wide=wide)
 
 
 def _parse_as_of(text: str | None) -> datetime | None:

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.commands.terminal import plain_console
 from arena.reports.notes import stated_notes
 from arena.scoring.registry import BY_KEY
 from arena.scoring.scores import READINGS, Reading, suffixed
@@ -48,7 +49,7 @@ def print_leaderboard(console: Console, document: dict[str, Any], *, wide: bool 
         return
     natural = console.measure(table, options=console.options.update_width(10_000)).maximum
     width = max(console.width, natural)
-    Console(file=console.file, width=width, no_color=console.no_color).print(table)
+    plain_console(file=console.file, width=width, no_color=console.no_color).print(table)
 
 
 def render(document: dict[str, Any], *, wide: bool = False) -> Table:

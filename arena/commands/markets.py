@@ -14,13 +14,13 @@ from pathlib import Path
 
 import anyio
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from arena.clock import SystemClock
 from arena.commands import resolutions
 from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
+from arena.commands.terminal import plain_console
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
@@ -39,7 +39,7 @@ class Discovery(StrEnum):
     EVENTS = "events"  # /events/keyset ordered by event volume, markets flattened
 
 
-console = Console()
+console = plain_console()
 
 
 @app.command("sync")

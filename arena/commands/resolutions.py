@@ -7,16 +7,16 @@ import os
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from arena.clock import SystemClock
 from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.terminal import plain_console
 from arena.engine.resolving import OverrideError, override, pending_markets
 from markets.types import ResolutionKind
 
-console = Console()
+console = plain_console()
 OUTCOMES = {
     "YES": ResolutionKind.YES,
     "NO": ResolutionKind.NO,

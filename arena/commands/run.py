@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sqlalchemy import Engine
@@ -27,6 +26,7 @@ from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
 from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
+from arena.commands.terminal import plain_console
 from arena.engine.overview import cohort_mode
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.replay_lease import CohortBusy
@@ -37,7 +37,7 @@ from arena.scoring.health import FailedAgent, failed_agents
 from arena.settings import Settings
 from markets.replay.load import BUNDLED_DATASET_DIR
 
-console = Console()
+console = plain_console()
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
 DEMO_LLM_MODEL = "openai/gpt-4o-mini"
 DEMO_LLM_CUTOFF = "2023-10-01"  # its published training cutoff

@@ -18,7 +18,6 @@ from types import FrameType
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine
@@ -26,6 +25,7 @@ from sqlalchemy import Engine
 from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
 from arena.commands.options import DatabaseOption, database_url_or_default, fail, process_settings
+from arena.commands.terminal import plain_console
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import WorkUnitRow
 from arena.engine.overview import cohort_mode
@@ -34,7 +34,7 @@ from arena.workers.backoff import retrying
 from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_postgres
 from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, DEFAULT_SLOTS, WorkerSettings
 
-console = Console()
+console = plain_console()
 
 
 def worker_command(
