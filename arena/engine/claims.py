@@ -29,6 +29,7 @@ from sqlmodel import Session, col
 
 from arena.db.keyed_update import update_by_key
 from arena.db.models import DecisionRow
+from arena.db.one_of import one_of
 from arena.db.upsert import column_processors, insert_ignore
 
 CLAIMED = "claimed"
@@ -172,7 +173,8 @@ def held_claims(session: Session, claims: Sequence[Claim]) -> set[int]:
     if not claims:
         return set()
     query = select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
-        col(DecisionRow.id).in_(sorted(c.decision_id for c in claims)), col(DecisionRow.status) == CLAIMED
+        one_of(session, col(DecisionRow.id), sorted(c.decision_id for c in claims)),
+        col(DecisionRow.status) == CLAIMED,
     )
     if session.get_bind().dialect.name != "sqlite":
         query = query.order_by(col(DecisionRow.id)).with_for_update()

@@ -24,6 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow, PositionRow
+from arena.db.one_of import one_of
 from arena.db.upsert import write_rows
 from portfolio import AgentId, Fill, FillKind, Ledger, Mark, MarketId, Money, Position, Price, Rules, Shares
 
@@ -138,7 +139,7 @@ def stale_books(session: Session, books: Sequence[AgentBook]) -> dict[int, str]:
     phase stores every other agent's decision and records these as conflicts."""
     ids = sorted(b.agent_id for b in books)
     if session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE holds the write lock already
-        locking = select(AgentRow.id).where(col(AgentRow.id).in_(ids)).order_by(col(AgentRow.id))
+        locking = select(AgentRow.id).where(one_of(session, col(AgentRow.id), ids)).order_by(col(AgentRow.id))
         session.exec(locking.with_for_update()).all()
     counts = fill_counts(session, ids)
     return {
@@ -151,7 +152,7 @@ def stale_books(session: Session, books: Sequence[AgentBook]) -> dict[int, str]:
 
 def fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:
     """How many fills each agent has in the database (agents without any are absent)."""
-    query = select(FillRow.agent_id, func.count()).where(col(FillRow.agent_id).in_(agent_ids))
+    query = select(FillRow.agent_id, func.count()).where(one_of(session, col(FillRow.agent_id), agent_ids))
     return {a: int(n) for a, n in session.exec(query.group_by(col(FillRow.agent_id))).all()}
 
 

@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 from arena.db.engine import session_scope
 from arena.db.market_rows import market_row
 from arena.db.models import MarketRow, RoundMarketRow, RoundRow
+from arena.db.one_of import one_of
 from arena.db.types import decimals_to_json
 from arena.db.upsert import insert_ignore
 from markets.types import Market, MarketSnapshot
@@ -84,7 +85,6 @@ def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, s
     if not market_ids:
         return {}
     with session_scope(engine, write=False) as session:
-        rows = session.exec(
-            select(MarketRow.id, MarketRow.question).where(col(MarketRow.id).in_(sorted(market_ids)))
-        ).all()
+        among = one_of(session, col(MarketRow.id), sorted(market_ids))
+        rows = session.exec(select(MarketRow.id, MarketRow.question).where(among)).all()
     return dict(rows)

@@ -22,11 +22,11 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlmodel import Session, col
 
 from arena.db.market_rows import chunks
 from arena.db.models import MarketRow, MarketSnapshotRow
+from arena.db.one_of import pg_any
 
 
 def stamp(*answers: Any) -> str:
@@ -68,7 +68,7 @@ def _among(session: Session, column: Any, values: Sequence[str]) -> list[sa.Colu
     backend's limit on parameters."""
     dialect = session.get_bind().dialect.name
     if dialect == "postgresql":
-        return [column == sa.any_(sa.bindparam("values", list(values), type_=postgresql.ARRAY(sa.String)))]
+        return [column == pg_any(column, values)]
     if dialect == "sqlite":
         listed = sa.select(sa.column("value", sa.String)).select_from(
             sa.func.json_each(json.dumps(list(values)))

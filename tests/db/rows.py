@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 
 from arena.db.engine import session_scope
 from arena.db.models import (
@@ -114,3 +116,18 @@ def buy(
         "filled_at": T0 + timedelta(minutes=1),
     }
     return FillRow(**(values | overrides))
+
+
+@contextmanager
+def statements(engine: Engine) -> Iterator[list[str]]:
+    """The statements ``engine`` sends to the driver while the block runs."""
+    sent: list[str] = []
+
+    def record(*args: object) -> None:
+        sent.append(str(args[2]))
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield sent
+    finally:
+        event.remove(engine, "before_cursor_execute", record)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import col, func, select
 
@@ -15,7 +13,7 @@ from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, FillRow, MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
 from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert, with_python_defaults
 from arena.engine.ledger_store import write_positions
-from tests.db.rows import T0, build_world, market, position
+from tests.db.rows import T0, build_world, market, position, statements
 
 
 def snapshot_rows(n: int) -> list[dict[str, object]]:
@@ -158,7 +156,7 @@ def test_rows_sent_as_arrays_store_what_the_ordinary_path_stores(engine: Engine)
     counted = _positions(engine)
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM position")
-    with _statements(engine) as sent, session_scope(engine) as session:
+    with statements(engine) as sent, session_scope(engine) as session:
         insert_ignore(session, PositionRow, [*rows, rows[0]], on=on, count=False)
         insert_ignore(session, PositionRow, rows[:2], on=on, count=False)
     assert _positions(engine) == counted
@@ -189,7 +187,7 @@ def test_json_documents_sent_as_arrays_store_what_the_ordinary_path_stores(engin
     counted = _rows(engine, stored)
     with engine.begin() as connection:
         connection.exec_driver_sql("DELETE FROM market_snapshot")
-    with _statements(engine) as sent, session_scope(engine) as session:
+    with statements(engine) as sent, session_scope(engine) as session:
         insert_ignore(session, MarketSnapshotRow, full, on=on, count=False)
     assert _rows(engine, stored) == counted
     assert [r[3] for r in counted] == [False] * len(odd)  # None in a JSON column is JSON null
@@ -217,7 +215,7 @@ def test_rows_leaving_columns_to_python_defaults_store_what_the_ordinary_path_st
     )
     written = []
     for count in (True, False):
-        with _statements(engine) as sent, session_scope(engine) as session:
+        with statements(engine) as sent, session_scope(engine) as session:
             insert_ignore(session, DecisionRow, rows, on=["round_id", "agent_id"], count=count)
         written.append(_rows(engine, stored))
         with engine.begin() as connection:
@@ -272,21 +270,6 @@ def _positions(engine: Engine) -> list[tuple[object, ...]]:
         "CAST(cost_basis AS TEXT), CAST(last_price AS TEXT), status "
         "FROM position ORDER BY agent_id, position_id",
     )
-
-
-@contextmanager
-def _statements(engine: Engine) -> Iterator[list[str]]:
-    """The statements ``engine`` sends to the driver while the block runs."""
-    sent: list[str] = []
-
-    def record(*args: object) -> None:
-        sent.append(str(args[2]))
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield sent
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _rows(engine: Engine, sql: str) -> list[tuple[object, ...]]:
