@@ -302,18 +302,17 @@ def peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, 
 
 def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> RoundReport:
     """Mark the round done (or failed: every agent errored; or missed: none was asked) once every
-    decision is final."""
+    decision is final. The report is read in the same transaction (the statuses and the round's
+    row it has just read), not again in one of its own: one unit of work fewer a round."""
     with session_scope(rt.engine) as session:
         statuses = _statuses(session, rt, round_id)
+        row = session.get(RoundRow, round_id)
+        assert row is not None
         final = [s for s, _ in statuses.values() if s in FINAL_STATUSES]
-        if len(final) == len(rt.agents):
-            row = session.get(RoundRow, round_id)
-            assert row is not None
-            if row.status not in FINISHED_ROUND_STATUSES:
-                row.status, row.finished_at = _final_round_status(final), rt.happened_at(at)
-                session.add(row)
-    report = read_report(rt, index, only_final=False)
-    assert report is not None
+        if len(final) == len(rt.agents) and row.status not in FINISHED_ROUND_STATUSES:
+            row.status, row.finished_at = _final_round_status(final), rt.happened_at(at)
+            session.add(row)
+        report = _report(rt, index, row, statuses)
     if report.failed:
         log.error(
             "round %s of cohort %s failed: every agent errored (%s)", index, rt.cohort_id, report.errors
@@ -335,6 +334,13 @@ def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundRepo
         if row is None or row.id is None or (only_final and row.status not in FINISHED_ROUND_STATUSES):
             return None
         statuses = _statuses(session, rt, row.id)
+    return _report(rt, index, row, statuses)
+
+
+def _report(
+    rt: CohortRuntime, index: int, row: RoundRow, statuses: dict[str, tuple[str, str | None]]
+) -> RoundReport:
+    """Round ``index`` as stored: its row and its decisions' statuses (``_statuses``)."""
     busy = any(s not in FINAL_STATUSES for s, _ in statuses.values()) or len(statuses) < len(rt.agents)
     return RoundReport(
         round_index=index,
