@@ -235,7 +235,7 @@ class ReplayRunner:
         """``WritePrelude``: the buffered resolutions and marks, first in the replay's next write
         transaction; they leave the buffer once it commits (``written``)."""
         self._writing = (len(self._pending_marks), len(self._pending_resolutions))
-        write_resolutions(session, self._pending_resolutions)
+        write_resolutions(session, self._pending_resolutions, count=False)
         if self._pending_marks:
             persist_marks(session, self.rt, self._pending_marks, at=self._marked_until)
 
