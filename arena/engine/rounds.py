@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cached_property
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from agents.baselines import UNINFORMED_KINDS
@@ -43,6 +44,20 @@ from markets.types import MarketSnapshot
 from portfolio import FreshMarks, MarketId, Quotes
 
 log = logging.getLogger("arena.engine.rounds")
+
+# The statements a round reads with, built once: a statement object keeps its cache key, and
+# building and keying one cost about as much CPU as running it on SQLite (several a round).
+_ROUND = select(RoundRow).where(
+    col(RoundRow.cohort_id) == bindparam("cohort_id"), col(RoundRow.round_index) == bindparam("index")
+)
+_STATUSES = select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
+    col(DecisionRow.round_id) == bindparam("round_id")
+)
+_PEERS = (
+    select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
+    .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
+    .where(col(DecisionRow.round_id) == bindparam("round_id"), col(DecisionRow.status) == DONE)
+)
 
 
 @dataclass(frozen=True)
@@ -292,11 +307,7 @@ def peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, 
     same inputs."""
     first = {s.id for s in rt.agents if not s.uses_peers and s.kind not in UNINFORMED_KINDS}
     with session_scope(rt.engine, write=False) as session:
-        rows = session.exec(
-            select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
-            .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
-            .where(DecisionRow.round_id == round_id, DecisionRow.status == DONE)
-        ).all()
+        rows = session.exec(_PEERS, params={"round_id": round_id}).all()
     return {name: dict(probs) for agent_id, name, probs in rows if agent_id in first and probs}
 
 
@@ -328,9 +339,7 @@ def _final_round_status(final: list[str]) -> str:
 
 def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
     with session_scope(rt.engine, write=False) as session:
-        row = session.exec(
-            select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)
-        ).first()
+        row = session.exec(_ROUND, params={"cohort_id": rt.cohort_id, "index": index}).first()
         if row is None or row.id is None or (only_final and row.status not in FINISHED_ROUND_STATUSES):
             return None
         statuses = _statuses(session, rt, row.id)
@@ -354,9 +363,5 @@ def _report(
 
 def _statuses(session: Session, rt: CohortRuntime, round_id: int) -> dict[str, tuple[str, str | None]]:
     names = {s.id: s.name for s in rt.agents}
-    rows = session.exec(
-        select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
-            DecisionRow.round_id == round_id
-        )
-    ).all()
+    rows = session.exec(_STATUSES, params={"round_id": round_id}).all()
     return {names[a]: (status, error) for a, status, error in rows if a in names}
