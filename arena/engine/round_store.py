@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from datetime import datetime
 
-from sqlalchemy import Engine, func
+from sqlalchemy import Engine, bindparam, func
 from sqlalchemy.orm import Session as OrmSession
 from sqlmodel import Session, col, select
 
@@ -18,6 +18,17 @@ from markets.types import Market, MarketSnapshot
 
 FINISHED_ROUND_STATUSES = ("done", "failed", "missed")
 """A round in one of these is over: ``missed`` when no agent was asked (found too late, live)."""
+
+
+# Statements read at every round, built once: a statement object keeps its cache key, and building
+# and keying one cost about as much CPU as running it on SQLite.
+ROUND_AT_INDEX = select(RoundRow).where(
+    col(RoundRow.cohort_id) == bindparam("cohort_id"), col(RoundRow.round_index) == bindparam("index")
+)
+"""A cohort's round by index (parameters ``cohort_id``, ``index``)."""
+_QUESTIONS = select(MarketRow.id, MarketRow.question).where(
+    col(MarketRow.id).in_(bindparam("market_ids", expanding=True))
+)
 
 
 class SnapshotChanged(RuntimeError):
@@ -51,9 +62,7 @@ def open_round(
     )
     new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
     insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"], count=False)
-    row = session.exec(
-        select(RoundRow).where(RoundRow.cohort_id == cohort_id, RoundRow.round_index == index)
-    ).one()
+    row = session.exec(ROUND_AT_INDEX, params={"cohort_id": cohort_id, "index": index}).one()
     assert row.id is not None
     if row.snapshot_hash != digest or row.scheduled_at != at:
         raise SnapshotChanged(
@@ -85,9 +94,7 @@ def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, s
     if not market_ids:
         return {}
     with session_scope(engine, write=False) as session:
-        rows = session.exec(
-            select(MarketRow.id, MarketRow.question).where(col(MarketRow.id).in_(sorted(market_ids)))
-        ).all()
+        rows = session.exec(_QUESTIONS, params={"market_ids": sorted(market_ids)}).all()
     return dict(rows)
 
 

@@ -33,7 +33,13 @@ from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, MISSED, Claim, clai
 from arena.engine.ledger_store import committed
 from arena.engine.quotes import build_quotes
 from arena.engine.round_commit import stage, store_phase
-from arena.engine.round_store import FINISHED_ROUND_STATUSES, first_offered, market_questions, open_round
+from arena.engine.round_store import (
+    FINISHED_ROUND_STATUSES,
+    ROUND_AT_INDEX,
+    first_offered,
+    market_questions,
+    open_round,
+)
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, held_markets, latest_prices, portfolio_view
@@ -47,9 +53,6 @@ log = logging.getLogger("arena.engine.rounds")
 
 # The statements a round reads with, built once: a statement object keeps its cache key, and
 # building and keying one cost about as much CPU as running it on SQLite (several a round).
-_ROUND = select(RoundRow).where(
-    col(RoundRow.cohort_id) == bindparam("cohort_id"), col(RoundRow.round_index) == bindparam("index")
-)
 _STATUSES = select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
     col(DecisionRow.round_id) == bindparam("round_id")
 )
@@ -339,7 +342,7 @@ def _final_round_status(final: list[str]) -> str:
 
 def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
     with session_scope(rt.engine, write=False) as session:
-        row = session.exec(_ROUND, params={"cohort_id": rt.cohort_id, "index": index}).first()
+        row = session.exec(ROUND_AT_INDEX, params={"cohort_id": rt.cohort_id, "index": index}).first()
         if row is None or row.id is None or (only_final and row.status not in FINISHED_ROUND_STATUSES):
             return None
         statuses = _statuses(session, rt, row.id)
