@@ -36,6 +36,7 @@ from arena.engine.sources import open_source
 from arena.scoring.health import FailedAgent, failed_agents
 from arena.settings import Settings
 from markets.replay.load import BUNDLED_DATASET_DIR
+from markets.types import MarketSource
 
 console = plain_console()
 DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
@@ -95,13 +96,16 @@ def replay_command(
 
         queue_replays(engine, configs, cohort_id, launch=_launch)
         return
+    source = None
     if configs:
         try:
-            cohort_id = _launch(engine, load_config(configs[0]))
+            config = load_config(configs[0])
+            source = open_source(config, engine)  # read once: the cohort launches and replays from it
+            cohort_id = _launch(engine, config, source)
         except ConfigError as exc:
             fail(str(exc))
     assert cohort_id is not None
-    result = _run(engine, cohort_id, by_workers=by_workers)
+    result = _run(engine, cohort_id, source=source, by_workers=by_workers)
     _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
 
 
@@ -131,10 +135,11 @@ def demo_command(
     _import_demo_corpus(engine)
     try:
         config = parse_config(_demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG))
-        cohort_id = _launch(engine, config)
+        source = open_source(config, engine)
+        cohort_id = _launch(engine, config, source)
     except ConfigError as exc:
         fail(str(exc))
-    result = _run(engine, cohort_id)
+    result = _run(engine, cohort_id, source=source)
     failed = _finish(engine, result, wide=wide)
     if report:  # written even when an agent failed: the report is where a failure is studied
         _write_report(engine, cohort_id)
@@ -204,10 +209,11 @@ def _remove_sqlite(url: str) -> None:
         Path(f"{path}{suffix}").unlink(missing_ok=True)
 
 
-def _launch(engine: Engine, config: Any) -> str:
-    launched = launch(
-        engine, config, source=open_source(config, engine), environ=os.environ, clock=SystemClock()
-    )
+def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> str:
+    """Launch a cohort of ``config`` on ``source`` (default: the market source it names)."""
+    if source is None:
+        source = open_source(config, engine)
+    launched = launch(engine, config, source=source, environ=os.environ, clock=SystemClock())
     console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
     if launched.excluded:
         console.print(f"leakage guard: {launched.excluded} markets excluded (closing by a knowledge cutoff)")
@@ -216,7 +222,11 @@ def _launch(engine: Engine, config: Any) -> str:
     return launched.cohort_id
 
 
-def _run(engine: Engine, cohort_id: str, *, by_workers: bool = False) -> ReplayResult:
+def _run(
+    engine: Engine, cohort_id: str, *, source: MarketSource | None = None, by_workers: bool = False
+) -> ReplayResult:
+    """Replay the cohort to its end; ``source``: the dataset it was just launched on, so a command
+    that launches and replays reads and validates it once (default: loaded from its config)."""
     mode = cohort_mode(engine, cohort_id)  # the runtime parses the frozen config, once
     if mode is None:
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
@@ -239,6 +249,7 @@ def _run(engine: Engine, cohort_id: str, *, by_workers: bool = False) -> ReplayR
                 replay_cohort(
                     engine,
                     cohort_id,
+                    source,
                     environ=os.environ,
                     wall_clock=SystemClock(),
                     progress=progress,

@@ -314,9 +314,11 @@ def write_snapshots(session: Session, rows: Sequence[dict[str, Any]]) -> int:
     )
 
 
-def write_resolutions(session: Session, rows: Sequence[dict[str, Any]]) -> int:
-    """Insert new resolutions; an existing one (e.g. a manual override) is never replaced."""
-    return insert_ignore(session, ResolutionRow, rows, on=["market_id"]) if rows else 0
+def write_resolutions(session: Session, rows: Sequence[dict[str, Any]], *, count: bool = True) -> int:
+    """Insert new resolutions; an existing one (e.g. a manual override) is never replaced. Returns
+    how many were new, or 0 with ``count=False`` (a replay's and a settlement's writes, which do
+    not read it: one executemany without RETURNING, as ``insert_ignore`` says)."""
+    return insert_ignore(session, ResolutionRow, rows, on=["market_id"], count=count) if rows else 0
 
 
 def _money(value: Decimal | None) -> Decimal | None:

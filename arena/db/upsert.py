@@ -7,7 +7,8 @@ caller's session and never commit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import JSON, Column, Dialect, Table, func
@@ -173,11 +174,20 @@ def write_rows(
             connection.exec_driver_sql(unnest, tuple(map(array_literal, columns)))
             return
     bound: list[Any]
-    if connection.dialect.positional:
-        bound = [tuple(f(r[n]) for n, f in zip(names, processors, strict=True)) for r in rows]
+    if connection.dialect.positional:  # column by column: no Python frame per row, none per plain value
+        per_column = [_bound_column(rows, n, f) for n, f in zip(names, processors, strict=True)]
+        bound = list(zip(*per_column, strict=True))
     else:
         bound = [{n: f(r[n]) for n, f in zip(names, processors, strict=True)} for r in rows]
     connection.exec_driver_sql(sql, bound)
+
+
+def _bound_column(
+    rows: Sequence[Mapping[str, Any]], name: str, processor: Callable[[Any], Any]
+) -> Iterator[Any]:
+    """Column ``name`` of ``rows`` through its bind processor (skipped where it is the identity)."""
+    values = map(itemgetter(name), rows)
+    return values if processor is _same else map(processor, values)
 
 
 def with_python_defaults(table: Table, rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:

@@ -6,7 +6,8 @@ ones, checking each socket's expiry and readability: encode/httpcore#1035), so o
 100 concurrent agents spent from 0.3 s up to seconds of CPU per round, all of it before the last
 request could leave. An agent asks one question at a time, so a pool of its own holds one
 connection and does that walk over one. The pools share the process's one TLS context
-(``arena.tls``), because building one loads the CA bundle (~90 ms each).
+(``arena.tls``), because building one loads the CA bundle (~90 ms each); it is asked for with
+the first client, so a run of baselines alone never builds it.
 
 The arena still owns connections and shutdown: it makes an ``AgentHttpClients`` per run, hands
 ``new_client`` to ``build_bettor``, and closes every client it handed out when the run ends.
@@ -32,17 +33,16 @@ class AgentHttpClients:
     """Hands out a new ``httpx.AsyncClient`` per LLM agent; ``async with`` closes them all."""
 
     def __init__(self) -> None:
-        self._ssl = tls_context()
         self._clients: list[httpx.AsyncClient] = []
         self._limiters: dict[ProviderLimits, ProviderLimiters] = {}
 
     def new_client(self, limits: ProviderLimits | None = None) -> httpx.AsyncClient:
         """A client of its own; with ``limits``, its requests go through the provider's limiter."""
         if limits is None:
-            client = httpx.AsyncClient(verify=self._ssl)
+            client = httpx.AsyncClient(verify=tls_context())
         else:
             limiters = self._limiters.setdefault(limits, ProviderLimiters(limits))
-            client = LimitedClient(limiters, verify=self._ssl)
+            client = LimitedClient(limiters, verify=tls_context())
         self._clients.append(client)
         return client
 

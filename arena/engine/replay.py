@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from sqlalchemy import Engine, func, update
+from sqlalchemy import Engine, bindparam, func, update
 from sqlmodel import Session, col, select
 
 from arena.clock import Clock, SimulatedClock
@@ -235,7 +235,7 @@ class ReplayRunner:
         """``WritePrelude``: the buffered resolutions and marks, first in the replay's next write
         transaction; they leave the buffer once it commits (``written``)."""
         self._writing = (len(self._pending_marks), len(self._pending_resolutions))
-        write_resolutions(session, self._pending_resolutions)
+        write_resolutions(session, self._pending_resolutions, count=False)
         if self._pending_marks:
             persist_marks(session, self.rt, self._pending_marks, at=self._marked_until)
 
@@ -255,17 +255,23 @@ class ReplayRunner:
 
     def _round_markets(self, index: int) -> set[str]:
         with session_scope(self.rt.engine, write=False) as session:
-            query = (
-                select(RoundMarketRow.market_id)
-                .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
-                .where(RoundRow.cohort_id == self.rt.cohort_id, RoundRow.round_index == index)
-            )
-            return set(session.exec(query).all())
+            return set(session.exec(_ROUND_MARKETS, params={"cohort_id": self.rt.cohort_id, "index": index}))
 
     def _cohort_status(self) -> str:
+        """Read before every round: the status alone (not the whole row and its frozen config)."""
         with session_scope(self.rt.engine, write=False) as session:
-            row = session.get(CohortRow, self.rt.cohort_id)
-            return row.status if row else "missing"
+            status = session.exec(_COHORT_STATUS, params={"cohort_id": self.rt.cohort_id}).first()
+            return status or "missing"
+
+
+# Read at every round, built once (a statement object keeps its cache key; building and keying
+# one cost about as much CPU as running it on SQLite).
+_ROUND_MARKETS = (
+    select(RoundMarketRow.market_id)
+    .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
+    .where(col(RoundRow.cohort_id) == bindparam("cohort_id"), col(RoundRow.round_index) == bindparam("index"))
+)
+_COHORT_STATUS = select(CohortRow.status).where(col(CohortRow.id) == bindparam("cohort_id"))
 
 
 def _steps_to_reach(span: timedelta, every: timedelta) -> int:

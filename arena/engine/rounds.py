@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cached_property
 
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from agents.baselines import UNINFORMED_KINDS
@@ -33,7 +34,7 @@ from arena.engine.ledger_store import committed
 from arena.engine.offered import first_offered
 from arena.engine.quotes import build_quotes
 from arena.engine.round_commit import stage, store_phase
-from arena.engine.round_store import FINISHED_ROUND_STATUSES, market_questions, open_round
+from arena.engine.round_store import FINISHED_ROUND_STATUSES, ROUND_AT_INDEX, market_questions, open_round
 from arena.engine.runtime import AgentSlot, CohortRuntime
 from arena.engine.universe import hide_prices, select_universe
 from arena.engine.views import agent_view, held_markets, latest_prices, portfolio_view
@@ -44,6 +45,17 @@ from markets.types import MarketSnapshot
 from portfolio import FreshMarks, MarketId, Quotes
 
 log = logging.getLogger("arena.engine.rounds")
+
+# The statements a round reads with, built once: a statement object keeps its cache key, and
+# building and keying one cost about as much CPU as running it on SQLite (several a round).
+_STATUSES = select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
+    col(DecisionRow.round_id) == bindparam("round_id")
+)
+_PEERS = (
+    select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
+    .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
+    .where(col(DecisionRow.round_id) == bindparam("round_id"), col(DecisionRow.status) == DONE)
+)
 
 
 @dataclass(frozen=True)
@@ -293,28 +305,23 @@ def peer_probabilities(rt: CohortRuntime, round_id: int) -> dict[str, dict[str, 
     same inputs."""
     first = {s.id for s in rt.agents if not s.uses_peers and s.kind not in UNINFORMED_KINDS}
     with session_scope(rt.engine, write=False) as session:
-        rows = session.exec(
-            select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
-            .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
-            .where(DecisionRow.round_id == round_id, DecisionRow.status == DONE)
-        ).all()
+        rows = session.exec(_PEERS, params={"round_id": round_id}).all()
     return {name: dict(probs) for agent_id, name, probs in rows if agent_id in first and probs}
 
 
 def close_round(rt: CohortRuntime, round_id: int, index: int, at: datetime) -> RoundReport:
     """Mark the round done (or failed: every agent errored; or missed: none was asked) once every
-    decision is final."""
+    decision is final. The report is read in the same transaction (the statuses and the round's
+    row it has just read), not again in one of its own: one unit of work fewer a round."""
     with session_scope(rt.engine) as session:
         statuses = _statuses(session, rt, round_id)
+        row = session.get(RoundRow, round_id)
+        assert row is not None
         final = [s for s, _ in statuses.values() if s in FINAL_STATUSES]
-        if len(final) == len(rt.agents):
-            row = session.get(RoundRow, round_id)
-            assert row is not None
-            if row.status not in FINISHED_ROUND_STATUSES:
-                row.status, row.finished_at = _final_round_status(final), rt.happened_at(at)
-                session.add(row)
-    report = read_report(rt, index, only_final=False)
-    assert report is not None
+        if len(final) == len(rt.agents) and row.status not in FINISHED_ROUND_STATUSES:
+            row.status, row.finished_at = _final_round_status(final), rt.happened_at(at)
+            session.add(row)
+        report = _report(rt, index, row, statuses)
     if report.failed:
         log.error(
             "round %s of cohort %s failed: every agent errored (%s)", index, rt.cohort_id, report.errors
@@ -330,12 +337,17 @@ def _final_round_status(final: list[str]) -> str:
 
 def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundReport | None:
     with session_scope(rt.engine, write=False) as session:
-        row = session.exec(
-            select(RoundRow).where(RoundRow.cohort_id == rt.cohort_id, RoundRow.round_index == index)
-        ).first()
+        row = session.exec(ROUND_AT_INDEX, params={"cohort_id": rt.cohort_id, "index": index}).first()
         if row is None or row.id is None or (only_final and row.status not in FINISHED_ROUND_STATUSES):
             return None
         statuses = _statuses(session, rt, row.id)
+    return _report(rt, index, row, statuses)
+
+
+def _report(
+    rt: CohortRuntime, index: int, row: RoundRow, statuses: dict[str, tuple[str, str | None]]
+) -> RoundReport:
+    """Round ``index`` as stored: its row and its decisions' statuses (``_statuses``)."""
     busy = any(s not in FINAL_STATUSES for s, _ in statuses.values()) or len(statuses) < len(rt.agents)
     return RoundReport(
         round_index=index,
@@ -349,9 +361,5 @@ def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundRepo
 
 def _statuses(session: Session, rt: CohortRuntime, round_id: int) -> dict[str, tuple[str, str | None]]:
     names = {s.id: s.name for s in rt.agents}
-    rows = session.exec(
-        select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
-            DecisionRow.round_id == round_id
-        )
-    ).all()
+    rows = session.exec(_STATUSES, params={"round_id": round_id}).all()
     return {names[a]: (status, error) for a, status, error in rows if a in names}

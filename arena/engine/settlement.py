@@ -74,7 +74,7 @@ def _settle_together(
         return False
     try:
         with session_scope(rt.engine) as session:
-            write_resolutions(session, [resolution_row(r, at, None) for r, _, _ in staged])
+            write_resolutions(session, [resolution_row(r, at, None) for r, _, _ in staged], count=False)
             lock_and_check(session, [rt.slot(a).book for a in involved])
             batches = [
                 FillBatch(s.book, fills[s.id], decision_id=None) for _, hs, fills in staged for s in hs
@@ -103,7 +103,9 @@ def record_later_resolutions(rt: CohortRuntime, resolutions: list[Resolution]) -
     the data holds, so no agent's score depends on how long other agents kept the cohort open."""
     if resolutions:
         with session_scope(rt.engine) as session:
-            write_resolutions(session, [resolution_row(r, r.resolved_at, None) for r in resolutions])
+            write_resolutions(
+                session, [resolution_row(r, r.resolved_at, None) for r in resolutions], count=False
+            )
 
 
 def _holds(slot: AgentSlot, market_id: str) -> bool:
@@ -127,7 +129,7 @@ def _settle_market(
             return
         try:
             with session_scope(rt.engine) as session:
-                write_resolutions(session, [resolution_row(resolution, at, None)])
+                write_resolutions(session, [resolution_row(resolution, at, None)], count=False)
                 lock_and_check(session, [s.book for s in holders])
                 batches = [FillBatch(s.book, fills[s.id], decision_id=None) for s in holders]
                 write_fill_batches(session, batches, at=at)  # every holder's fills in one INSERT

@@ -68,8 +68,12 @@ def read_dataset(directory: Path, *, label: Path | None = None, verify_hash: boo
         )
     source = source_label(info.name)
     try:
-        table = parse_markets(read_table(directory / MARKETS_FILE, MARKETS_FILE, files[MARKETS_FILE]), source)
-        prices_frame = read_table(directory / PRICES_FILE, PRICES_FILE, files[PRICES_FILE])
+        # Each file's bytes are let go once parsed (``pop``): the prices' text is the largest
+        # thing a load holds, and keeping it while the series are sorted raised the peak.
+        markets_frame = read_table(directory / MARKETS_FILE, MARKETS_FILE, files.pop(MARKETS_FILE))
+        table = parse_markets(markets_frame, source)
+        prices_frame = read_table(directory / PRICES_FILE, PRICES_FILE, files.pop(PRICES_FILE))
+        price_rows = prices_frame.height
         series, time_column = parse_prices(prices_frame, table.markets, source)
         _check_resolved_after_first_price(table, series)
     except DatasetError as exc:
@@ -82,7 +86,7 @@ def read_dataset(directory: Path, *, label: Path | None = None, verify_hash: boo
         markets={k: table.markets[k] for k in order},
         resolutions={k: table.resolutions[k] for k in order if k in table.resolutions},
         series={k: series[k] for k in order if k in series},
-        price_rows=prices_frame.height,
+        price_rows=price_rows,
         time_column=time_column,
     )
 

@@ -70,7 +70,6 @@ class PriceSeries:
         "_latest",
         "_market",
         "_market_id",
-        "_points",
         "_start",
         "_stop",
         "_times",
@@ -84,7 +83,6 @@ class PriceSeries:
         self._start, self._stop = start, stop
         self._times: array[int] | None = None  # built on first use (``_time_array``)
         self._latest: tuple[int, PriceSnapshot] | None = None
-        self._points: tuple[list[datetime], list[Decimal]] | None = None
         self._history: tuple[int, int, tuple[tuple[datetime, Decimal], ...]] | None = None
         self.first_row = first_row  # prices.csv row of the earliest price, for error messages
 
@@ -150,20 +148,15 @@ class PriceSeries:
     def history(self, index: int, points: int) -> tuple[tuple[datetime, Decimal], ...]:
         """Up to ``points`` (time, first-outcome price) pairs ending at point ``index``, oldest
         first. Every round's snapshot asks this of every open market, a few points later than
-        the round before: the market's times and first-outcome prices are listed once, on the
-        first ask (references to shared objects), and the pairs of the last answer still in the
-        window are reused, so an ask builds only the pairs that are new."""
-        if self._points is None:
-            columns, decimals = self._columns, self._columns.decimals
-            self._points = (
-                [columns.datetime_of(us) for us in self._time_array()],
-                [decimals[i] for i in columns.first_prices[self._start : self._stop]],
-            )
-        times, prices = self._points
+        the round before: the pairs of the last answer still in the window are reused, so an ask
+        builds only the pairs that are new (never the whole series: a replay reads a window of
+        each market's points, and building every point's pair once cost a third of a snapshot)."""
         first, last = max(0, index + 1 - points), self._history
         start, kept = first, _NO_PAIRS
         if last is not None and last[0] <= first <= last[1] + 1 <= index + 1:
             start, kept = last[1] + 1, last[2][first - last[0] :]
-        pairs = kept + tuple(zip(times[start : index + 1], prices[start : index + 1], strict=True))
+        columns, times, base = self._columns, self._time_array(), self._start
+        at, decimals, prices = columns.datetime_of, columns.decimals, columns.first_prices
+        pairs = kept + tuple((at(times[i]), decimals[prices[base + i]]) for i in range(start, index + 1))
         self._history = (first, index, pairs)
         return pairs

@@ -10,7 +10,7 @@ its first outcome (YES); NO is then 1 − YES. Other markets must price every ou
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from decimal import Decimal
 
@@ -69,10 +69,10 @@ def parse_prices(
     return _build_series(frame, markets, prices, source, time_column, has_outcome), time_column
 
 
-def _code(column: str, values: Mapping[str, object]) -> pl.Expr:
-    """Each cell of ``column`` as the index of its text among the keys of ``values`` (which hold
+def _code(column: str, texts: Iterable[str]) -> pl.Expr:
+    """Each cell of ``column`` as the index of its text among ``texts`` (distinct, and holding
     every cell's text): an ``Enum`` cast, about half the cost of ``replace_strict``'s lookup."""
-    return pl.col(column).cast(pl.Enum(list(values))).to_physical()
+    return pl.col(column).cast(pl.Enum(list(texts))).to_physical()
 
 
 def _time_column(columns: list[str]) -> str:
@@ -138,14 +138,16 @@ def _build_series(
         outcome = pl.concat_str("market_id", pl.lit("\x1f"), "outcome").replace_strict(outcome_codes)
     else:
         outcome = pl.lit(0)
-    rows = frame.select(  # coded first, so the sort moves integers rather than text
-        "market_id",
+    market_ids = sorted(markets)  # every id is known by now (``_check_known_markets``)
+    rows = frame.select(  # coded first, so the sort moves integers rather than text: a market's
+        # code is its id's place in ``market_ids``, so codes sort as the ids do
+        _code("market_id", market_ids).alias("m"),
         pl.col(_TIME).dt.epoch("us").alias("us"),
         outcome.cast(pl.Int32).alias("o"),
         _code("price", prices).cast(pl.Int32).alias("p"),
         ROW,
-    ).sort("market_id", "us", ROW)
-    new_market = pl.col("market_id").ne_missing(pl.col("market_id").shift(1))  # rows are sorted:
+    ).sort("m", "us", ROW)
+    new_market = pl.col("m").ne_missing(pl.col("m").shift(1))  # rows are sorted:
     rows = rows.with_columns(  # a new point or market starts where a key differs from the row above
         point=new_market | pl.col("us").ne_missing(pl.col("us").shift(1)), market=new_market
     )
@@ -163,7 +165,10 @@ def _build_series(
         decimals=list(prices.values()),
         source=source,
     )
-    firsts = points.with_row_index("i").filter("market").select("market_id", "i", ROW).rows()
+    firsts = [
+        (market_ids[code], start, row)
+        for code, start, row in points.with_row_index("i").filter("market").select("m", "i", ROW).rows()
+    ]
     bounds = [i for _, i, _ in firsts[1:]] + [points.height]
     return {
         market_id: PriceSeries(columns, markets[market_id], market_id, start, stop, row)
@@ -172,7 +177,9 @@ def _build_series(
 
 
 def _ints(values: pl.Series) -> array[int]:
-    """A compact array of Python-indexable integers, straight from polars' buffer."""
-    out = array("q")
-    out.frombytes(values.cast(pl.Int64).to_numpy().tobytes())
+    """A compact array of Python-indexable integers, straight from polars' buffer. These are row
+    numbers and indices into a market's outcomes or the distinct prices, so 32 bits hold them
+    (the cast fails loudly past 2**31 rows) at half the memory of 64 for the whole replay."""
+    out = array("i")
+    out.frombytes(values.cast(pl.Int32).to_numpy().tobytes())
     return out

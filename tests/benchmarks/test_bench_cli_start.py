@@ -25,7 +25,7 @@ import time
 
 import pytest
 
-from tests.benchmarks.own_process import ROOT, run_measured
+from tests.benchmarks.own_process import ROOT, compile_repository, run_measured
 
 pytestmark = pytest.mark.benchmark
 RUNS = 5
@@ -63,9 +63,7 @@ def _median_run(*args: str) -> tuple[float, float]:
 
 @pytest.fixture(scope="module", autouse=True)
 def bytecode() -> None:
-    """The repository's packages compiled to ``__pycache__`` (git-ignored), as an install leaves them."""
-    packages = [name for name in ("arena", "agents", "markets", "portfolio") if (ROOT / name).is_dir()]
-    subprocess.run([sys.executable, "-m", "compileall", "-q", *packages], cwd=ROOT, check=True)
+    compile_repository()
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ from sqlalchemy import URL, create_engine, make_url
 
 from arena.commands.run import DEMO_CONFIG
 from markets.replay import load_dataset
+from tests.benchmarks.own_process import compile_repository
 from tests.benchmarks.replay_world import in_subprocess as _in_subprocess
 from tests.benchmarks.replay_world import write_world
 
@@ -85,6 +86,9 @@ def test_fifty_agent_cohort_cpu_memory_and_writes(world: Path, tmp_path: Path) -
 
 @pytest.mark.benchmark
 def test_demo_replay_cpu(tmp_path: Path) -> None:
+    """The command as an installed arena runs it: from bytecode compiled beforehand
+    (``compile_repository``), not compiling the arena's sources in the measured process."""
+    compile_repository()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from arena.engine.agent_http import AgentHttpClients
+from arena.tls import tls_context
 
 pytestmark = pytest.mark.anyio
 
@@ -23,3 +24,12 @@ async def test_the_clients_share_one_ssl_context() -> None:
             for client in (clients.new_client(), clients.new_client())
         }
     assert len(contexts) == 1
+
+
+async def test_a_run_without_llm_agents_never_loads_the_ca_bundle() -> None:
+    """The TLS context (the CA bundle read, ~20-90 ms of CPU) is built for the first client, so a
+    replay of baselines, which asks for none, does not pay for it."""
+    tls_context.cache_clear()
+    async with AgentHttpClients():
+        pass
+    assert tls_context.cache_info().currsize == 0

@@ -17,6 +17,8 @@ from arena.corpus.market_texts import BUNDLED_CORPUS
 from arena.corpus.store import list_corpora
 from arena.db.engine import make_engine
 from arena.db.models import CohortRow, RoundRow
+from markets.replay import ReplayDataset
+from markets.replay import source as replay_source
 from tests.engine.helpers import A, day, frozen_parses, script, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -57,6 +59,26 @@ def test_replay_parses_the_cohorts_frozen_config_once(
     )
     assert code == 0, out
     assert len(parses) == 1  # the runtime's; the mode check, the run and the leaderboard reuse it
+
+
+def test_replay_of_a_config_reads_its_dataset_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cohort launches and replays from the same loaded dataset (it was read twice)."""
+    loads: list[Path | str] = []
+    real = replay_source.load_dataset
+
+    def counted(path: Path | str) -> ReplayDataset:
+        loads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(replay_source, "load_dataset", counted)
+    agents = '[[agents]]\nname = "hold"\nkind = "hold"\n'
+    code, out = _arena(
+        "replay",
+        str(_toml(tmp_path / "c.toml", tiny_dataset(tmp_path / "data"), agents)),
+        db=tmp_path / "a.db",
+    )
+    assert code == 0, out
+    assert len(loads) == 1
 
 
 def test_replay_a_config_to_the_end_and_print_the_leaderboard(tmp_path: Path) -> None:

@@ -162,3 +162,16 @@ def test_bundled_answers_match_a_brute_force_reading_of_the_rules(bundled: Repla
             assert latest.get(market_id) == (visible[-1] if visible else None)
         expected_resolved = {k for k, r in dataset.resolutions.items() if r.resolved_at <= as_of}
         assert {r.market_id for r in bundled.resolutions(as_of)} == expected_resolved
+
+
+def test_history_answers_equal_the_series_read_whole_in_any_order_of_asks(bundled: ReplaySource) -> None:
+    """``PriceSeries.history`` reuses the pairs of its last answer: forward, backward, overlapping
+    and far-apart asks all equal the window read from the whole series."""
+    rng = random.Random(15)
+    for market_id in rng.sample(sorted(bundled.dataset.series), 20):
+        series = bundled.dataset.series[market_id]
+        first = bundled.dataset.markets[market_id].outcomes[0]
+        whole = [(s.observed_at, s.prices[first]) for s in series.snapshots]
+        for _ in range(30):
+            index, points = rng.randrange(len(series)), rng.choice((1, 3, 30))
+            assert series.history(index, points) == tuple(whole[max(0, index + 1 - points) : index + 1])
