@@ -7,8 +7,8 @@ something was: a finished cohort is read once, a live one whenever a round, fill
 The TTL and ``max_entries`` only bound memory. Widgets are never read in here: their values
 come in as arguments.
 
-Reads go through ``arena.reports`` (the cohort log) and ``arena.scoring`` (every score); the
-dashboard computes nothing itself. Decision texts pass the same redactor as reports.
+Reads go through ``arena.reports`` (the cohort log, the database's state) and ``arena.scoring``
+(every score); the dashboard computes nothing itself. Decision texts pass the same redactor as reports.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
 from arena.db.engine import make_engine
-from arena.db.state import DatabaseState, database_state
 from arena.reports import catalog, log_tables
 from arena.reports.redact import Redactor
 from arena.reports.series import thin_marks
+from arena.reports.state import DatabaseState, database_state
 from arena.scoring import ScoringFrames, calibration_summary, calibration_table, leaderboard, load_frames
 from arena.scoring.bets import scored_bets
 from arena.scoring.load import CohortScoring, cohort_scoring

@@ -10,7 +10,7 @@ import typer
 
 from arena.clock import SystemClock
 from arena.db.engine import make_engine, redact_url
-from arena.db.state import database_state
+from arena.reports.state import database_state
 from arena.settings import Settings
 
 

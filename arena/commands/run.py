@@ -106,6 +106,7 @@ def replay_command(
             fail(str(exc))
     assert cohort_id is not None
     result = _run(engine, cohort_id, source=source, by_workers=by_workers)
+    del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
     _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
 
 
@@ -140,6 +141,7 @@ def demo_command(
     except ConfigError as exc:
         fail(str(exc))
     result = _run(engine, cohort_id, source=source)
+    del source  # replayed: scoring and the report need not keep the dataset in memory
     failed = _finish(engine, result, wide=wide)
     if report:  # written even when an agent failed: the report is where a failure is studied
         _write_report(engine, cohort_id)

@@ -12,11 +12,13 @@ index scan. SQLite keeps ``IN``: it is in the process, and its driver caches sta
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.orm import Session
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 def one_of(session: Session, column: Any, values: Collection[Any]) -> sa.ColumnElement[bool]:

@@ -12,7 +12,7 @@ process moved the ledger meanwhile) is refused, so no fill is ever computed from
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -331,7 +331,3 @@ def _snapshot_problem(
         f"realised {snap.realized_pnl}; "
         f"the fill log gives {truth[0]}, {truth[1]}"
     )
-
-
-def open_position_counts(books: Mapping[int, AgentBook]) -> int:
-    return sum(len(b.ledger.open_positions()) for b in books.values())

@@ -1,4 +1,7 @@
-"""Read the scoring frames from the arena database (``arena.db.models``), for given cohorts.
+"""Read the scoring frames from the arena database, for given cohorts.
+
+Reads go through ``arena.db.read_tables`` (light Core clauses of the columns selected, with the
+models' types), not the ORM models, so a reader such as ``arena leaderboard`` imports no ORM.
 
 The loader only reads and reshapes; every score is computed by the pure functions over the
 frames it returns. What it decides, and why:

@@ -1,7 +1,8 @@
 """Whether a database holds a current arena schema, checked without creating or migrating anything.
 
 The first thing a reading command (``arena leaderboard``, ``arena report``, the dashboard) asks,
-so it stays light: no ORM models and no Alembic (``arena.db.revision``).
+so it stays light: no ORM models and no Alembic (``arena.db.revision``). Its one-line answers
+pass the reports' secret filter (a server's error can name a URL with a password).
 """
 
 from __future__ import annotations
