@@ -17,9 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import COMMANDS, app, load
-from arena.db.engine import make_engine
-from arena.db.migrate import upgrade
-from tests.scoring.stored import populate
+from tests.scoring.stored import populated_database
 
 ROOT = Path(__file__).resolve().parents[2]
 # Run the CLI, then print the names of the loaded modules (stdout of the command goes to stderr).
@@ -38,12 +36,7 @@ HEAVY = ("plotly", "streamlit", "dashboard", "arena.figures", "arena.reports.bun
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('imports') / 'arena.db'}"
-    upgrade(url)
-    engine = make_engine(url)
-    populate(engine)
-    engine.dispose()
-    return url
+    return populated_database(tmp_path_factory.mktemp("imports"))
 
 
 def _modules(*args: str) -> list[str]:

@@ -17,18 +17,15 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.db.engine import make_engine
-from arena.db.migrate import upgrade
-from tests.scoring.stored import populate
+from tests.scoring.stored import populated_database
 
 NAME = "fire :fire: [bold]x[/bold]"
 
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('plain') / 'arena.db'}"
-    upgrade(url)
+    url = populated_database(tmp_path_factory.mktemp("plain"))
     engine = make_engine(url)
-    populate(engine)
     with engine.begin() as connection:
         connection.execute(
             text("UPDATE agent SET name = :name WHERE cohort_id = 'c1' AND name = 'hold'"), {"name": NAME}

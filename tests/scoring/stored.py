@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
 from sqlalchemy import Engine
 
-from arena.db.engine import session_scope
+from arena.db.engine import make_engine, session_scope
+from arena.db.migrate import upgrade
 from arena.db.models import (
     AgentRow,
     CohortRow,
@@ -212,3 +214,13 @@ def populate(engine: Engine) -> None:
         }
         s.add(PortfolioSnapshotRow(**mark))
         record_closes(s, [mark])
+
+
+def populated_database(directory: Path) -> str:
+    """The URL of a new SQLite database at the schema's head in ``directory``, ``populate``d."""
+    url = f"sqlite:///{directory / 'arena.db'}"
+    upgrade(url)
+    engine = make_engine(url)
+    populate(engine)
+    engine.dispose()
+    return url

@@ -9,22 +9,15 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.db.engine import make_engine
-from arena.db.migrate import upgrade
 from arena.scoring import COLUMNS
-from tests.scoring.stored import populate
+from tests.scoring.stored import populated_database
 
 runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
 def url(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('cli') / 'arena.db'}"
-    upgrade(url)
-    engine = make_engine(url)
-    populate(engine)
-    engine.dispose()
-    return url
+    return populated_database(tmp_path_factory.mktemp("cli"))
 
 
 def _run(*args: str, env: dict[str, str] | None = None):
