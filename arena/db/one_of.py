@@ -32,6 +32,19 @@ def one_of(session: Session, column: Any, values: Collection[Any]) -> sa.ColumnE
     return among
 
 
+def one_of_param(column: Any, name: str, dialect: str) -> sa.ColumnElement[bool]:
+    """``one_of`` for a statement built once per backend (``dialect``), the values bound at each
+    execution to the parameter ``name``: an expanding ``IN`` on SQLite, ``= ANY`` of one array on
+    PostgreSQL. Built and keyed at every call, a small hot query costs SQLAlchemy about as much CPU
+    as running it."""
+    among: sa.ColumnElement[bool] = (
+        column == sa.any_(sa.bindparam(name, type_=postgresql.ARRAY(column.type)))
+        if dialect == "postgresql"
+        else column.in_(sa.bindparam(name, expanding=True))
+    )
+    return among
+
+
 def pg_any(column: Any, values: Collection[Any]) -> Any:
     """``ANY(array)`` of ``values`` as one parameter typed as an array of ``column``'s type."""
     return sa.any_(sa.bindparam(None, list(values), type_=postgresql.ARRAY(column.type)))

@@ -8,7 +8,7 @@ from sqlmodel import col, select
 
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, MarketRow
-from arena.db.one_of import one_of
+from arena.db.one_of import one_of, one_of_param
 from arena.engine.ledger_store import fill_counts
 from tests.db.rows import build_world, buy, decision, position, statements
 
@@ -21,6 +21,16 @@ def test_one_of_finds_what_in_finds(engine: Engine) -> None:
             assert sorted(found) == sorted(i for i in ids if i in (a, b))
         markets = select(MarketRow.id).where(one_of(session, col(MarketRow.id), ["polymarket:123", "x"]))
         assert session.exec(markets).all() == ["polymarket:123"]
+
+
+def test_one_of_param_finds_what_in_finds(engine: Engine) -> None:
+    """The same, built once with the values bound at execution (``one_of_param``)."""
+    a, b = build_world(engine).agent_ids
+    query = select(AgentRow.id).where(one_of_param(col(AgentRow.id), "ids", engine.dialect.name))
+    with session_scope(engine, write=False) as session:
+        for ids in ([], [a], [b, a], [a, b + 100]):
+            found = session.exec(query, params={"ids": ids}).all()
+            assert sorted(found) == sorted(i for i in ids if i in (a, b))
 
 
 def test_fill_counts_send_one_text_whatever_the_agent_count(engine: Engine, backend: str) -> None:
