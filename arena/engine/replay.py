@@ -264,8 +264,7 @@ class ReplayRunner:
             return status or "missing"
 
 
-# Read at every round, built once (a statement object keeps its cache key; building and keying
-# one cost about as much CPU as running it on SQLite).
+# Read at every round, built once (why: ``round_store.ROUND_AT_INDEX``).
 _ROUND_MARKETS = (
     select(RoundMarketRow.market_id)
     .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))

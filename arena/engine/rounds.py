@@ -46,8 +46,7 @@ from portfolio import FreshMarks, MarketId, Quotes
 
 log = logging.getLogger("arena.engine.rounds")
 
-# The statements a round reads with, built once: a statement object keeps its cache key, and
-# building and keying one cost about as much CPU as running it on SQLite (several a round).
+# The statements a round reads with, built once (why: ``round_store.ROUND_AT_INDEX``).
 _STATUSES = select(DecisionRow.agent_id, DecisionRow.status, DecisionRow.error).where(
     col(DecisionRow.round_id) == bindparam("round_id")
 )
