@@ -14,10 +14,9 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agents.baselines.favorite import FavoriteBettor, FractionSettings
@@ -36,11 +35,14 @@ from agents.plugins import (
 from agents.scripted import ScriptedBettor, ScriptedSettings, ScriptError, load_script
 from agents.types import Bettor
 
+if TYPE_CHECKING:  # the LLM bettors' modules import it when one is built: a run of baselines never does
+    import httpx
+
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 # Makes the HTTP client of one LLM agent. The caller (the arena) owns every client it makes and
 # closes them when its run ends; a client per agent keeps httpcore's per-request pool work small.
-NewHttpClient = Callable[[], httpx.AsyncClient]
+NewHttpClient = Callable[[], "httpx.AsyncClient"]
 
 
 class AgentConfigError(ValueError):

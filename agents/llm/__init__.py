@@ -1,7 +1,5 @@
-"""The LLM bettor over any OpenAI-compatible chat-completions API (OpenRouter, Ollama, vLLM, llama.cpp)."""
+"""The LLM bettor over any OpenAI-compatible chat-completions API (OpenRouter, Ollama, vLLM, llama.cpp).
 
-from agents.llm.bettor import LLMBettor
-from agents.llm.errors import ErrorKind
-from agents.llm.settings import LLMSettings
-
-__all__ = ["ErrorKind", "LLMBettor", "LLMSettings"]
+Import from the modules (``agents.llm.bettor``, ``.settings``, ``.errors``): the package itself
+imports nothing, so a cohort's runtime can read ``agents.llm.limits`` without loading httpx.
+"""

@@ -23,28 +23,16 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import httpx
 
+from agents.llm.limits import ProviderLimits
 from agents.llm.wire import retry_after_seconds
 
 # Statuses whose Retry-After speaks for the whole provider (rate limited, overloaded).
 _PROVIDER_BUSY = frozenset({429, 503})
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderLimits:
-    """What one provider is sent at most: requests per second, and requests open at once."""
-
-    requests_per_second: float
-    max_in_flight: int
-
-    def __post_init__(self) -> None:
-        if not self.requests_per_second > 0 or self.max_in_flight < 1:
-            raise ValueError(f"provider limits must be positive, got {self}")
 
 
 class ProviderLimiter:

@@ -7,7 +7,9 @@ ones, checking each socket's expiry and readability: encode/httpcore#1035), so o
 request could leave. An agent asks one question at a time, so a pool of its own holds one
 connection and does that walk over one. The pools share the process's one TLS context
 (``arena.tls``), because building one loads the CA bundle (~90 ms each); it is asked for with
-the first client, so a run of baselines alone never builds it.
+the first client, so a run of baselines alone never builds it; nor does it import httpx, anyio
+or the limiter (about 45 ms of CPU with httpx's command-line module): they are imported with the
+first client too.
 
 The arena still owns connections and shutdown: it makes an ``AgentHttpClients`` per run, hands
 ``new_client`` to ``build_bettor``, and closes every client it handed out when the run ends.
@@ -18,15 +20,17 @@ limiter per provider (``agents.llm.limiter``), however many agents call it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import anyio
-import httpx
+from agents.llm.limits import ProviderLimits
 
-from agents.llm.limiter import LimitedClient, ProviderLimiters, ProviderLimits
-from arena.tls import tls_context
+if TYPE_CHECKING:
+    import httpx
+
+    from agents.llm.limiter import ProviderLimiters
 
 # What a cohort's runtime is handed: a new client for one agent, under the cohort's limits.
-ClientUnderLimits = Callable[[ProviderLimits], httpx.AsyncClient]
+ClientUnderLimits = Callable[[ProviderLimits], "httpx.AsyncClient"]
 
 
 class AgentHttpClients:
@@ -38,6 +42,11 @@ class AgentHttpClients:
 
     def new_client(self, limits: ProviderLimits | None = None) -> httpx.AsyncClient:
         """A client of its own; with ``limits``, its requests go through the provider's limiter."""
+        import httpx  # here, not at the top: see the module docstring
+
+        from agents.llm.limiter import LimitedClient, ProviderLimiters
+        from arena.tls import tls_context
+
         if limits is None:
             client = httpx.AsyncClient(verify=tls_context())
         else:
@@ -48,6 +57,10 @@ class AgentHttpClients:
 
     async def aclose(self) -> None:
         clients, self._clients = self._clients, []
+        if not clients:
+            return
+        import anyio  # imported with the first client: see the module docstring
+
         async with anyio.create_task_group() as group:
             for client in clients:
                 group.start_soon(client.aclose)

@@ -15,7 +15,7 @@ from functools import partial
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
-from agents.llm.limiter import ProviderLimits
+from agents.llm.limits import ProviderLimits
 from agents.registry import build_bettor
 from agents.types import AgentView, Bettor, Decision
 from arena.clock import Clock, SystemClock

@@ -7,7 +7,6 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from arena.cohorts.config import DEFAULT_DATASET, CohortConfig, ConfigError
-from arena.db.market_source import DbMarketSource
 from markets.replay import BUNDLED_DATASET_DIR, DatasetError, ReplaySource
 from markets.types import MarketSource
 
@@ -30,4 +29,7 @@ def open_source(config: CohortConfig, engine: Engine) -> MarketSource:
         except (DatasetError, FileNotFoundError) as exc:
             raise ConfigError(f"dataset: {exc}") from None
     assert config.venue is not None
+    # Imported for a live cohort only: it brings the venues' parsers and httpx, which a replay never uses.
+    from arena.db.market_source import DbMarketSource
+
     return DbMarketSource(engine, venues=(config.venue,), max_price_age=config.prices.snapshot_max_age_live)

@@ -11,7 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from agents.llm import ErrorKind, LLMBettor, LLMSettings
+from agents.llm.bettor import LLMBettor
+from agents.llm.errors import ErrorKind
+from agents.llm.settings import LLMSettings
 from agents.types import Bettor, Decision
 from portfolio.actions import Bet
 from tests.agents.corpus.world import FED, valid_answer, view

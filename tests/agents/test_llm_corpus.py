@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from agents.llm import LLMBettor, LLMSettings
+from agents.llm.bettor import LLMBettor
+from agents.llm.settings import LLMSettings
 from agents.types import AgentView
 from portfolio.quotes import MidQuotes
 from portfolio.validation import check_actions

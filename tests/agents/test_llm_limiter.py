@@ -13,7 +13,8 @@ import anyio
 import httpx
 import pytest
 
-from agents.llm.limiter import ProviderLimiter, ProviderLimits
+from agents.llm.limiter import ProviderLimiter
+from agents.llm.limits import ProviderLimits
 from arena.engine.agent_http import AgentHttpClients
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 

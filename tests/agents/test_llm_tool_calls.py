@@ -17,7 +17,8 @@ import anyio
 import httpx
 import pytest
 
-from agents.llm import LLMBettor, LLMSettings
+from agents.llm.bettor import LLMBettor
+from agents.llm.settings import LLMSettings
 from agents.tools import STORED_CHARS, ToolError, ToolSpec
 from agents.types import AgentView
 from tests.agents.corpus.bad_tool_calls import BAD_CALLS, BadCall

@@ -39,9 +39,10 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
-from agents.llm import LLMBettor, LLMSettings
+from agents.llm.bettor import LLMBettor
 from agents.llm.output import DECISION_SCHEMA
 from agents.llm.prompt import render_prompt
+from agents.llm.settings import LLMSettings
 from agents.llm.wire import encode_request
 from agents.types import AgentView, Decision
 from arena.clock import SystemClock

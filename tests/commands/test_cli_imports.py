@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import COMMANDS, app, load
+from tests.engine.helpers import synthetic_dataset
 from tests.scoring.stored import populated_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -109,6 +110,43 @@ def test_a_command_imports_only_what_it_needs(
     modules = _modules(*args, "--database-url", url)
     assert _heavy(modules) == []
     assert [m for m in modules if m.startswith(absent)] == []
+
+
+def _replay_config(directory: Path, agents: str) -> str:
+    dataset = synthetic_dataset(directory / "data", markets=6, days=14)
+    config = directory / "c.toml"
+    config.write_text(
+        f'name = "imports"\ndataset = "{dataset}"\nstart = 2025-01-01T00:00:00Z\nseed = 3\n'
+        '[schedule]\nevery = "3d"\nrounds = 2\n' + agents,
+        encoding="utf-8",
+    )
+    return str(config)
+
+
+# What a replay of baselines never uses: the HTTP client (with its command-line module's imports),
+# the LLM bettor, and the live market source with the venues' parsers.
+LIVE_AND_LLM = ("httpx", "agents.llm.bettor", "agents.llm.limiter", "arena.db.market_source", "markets.http")
+
+
+def test_a_replay_of_baselines_imports_no_http_client(tmp_path: Path) -> None:
+    config = _replay_config(tmp_path, '[[agents]]\nname = "fav"\nkind = "favorite"\n')
+    modules = _modules("replay", config, "--database-url", f"sqlite:///{tmp_path / 'r.db'}")
+    assert "arena.engine.replay" in modules
+    assert [m for m in modules if m.startswith(LIVE_AND_LLM)] == []
+
+
+def test_a_replay_with_an_llm_agent_loads_its_client(tmp_path: Path) -> None:
+    """The control: the same check sees httpx and the limiter when an LLM agent is built (its
+    provider is unreachable, so it fails every round, and the run is allowed to carry on; a
+    baseline keeps the rounds from failing whole)."""
+    baseline = '[[agents]]\nname = "fav"\nkind = "favorite"\n'
+    agent = (
+        baseline + '[[agents]]\nname = "llm"\nkind = "llm"\nmodel = "m"\nbase_url = "http://127.0.0.1:9"\n'
+    )
+    config = _replay_config(tmp_path, agent + "[llm_limits]\nrequests_per_second = 5\nmax_in_flight = 2\n")
+    args = ("replay", config, "--allow-agent-failures", "--database-url", f"sqlite:///{tmp_path / 'r.db'}")
+    modules = _modules(*args)
+    assert "httpx" in modules and "agents.llm.limiter" in modules
 
 
 def test_report_still_loads_the_report_builder(url: str, tmp_path: Path) -> None:
