@@ -33,6 +33,8 @@ from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 
+from arena.db import pipeline
+
 if TYPE_CHECKING:  # imported where a unit of work starts: readers of scoring frames need no ORM
     from sqlmodel import Session
 
@@ -88,6 +90,7 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
         engine = create_engine(parsed, echo=echo, json_serializer=serializer, isolation_level=isolation)
         event.listen(engine, "checkout", partial(_check_alive, engine.dialect))
         event.listen(engine, "begin", _begin_postgres_transaction)
+        pipeline.install(engine)
         return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(parsed, echo=echo, json_serializer=serializer)
@@ -247,7 +250,7 @@ def _begin_postgres_transaction(connection: Connection) -> None:
     wait. ``SET LOCAL`` ends with the transaction, so the pooled connection carries nothing over."""
     options = connection.get_execution_options()
     if options.get(_RELAXED_OPTION) and options.get(_BEGIN_OPTION) == "IMMEDIATE":
-        connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+        pipeline.send(connection, "SET LOCAL synchronous_commit = off", None)  # with the first statement
 
 
 def _refuse_json_value(value: object) -> object:
