@@ -1,15 +1,16 @@
 """Statements a PostgreSQL write unit sends without waiting for each one's answer (psycopg's
-pipeline mode), so the unit waits for the server once where it waited once a statement.
+pipeline mode), so the unit waits for the server once where it waited once a statement, and the
+server executes its writes while the client prepares the next ones.
 
 A replay's write unit is a handful of small statements (the ledger fence's lock and count, an
 INSERT or UPDATE of each table it writes, the COMMIT, and psycopg's BEGIN before them), and on
-PostgreSQL each was a round trip: about 3,700 of a 20-agent replay, at 0.1-0.2 ms of waiting and
-client work apiece, more than the server spent executing most of them. Here the writes whose
-results nobody reads are held (``send``) and go to the server in one pipeline with what comes
-next in the unit: its next statement that reads (the ``before_cursor_execute`` listener), the
-fence's reads (``read_together``) or the COMMIT (the ``commit`` listener). The server still runs every
-statement in the order given, each with its own snapshot, in the unit's one transaction: only
-the waiting between them goes.
+PostgreSQL each was a round trip: about 3,700 of a 20-agent replay, each a wait for the server.
+Here the writes whose results nobody reads (``send``) open a pipeline on the unit's connection
+and go to the server at once, without waiting; the unit waits once, for all of them, at its next
+statement that reads (the ``before_cursor_execute`` listener closes the pipeline first), at the
+fence's reads (``read_together``, in the same pipeline) or at its COMMIT (the ``commit`` listener,
+in the same pipeline). The server runs every statement in the order sent, each with its own
+snapshot, in the unit's one transaction: only the waiting between them goes.
 
 Why not SQLAlchemy's own execute inside ``pipeline()``: in pipeline mode a psycopg cursor holds no
 result until the pipeline syncs, and SQLAlchemy reads ``cursor.description`` right after each
@@ -17,16 +18,19 @@ execute to decide whether the statement returns rows, so a SELECT would come bac
 without rows. The pipeline runs on the driver connection instead, with statements already in the
 driver's form: the SQL and parameters ``exec_driver_sql`` would hand psycopg.
 
-Errors: psycopg raises a statement's error when the pipeline syncs; it is raised here as
-SQLAlchemy's exception for that statement (``IntegrityError`` and the like, naming it), inside
-the unit, before it commits; the transaction is then aborted and ``session_scope`` rolls it back.
-Statements held by a unit that rolls back are dropped with it. SQLite holds nothing: it is in
+Errors: psycopg raises a statement's error once its result arrives (at the latest when the
+pipeline closes); it is raised here as SQLAlchemy's exception for that statement
+(``IntegrityError`` and the like, naming it), inside the unit, before it commits; the server
+skips the unit's later statements, and ``session_scope`` rolls the transaction back. A unit that
+rolls back closes its pipeline first, ignoring what it held. SQLite sends nothing ahead: it is in
 the process, a statement costs it no round trip.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Dialect, Engine, event
@@ -38,38 +42,43 @@ from sqlalchemy.sql.expression import ClauseElement
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-_HELD = "arena_held_statements"
+_OPEN = "arena_open_pipeline"
 
 Statement = tuple[str, Any, bool]  # SQL, parameters, whether executemany
 
 
 def install(engine: Engine) -> None:
-    """Send a connection's held statements before anything else reaches the server on it, drop
-    them when its transaction rolls back (a PostgreSQL engine, from ``make_engine``)."""
+    """Close a connection's open pipeline (waiting for what it sent) before anything else reaches
+    the server on it, and commit in it; drop it when the transaction rolls back (a PostgreSQL
+    engine, from ``make_engine``)."""
     event.listen(engine, "before_cursor_execute", _before_execute)
-    event.listen(engine, "commit", _commit_held)
-    event.listen(engine, "rollback", _drop_held)
-    event.listen(engine.pool, "reset", _drop_held_on_reset)
+    event.listen(engine, "commit", _commit)
+    event.listen(engine, "rollback", _discard)
+    event.listen(engine.pool, "reset", _discard_on_reset)
 
 
 def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -> None:
     """Execute ``sql`` with ``params`` (the driver's form, as for ``exec_driver_sql``; a sequence
     of them with ``many``) in ``connection``'s transaction, whose result nobody reads. On
-    PostgreSQL inside a transaction it is held and sent with the transaction's next statement or
-    its commit; elsewhere it runs now."""
+    PostgreSQL inside a transaction it goes to the server at once, in the connection's pipeline,
+    and the unit waits for it with its next statement or its commit; elsewhere it runs now."""
     if connection.dialect.name != "postgresql" or _autocommit(connection):
         connection.exec_driver_sql(sql, params)
         return
-    connection.info.setdefault(_HELD, []).append((sql, params, many))
+    _pipeline(connection).execute(connection, (sql, params, many))
 
 
 def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
-    """Run the held statements and then ``statements`` (driver form, each returning rows) in one
-    pipeline on PostgreSQL; the rows of each statement, in order. The server runs them one after
-    the other, each with a snapshot taken when it starts, as if sent one by one."""
+    """Run ``statements`` (driver form, each returning rows) after what the unit sent already, in
+    one pipeline on PostgreSQL, and wait once; the rows of each statement, in order. The server
+    runs them one after the other, each with a snapshot taken when it starts, as if sent one by
+    one."""
     connection = session.connection()
-    cursors = _run(connection, [*_take_held(connection), *((sql, p, False) for sql, p in statements)])
-    return [cursor.fetchall() for cursor in cursors[-len(statements) :]] if statements else []
+    pipeline = _pipeline(connection)
+    for sql, params in statements:
+        pipeline.execute(connection, (sql, params, False))
+    cursors = _close(connection)
+    return [cursor.fetchall() for cursor in cursors[len(cursors) - len(statements) :]]
 
 
 def driver_form(dialect: Dialect, statement: ClauseElement, params: Mapping[str, Any]) -> tuple[str, Any]:
@@ -104,77 +113,102 @@ def _autocommit(connection: Connection) -> bool:
     return bool(connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT")
 
 
-def _take_held(connection: Connection) -> list[Statement]:
-    held: list[Statement] = connection.info.pop(_HELD, [])
-    return held
+@dataclass
+class _Pipeline:
+    """A pipeline open on a connection's driver: the statements sent in it and their cursors."""
+
+    driver: Any
+    stack: ExitStack
+    sent: list[tuple[Statement, Any]] = field(default_factory=list)
+
+    def execute(self, connection: Connection, statement: Statement) -> None:
+        sql, params, many = statement
+        cursor = self.driver.cursor()
+        self.sent.append((statement, cursor))
+        connection.dispatch.before_cursor_execute(connection, cursor, sql, params, None, many)
+        try:
+            if many:
+                cursor.executemany(sql, params)
+            else:
+                cursor.execute(sql, params)
+        except connection.dialect.loaded_dbapi.Error as exc:  # an earlier statement's, arrived meanwhile
+            connection.info.pop(_OPEN, None)
+            self.stack.__exit__(type(exc), exc, exc.__traceback__)
+            raise _error(connection, self.sent, exc) from exc
 
 
-def _run(connection: Connection, statements: Sequence[Statement], *, commit: bool = False) -> list[Any]:
-    """``statements`` (and a COMMIT) in one pipeline of the driver connection: one sync, one wait.
-    A statement's error is raised as SQLAlchemy raises it for an ordinary execute. The engine's
-    ``before_cursor_execute`` and ``after_cursor_execute`` listeners see each statement as they
-    see SQLAlchemy's own (without an execution context), so what watches the statements of a
-    unit (its tests, a profiler) still sees them all, in order."""
-    driver = connection.connection.driver_connection
-    if driver is None:
-        raise RuntimeError("the connection is closed")
-    events = connection.dispatch
-    cursors = []
+def _pipeline(connection: Connection) -> _Pipeline:
+    """The pipeline open on ``connection``, opened if none is."""
+    pipeline: _Pipeline | None = connection.info.get(_OPEN)
+    if pipeline is None:
+        driver = connection.connection.driver_connection
+        if driver is None:
+            raise RuntimeError("the connection is closed")
+        stack = ExitStack()
+        stack.enter_context(driver.pipeline())
+        pipeline = connection.info[_OPEN] = _Pipeline(driver, stack)
+    return pipeline
+
+
+def _close(connection: Connection, *, commit: bool = False) -> list[Any]:
+    """Close ``connection``'s pipeline (after a COMMIT in it), waiting for every result; the
+    cursors of the statements it sent. A statement's error is raised as SQLAlchemy raises it for
+    an ordinary execute. The engine's ``before_cursor_execute`` and ``after_cursor_execute``
+    listeners see each statement as they see SQLAlchemy's own (without an execution context), so
+    what watches the statements of a unit (its tests, a profiler) still sees them all, in order."""
+    pipeline: _Pipeline | None = connection.info.pop(_OPEN, None)
+    if pipeline is None:
+        return []
     try:
-        with driver.pipeline():
-            for sql, params, many in statements:
-                cursor = driver.cursor()
-                cursors.append(cursor)
-                events.before_cursor_execute(connection, cursor, sql, params, None, many)
-                if many:
-                    cursor.executemany(sql, params)
-                else:
-                    cursor.execute(sql, params)
-            if commit:
-                driver.commit()
+        with pipeline.stack:
+            if commit:  # a statement, not the driver's commit(), which syncs before the pipeline ends
+                pipeline.driver.cursor().execute("COMMIT")
     except connection.dialect.loaded_dbapi.Error as exc:
-        sql, params, many = _failed(statements, cursors)
-        raise DBAPIError.instance(
-            sql, params, exc, connection.dialect.loaded_dbapi.Error, dialect=connection.dialect, ismulti=many
-        ) from exc
-    for (sql, params, many), cursor in zip(statements, cursors, strict=True):
-        events.after_cursor_execute(connection, cursor, sql, params, None, many)
-    return cursors
+        raise _error(connection, pipeline.sent, exc) from exc
+    for (sql, params, many), cursor in pipeline.sent:
+        connection.dispatch.after_cursor_execute(connection, cursor, sql, params, None, many)
+    return [cursor for _, cursor in pipeline.sent]
 
 
-def _failed(statements: Sequence[Statement], cursors: Sequence[Any]) -> Statement:
-    """The statement whose error stopped the pipeline: the first without a result (those after
-    it were skipped by the server); the COMMIT when every statement has one."""
-    for statement, cursor in zip(statements, cursors, strict=False):
-        if cursor.pgresult is None:
-            return statement
-    return ("COMMIT", None, False)
+def _error(connection: Connection, sent: Sequence[tuple[Statement, Any]], exc: Exception) -> DBAPIError:
+    """SQLAlchemy's exception for ``exc``, naming the statement that failed: the first without a
+    result (the server skipped those after it); the COMMIT when every statement has one."""
+    unanswered = (statement for statement, cursor in sent if cursor.pgresult is None)
+    sql, params, many = next(unanswered, ("COMMIT", None, False))
+    error = connection.dialect.loaded_dbapi.Error
+    wrapped = DBAPIError.instance(sql, params, exc, error, dialect=connection.dialect, ismulti=many)
+    assert isinstance(wrapped, DBAPIError)  # noqa: S101 - a driver error is always wrapped as one
+    return wrapped
 
 
 def _before_execute(
-    connection: Connection, _cursor: Any, _sql: str, _params: Any, _context: Any, _many: bool
+    connection: Connection, _cursor: Any, _sql: str, _params: Any, context: Any, _many: bool
 ) -> None:
-    _send_held(connection)
+    """SQLAlchemy executes a statement (it always has an execution context; those sent in the
+    pipeline, announced to the same listeners, have none): what the pipeline sent goes first."""
+    if context is not None:
+        _close(connection)
 
 
-def _send_held(connection: Connection) -> None:
-    held = _take_held(connection)
-    if held:
-        _run(connection, held)
+def _commit(connection: Connection) -> None:
+    """SQLAlchemy is about to commit: with a pipeline open, the COMMIT goes in it, and the
+    driver's commit that follows finds no transaction open, which psycopg takes as nothing to
+    do. Without one the commit is left to SQLAlchemy."""
+    if _OPEN in connection.info:
+        _close(connection, commit=True)
 
 
-def _commit_held(connection: Connection) -> None:
-    """SQLAlchemy is about to commit: the held statements and the COMMIT go in one pipeline, and
-    the driver's commit that follows finds no transaction open, which psycopg takes as nothing
-    to do. Without held statements the commit is left to SQLAlchemy."""
-    held = _take_held(connection)
-    if held:
-        _run(connection, held, commit=True)
+def _discard(connection: Connection) -> None:
+    _abandon(connection.info)
 
 
-def _drop_held(connection: Connection) -> None:
-    connection.info.pop(_HELD, None)
+def _discard_on_reset(_dbapi_connection: Any, record: Any, _state: Any) -> None:
+    _abandon(record.info)
 
 
-def _drop_held_on_reset(_dbapi_connection: Any, record: Any, _state: Any) -> None:
-    record.info.pop(_HELD, None)
+def _abandon(info: dict[str, Any]) -> None:
+    """Close a pipeline whose transaction rolls back; what it sent is rolled back with it."""
+    pipeline: _Pipeline | None = info.pop(_OPEN, None)
+    if pipeline is not None:
+        with suppress(Exception):  # the unit raised its error already, or rolls back for another
+            pipeline.stack.close()

@@ -4,7 +4,7 @@ stores nothing; SQLite runs every statement at once, as before."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
@@ -29,19 +29,26 @@ KEYS = ("agent_id", "position_id")
 
 
 @contextmanager
-def waits(session: Session, path: Path) -> Iterator[list[str]]:
-    """The messages after which the client waits for the server, on ``session``'s connection from
-    now until the block ends: a simple ``Query`` (psycopg's BEGIN and COMMIT outside a pipeline)
-    or a ``Sync`` (the end of an extended-protocol statement, or of a pipeline); libpq's trace."""
-    driver: Any = session.connection().connection.driver_connection
+def waits(path: Path) -> Iterator[tuple[Callable[[Session], None], list[str]]]:
+    """``watch(session)`` traces ``session``'s connection from then until the block ends (put the
+    unit inside it, to see its commit); ``found`` then lists the messages after which the client
+    waited for the server: a simple ``Query`` (psycopg's BEGIN and COMMIT outside a pipeline) or
+    a ``Sync`` (the end of an extended-protocol statement, or of a pipeline). libpq's trace."""
     found: list[str] = []
-    with path.open("w") as trace:
+    traced: list[Any] = []
+
+    def watch(session: Session) -> None:
+        driver: Any = session.connection().connection.driver_connection
         driver.pgconn.trace(trace.fileno())
         driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
+        traced.append(driver)
+
+    with path.open("w") as trace:
         try:
-            yield found
+            yield watch, found
         finally:
-            driver.pgconn.untrace()
+            for driver in traced:
+                driver.pgconn.untrace()
     sent = [line.split("\t") for line in path.read_text().splitlines()]
     found += [f[2] for f in sent if len(f) > 2 and f[0] == "F" and f[2] in ("Query", "Sync")]
 
@@ -74,10 +81,13 @@ def test_a_flush_of_marks_waits_for_postgresql_twice(engine: Engine, tmp_path: P
         pytest.skip("SQLite is in the process: no round trips")
     world = build_world(engine)
     units = relaxed_commits(engine) if relaxed else engine
-    with session_scope(units) as session, waits(session, tmp_path / "trace") as found:
+    with waits(tmp_path / "trace") as (watch, found), session_scope(units) as session:
+        watch(session)
         assert _mark_flush(session, world, [position(world)]) == {}
-    # BEGIN, SET LOCAL, the INSERT, the lock and the count; then the UPDATE and the COMMIT
-    assert found == ["Sync", "Sync"]
+    # psycopg's BEGIN (in a pipeline, it waits for it), then the INSERT, the lock and the count,
+    # then the UPDATE and the COMMIT; before: BEGIN, each statement, COMMIT. Relaxed, the unit's
+    # BEGIN and its SET LOCAL go when it takes its connection, before ``watch`` traces it.
+    assert found == (["Sync"] * 2 if relaxed else ["Sync"] * 3)
     with Session(engine) as session:
         stored = session.exec(select(PositionRow.position_id, PositionRow.stale)).all()
     assert stored == [("p1", True)]
