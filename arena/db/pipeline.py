@@ -69,10 +69,10 @@ def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -
 
 
 def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
-    """Run ``statements`` (driver form, each returning rows) after what the unit sent already, in
-    one pipeline on PostgreSQL, and wait once; the rows of each statement, in order. The server
-    runs them one after the other, each with a snapshot taken when it starts, as if sent one by
-    one."""
+    """Run ``statements`` (driver form, see ``driver_form``; each returning rows) after what the
+    unit sent already, in one pipeline, and wait once; the rows of each statement, in order. The
+    server runs them one after the other, each with a snapshot taken when it starts, as if sent
+    one by one. PostgreSQL only: a SQLite caller runs its statements as usual."""
     connection = session.connection()
     pipeline = _pipeline(connection)
     for sql, params in statements:
@@ -132,8 +132,7 @@ class _Pipeline:
             else:
                 cursor.execute(sql, params)
         except connection.dialect.loaded_dbapi.Error as exc:  # an earlier statement's, arrived meanwhile
-            connection.info.pop(_OPEN, None)
-            self.stack.__exit__(type(exc), exc, exc.__traceback__)
+            _abandon(connection.info)
             raise _error(connection, self.sent, exc) from exc
 
 

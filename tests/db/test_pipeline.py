@@ -122,3 +122,12 @@ def test_a_failed_write_raises_before_the_units_next_read(engine: Engine) -> Non
     with pytest.raises(IntegrityError, match="ck_position_shares_not_negative") as raised:
         _write_then_read(engine, [position(world, shares=-1)])
     assert str(raised.value.statement).startswith("INSERT INTO position")
+
+
+def test_a_write_refused_at_commit_raises_in_its_unit_which_stores_nothing(engine: Engine) -> None:
+    world = build_world(engine)
+    orphan = position(world, "p2", market_id="polymarket:none")  # a deferred foreign key: checked at COMMIT
+    with pytest.raises(IntegrityError, match=r"FOREIGN KEY|fk_position_market_id_market"):
+        _flush_with(engine, world, [position(world), orphan])
+    with Session(engine) as session:
+        assert session.exec(select(PositionRow)).all() == []
