@@ -8,7 +8,9 @@ transactions are replaced by explicit ``BEGIN``: a unit of work that writes star
 tries to write can fail with "database is locked" without waiting.
 
 Repository functions take a ``Session`` and never commit; the caller's ``session_scope`` commits
-once, so an agent's round (claim, decision, fills) lands whole or not at all.
+once, so an agent's round (claim, decision, fills) lands whole or not at all. On PostgreSQL a
+write unit sends the writes whose results it does not read, and its COMMIT, in a pipeline that
+it waits for once (``pipeline``); a failed write still raises in the unit, which rolls back.
 
 On PostgreSQL every commit waits for its WAL record to reach the disk (``synchronous_commit``,
 about 4 ms a commit on this project's test machine). ``relaxed_commits`` lets a caller whose
@@ -250,7 +252,7 @@ def _begin_postgres_transaction(connection: Connection) -> None:
     wait. ``SET LOCAL`` ends with the transaction, so the pooled connection carries nothing over."""
     options = connection.get_execution_options()
     if options.get(_RELAXED_OPTION) and options.get(_BEGIN_OPTION) == "IMMEDIATE":
-        pipeline.send(connection, "SET LOCAL synchronous_commit = off", None)  # with the first statement
+        pipeline.send(connection, "SET LOCAL synchronous_commit = off", None)  # no wait of its own
 
 
 def _refuse_json_value(value: object) -> object:

@@ -37,8 +37,9 @@ def update_by_key(
     bind processors applied, see ``upsert.column_processors``). A key names at most one row in
     the table, and appears at most once in ``rows`` (one statement may not update a row twice).
     A column may be both set and matched (a status moving on from the one expected). Returns
-    how many rows were updated, or 0 with ``count=False``: the update is then sent with the unit's
-    next statement or its commit on PostgreSQL (``pipeline.send``), without waiting for it."""
+    how many rows were updated, or 0 with ``count=False``: on PostgreSQL the update then goes in
+    the unit's pipeline, and the unit waits for it with its next statement or its commit
+    (``pipeline.send``)."""
     if not rows:
         return 0
     dialect = session.get_bind().dialect

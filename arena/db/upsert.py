@@ -156,8 +156,8 @@ def write_rows(
     own processors (``driver_form``) and skip SQLAlchemy's per-row parameter handling; others take
     SQLAlchemy's path. ``shape`` names what, besides the table, the columns and the dialect,
     decides the statement's SQL (e.g. its conflict target), so it is compiled once per shape.
-    Nothing reads the write's result: on PostgreSQL it goes with the unit's next statement or its
-    commit (``pipeline.send``)."""
+    Nothing reads the write's result: on PostgreSQL it goes in the unit's pipeline, and the unit
+    waits for it with its next statement or its commit (``pipeline.send``)."""
     if not rows:
         return
     keys = rows[0].keys()

@@ -168,8 +168,8 @@ _LOCK_AGENTS = (
 
 def _locked_fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:
     """``fill_counts`` once the agents' rows are locked. On PostgreSQL the lock and the count go
-    in one pipeline (``pipeline.read_together``), with the writes held before them: one round
-    trip, yet still two statements, the count's snapshot taken once the lock is held, so it sees
+    in one pipeline (``pipeline.read_together``), after the writes the unit sent before them: one
+    wait, yet still two statements, the count's snapshot taken once the lock is held, so it sees
     every fill a writer that held the lock before committed. (One statement counting in a
     subquery would not: at READ COMMITTED its snapshot predates the wait for the lock.) SQLite's
     ``BEGIN IMMEDIATE`` holds the write lock already."""
