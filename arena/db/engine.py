@@ -8,7 +8,9 @@ transactions are replaced by explicit ``BEGIN``: a unit of work that writes star
 tries to write can fail with "database is locked" without waiting.
 
 Repository functions take a ``Session`` and never commit; the caller's ``session_scope`` commits
-once, so an agent's round (claim, decision, fills) lands whole or not at all.
+once, so an agent's round (claim, decision, fills) lands whole or not at all. On PostgreSQL a
+write unit sends the writes whose results it does not read, and its COMMIT, in a pipeline that
+it waits for once (``pipeline``); a failed write still raises in the unit, which rolls back.
 
 On PostgreSQL every commit waits for its WAL record to reach the disk (``synchronous_commit``,
 about 4 ms a commit on this project's test machine). ``relaxed_commits`` lets a caller whose
@@ -32,6 +34,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
+
+from arena.db import pipeline
 
 if TYPE_CHECKING:  # imported where a unit of work starts: readers of scoring frames need no ORM
     from sqlmodel import Session
@@ -88,6 +92,7 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
         engine = create_engine(parsed, echo=echo, json_serializer=serializer, isolation_level=isolation)
         event.listen(engine, "checkout", partial(_check_alive, engine.dialect))
         event.listen(engine, "begin", _begin_postgres_transaction)
+        pipeline.install(engine)
         return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(parsed, echo=echo, json_serializer=serializer)
@@ -247,7 +252,7 @@ def _begin_postgres_transaction(connection: Connection) -> None:
     wait. ``SET LOCAL`` ends with the transaction, so the pooled connection carries nothing over."""
     options = connection.get_execution_options()
     if options.get(_RELAXED_OPTION) and options.get(_BEGIN_OPTION) == "IMMEDIATE":
-        connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+        pipeline.send(connection, "SET LOCAL synchronous_commit = off", None)  # no wait of its own
 
 
 def _refuse_json_value(value: object) -> object:

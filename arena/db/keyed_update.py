@@ -20,6 +20,8 @@ from typing import Any
 from sqlalchemy import Dialect, Table
 from sqlmodel import Session
 
+from arena.db.pipeline import send
+
 
 def update_by_key(
     session: Session,
@@ -27,24 +29,30 @@ def update_by_key(
     columns: Sequence[str],
     keys: Sequence[str],
     rows: Sequence[Sequence[Any]],
+    *,
+    count: bool = True,
 ) -> int:
     """``UPDATE table SET columns WHERE keys`` for every row of ``rows``: each row gives the new
     values of ``columns`` then the values of ``keys``, already in the driver's form (the columns'
     bind processors applied, see ``upsert.column_processors``). A key names at most one row in
     the table, and appears at most once in ``rows`` (one statement may not update a row twice).
     A column may be both set and matched (a status moving on from the one expected). Returns
-    how many rows were updated."""
+    how many rows were updated, or 0 with ``count=False``: on PostgreSQL the update then goes in
+    the unit's pipeline, and the unit waits for it with its next statement or its commit
+    (``pipeline.send``)."""
     if not rows:
         return 0
     dialect = session.get_bind().dialect
     sql = _update_sql(dialect, table, tuple(columns), tuple(keys))
     connection = session.connection()
     if dialect.name == "postgresql":
-        arrays = tuple(array_literal(values) for values in zip(*rows, strict=True))
-        result = connection.exec_driver_sql(sql, arrays)
+        params: Any = tuple(array_literal(values) for values in zip(*rows, strict=True))
     else:
-        result = connection.exec_driver_sql(sql, [tuple(row) for row in rows])
-    return result.rowcount
+        params = [tuple(row) for row in rows]
+    if not count:
+        send(connection, sql, params, many=dialect.name != "postgresql")
+        return 0
+    return connection.exec_driver_sql(sql, params).rowcount
 
 
 def _update_sql(dialect: Dialect, table: Table, columns: tuple[str, ...], keys: tuple[str, ...]) -> str:

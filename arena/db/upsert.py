@@ -19,6 +19,7 @@ from sqlmodel import Session
 
 from arena.db.keyed_update import array_literal, fits_array_literal
 from arena.db.models import ArenaTable
+from arena.db.pipeline import send
 
 Row = Mapping[str, Any] | ArenaTable
 
@@ -154,7 +155,9 @@ def write_rows(
     one executemany of the driver. Rows that all give the same columns are bound with the columns'
     own processors (``driver_form``) and skip SQLAlchemy's per-row parameter handling; others take
     SQLAlchemy's path. ``shape`` names what, besides the table, the columns and the dialect,
-    decides the statement's SQL (e.g. its conflict target), so it is compiled once per shape."""
+    decides the statement's SQL (e.g. its conflict target), so it is compiled once per shape.
+    Nothing reads the write's result: on PostgreSQL it goes in the unit's pipeline, and the unit
+    waits for it with its next statement or its commit (``pipeline.send``)."""
     if not rows:
         return
     keys = rows[0].keys()
@@ -171,7 +174,7 @@ def write_rows(
         columns = [[f(r[n]) for r in rows] for n, f in zip(names, processors, strict=True)]
         if all(map(fits_array_literal, columns)):
             unnest = unnest_insert(connection.dialect, table, sql, names)
-            connection.exec_driver_sql(unnest, tuple(map(array_literal, columns)))
+            send(connection, unnest, tuple(map(array_literal, columns)))
             return
     bound: list[Any]
     if connection.dialect.positional:  # column by column: no Python frame per row, none per plain value
@@ -179,7 +182,7 @@ def write_rows(
         bound = list(zip(*per_column, strict=True))
     else:
         bound = [{n: f(r[n]) for n, f in zip(names, processors, strict=True)} for r in rows]
-    connection.exec_driver_sql(sql, bound)
+    send(connection, sql, bound, many=True)
 
 
 def _bound_column(

@@ -24,7 +24,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow, PositionRow
-from arena.db.one_of import one_of, one_of_param
+from arena.db.one_of import one_of_param
+from arena.db.pipeline import driver_form, read_together
 from arena.db.upsert import write_rows
 from portfolio import AgentId, Fill, FillKind, Ledger, Mark, MarketId, Money, Position, Price, Rules, Shares
 
@@ -138,10 +139,7 @@ def stale_books(session: Session, books: Sequence[AgentBook]) -> dict[int, str]:
     ``books``, why each ledger no longer matches the database (its fill count moved): a round
     phase stores every other agent's decision and records these as conflicts."""
     ids = sorted(b.agent_id for b in books)
-    if session.get_bind().dialect.name != "sqlite":  # SQLite: BEGIN IMMEDIATE holds the write lock already
-        locking = select(AgentRow.id).where(one_of(session, col(AgentRow.id), ids)).order_by(col(AgentRow.id))
-        session.exec(locking.with_for_update()).all()
-    counts = fill_counts(session, ids)
+    counts = _locked_fill_counts(session, ids)
     return {
         book.agent_id: f"agent {book.agent_id}: the database holds {counts.get(book.agent_id, 0)} fills, "
         f"the ledger was built from {book.fill_count}"
@@ -158,6 +156,30 @@ _FILL_COUNTS = {
     .group_by(col(FillRow.agent_id))
     for dialect in ("sqlite", "postgresql")
 }
+
+
+_LOCK_AGENTS = (
+    select(AgentRow.id)
+    .where(one_of_param(col(AgentRow.id), "agent_ids", "postgresql"))
+    .order_by(col(AgentRow.id))
+    .with_for_update()
+)
+
+
+def _locked_fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:
+    """``fill_counts`` once the agents' rows are locked. On PostgreSQL the lock and the count go
+    in one pipeline (``pipeline.read_together``), after the writes the unit sent before them: one
+    wait, yet still two statements, the count's snapshot taken once the lock is held, so it sees
+    every fill a writer that held the lock before committed. (One statement counting in a
+    subquery would not: at READ COMMITTED its snapshot predates the wait for the lock.) SQLite's
+    ``BEGIN IMMEDIATE`` holds the write lock already."""
+    dialect = session.get_bind().dialect
+    if dialect.name != "postgresql":
+        return fill_counts(session, agent_ids)
+    params = {"agent_ids": list(agent_ids)}
+    statements = [driver_form(dialect, query, params) for query in (_LOCK_AGENTS, _FILL_COUNTS["postgresql"])]
+    _, counts = read_together(session, statements)
+    return {a: int(n) for a, n in counts}
 
 
 def fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:

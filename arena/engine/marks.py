@@ -115,7 +115,7 @@ def write_marks(session: Session, books: Sequence[AgentBook], *, at: datetime) -
             )
         params.append((*values, at_value, book.agent_id, p.position_id))
     table = PositionRow.__table__  # type: ignore[attr-defined]
-    update_by_key(session, table, _MARK_COLUMNS, ("agent_id", "position_id"), params)
+    update_by_key(session, table, _MARK_COLUMNS, ("agent_id", "position_id"), params, count=False)
     remember_marks(session, [(book, p.position_id, p.mark) for book, p in moved])
 
 

@@ -1,0 +1,213 @@
+"""Statements a PostgreSQL write unit sends without waiting for each one's answer (psycopg's
+pipeline mode), so the unit waits for the server once where it waited once a statement, and the
+server executes its writes while the client prepares the next ones.
+
+A replay's write unit is a handful of small statements (the ledger fence's lock and count, an
+INSERT or UPDATE of each table it writes, the COMMIT, and psycopg's BEGIN before them), and on
+PostgreSQL each was a round trip: about 3,700 of a 20-agent replay, each a wait for the server.
+Here the writes whose results nobody reads (``send``) open a pipeline on the unit's connection
+and go to the server at once, without waiting; the unit waits once, for all of them, at its next
+statement that reads (the ``before_cursor_execute`` listener closes the pipeline first), at the
+fence's reads (``read_together``, in the same pipeline) or at its COMMIT (the ``commit`` listener,
+in the same pipeline). The server runs every statement in the order sent, each with its own
+snapshot, in the unit's one transaction: only the waiting between them goes.
+
+Why not SQLAlchemy's own execute inside ``pipeline()``: in pipeline mode a psycopg cursor holds no
+result until the pipeline syncs, and SQLAlchemy reads ``cursor.description`` right after each
+execute to decide whether the statement returns rows, so a SELECT would come back as a result
+without rows. The pipeline runs on the driver connection instead, with statements already in the
+driver's form: the SQL and parameters ``exec_driver_sql`` would hand psycopg.
+
+Errors: psycopg raises a statement's error once its result arrives (at the latest when the
+pipeline closes); it is raised here as SQLAlchemy's exception for that statement
+(``IntegrityError`` and the like, naming it), inside the unit, before it commits; the server
+skips the unit's later statements, and ``session_scope`` rolls the transaction back. A unit that
+rolls back closes its pipeline first, ignoring what it held. SQLite sends nothing ahead: it is in
+the process, a statement costs it no round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack, suppress
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Dialect, Engine, event
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.expression import ClauseElement
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+_OPEN = "arena_open_pipeline"
+
+Statement = tuple[str, Any, bool]  # SQL, parameters, whether executemany
+
+
+def install(engine: Engine) -> None:
+    """Close a connection's open pipeline (waiting for what it sent) before anything else reaches
+    the server on it, and commit in it; drop it when the transaction rolls back (a PostgreSQL
+    engine, from ``make_engine``)."""
+    event.listen(engine, "before_cursor_execute", _before_execute)
+    event.listen(engine, "commit", _commit)
+    event.listen(engine, "rollback", _discard)
+    event.listen(engine.pool, "reset", _discard_on_reset)
+
+
+def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -> None:
+    """Execute ``sql`` with ``params`` (the driver's form, as for ``exec_driver_sql``; a sequence
+    of them with ``many``) in ``connection``'s transaction, whose result nobody reads. On
+    PostgreSQL inside a transaction it goes to the server at once, in the connection's pipeline,
+    and the unit waits for it with its next statement or its commit; elsewhere it runs now."""
+    if connection.dialect.name != "postgresql" or _autocommit(connection):
+        connection.exec_driver_sql(sql, params)
+        return
+    _pipeline(connection).execute(connection, (sql, params, many))
+
+
+def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
+    """Run ``statements`` (driver form, see ``driver_form``; each returning rows) after what the
+    unit sent already, in one pipeline, and wait once; the rows of each statement, in order. The
+    server runs them one after the other, each with a snapshot taken when it starts, as if sent
+    one by one. PostgreSQL only: a SQLite caller runs its statements as usual."""
+    connection = session.connection()
+    pipeline = _pipeline(connection)
+    for sql, params in statements:
+        pipeline.execute(connection, (sql, params, False))
+    cursors = _close(connection)
+    return [cursor.fetchall() for cursor in cursors[len(cursors) - len(statements) :]]
+
+
+def driver_form(dialect: Dialect, statement: ClauseElement, params: Mapping[str, Any]) -> tuple[str, Any]:
+    """``statement`` (built once, without expanding or literal parameters) as ``read_together``
+    takes it: its SQL for ``dialect`` and ``params`` through each parameter's bind processor, as
+    SQLAlchemy's execute would pass them to the driver. Compiled once per statement and dialect."""
+    key = (id(statement), dialect.name)
+    if key not in _COMPILED:
+        compiled = statement.compile(dialect=dialect)
+        if not isinstance(compiled, SQLCompiler):
+            raise TypeError(f"not a SQL statement: {statement}")
+        odd = compiled.literal_execute_params or compiled.post_compile_params or compiled.escaped_bind_names
+        if odd or dialect.positional:
+            raise ValueError(f"not a statement with plain named parameters: {compiled.string}")
+        processors = {
+            name: bind.type.dialect_impl(dialect).bind_processor(dialect)
+            for name, bind in compiled.binds.items()
+        }
+        _COMPILED[key] = (statement, compiled, processors)
+    _, compiled, processors = _COMPILED[key]
+    given = compiled.construct_params(params) or {}
+    return compiled.string, {
+        name: value if (process := processors.get(name)) is None else process(value)
+        for name, value in given.items()
+    }
+
+
+_COMPILED: dict[tuple[int, str], tuple[ClauseElement, SQLCompiler, dict[str, Any]]] = {}
+
+
+def _autocommit(connection: Connection) -> bool:
+    return bool(connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT")
+
+
+@dataclass
+class _Pipeline:
+    """A pipeline open on a connection's driver: the statements sent in it and their cursors."""
+
+    driver: Any
+    stack: ExitStack
+    sent: list[tuple[Statement, Any]] = field(default_factory=list)
+
+    def execute(self, connection: Connection, statement: Statement) -> None:
+        sql, params, many = statement
+        cursor = self.driver.cursor()
+        self.sent.append((statement, cursor))
+        connection.dispatch.before_cursor_execute(connection, cursor, sql, params, None, many)
+        try:
+            if many:
+                cursor.executemany(sql, params)
+            else:
+                cursor.execute(sql, params)
+        except connection.dialect.loaded_dbapi.Error as exc:  # an earlier statement's, arrived meanwhile
+            _abandon(connection.info)
+            raise _error(connection, self.sent, exc) from exc
+
+
+def _pipeline(connection: Connection) -> _Pipeline:
+    """The pipeline open on ``connection``, opened if none is."""
+    pipeline: _Pipeline | None = connection.info.get(_OPEN)
+    if pipeline is None:
+        driver = connection.connection.driver_connection
+        if driver is None:
+            raise RuntimeError("the connection is closed")
+        stack = ExitStack()
+        stack.enter_context(driver.pipeline())
+        pipeline = connection.info[_OPEN] = _Pipeline(driver, stack)
+    return pipeline
+
+
+def _close(connection: Connection, *, commit: bool = False) -> list[Any]:
+    """Close ``connection``'s pipeline (after a COMMIT in it), waiting for every result; the
+    cursors of the statements it sent. A statement's error is raised as SQLAlchemy raises it for
+    an ordinary execute. The engine's ``before_cursor_execute`` and ``after_cursor_execute``
+    listeners see each statement as they see SQLAlchemy's own (without an execution context), so
+    what watches the statements of a unit (its tests, a profiler) still sees them all, in order."""
+    pipeline: _Pipeline | None = connection.info.pop(_OPEN, None)
+    if pipeline is None:
+        return []
+    try:
+        with pipeline.stack:
+            if commit:  # a statement, not the driver's commit(), which syncs before the pipeline ends
+                pipeline.driver.cursor().execute("COMMIT")
+    except connection.dialect.loaded_dbapi.Error as exc:
+        raise _error(connection, pipeline.sent, exc) from exc
+    for (sql, params, many), cursor in pipeline.sent:
+        connection.dispatch.after_cursor_execute(connection, cursor, sql, params, None, many)
+    return [cursor for _, cursor in pipeline.sent]
+
+
+def _error(connection: Connection, sent: Sequence[tuple[Statement, Any]], exc: Exception) -> DBAPIError:
+    """SQLAlchemy's exception for ``exc``, naming the statement that failed: the first without a
+    result (the server skipped those after it); the COMMIT when every statement has one."""
+    unanswered = (statement for statement, cursor in sent if cursor.pgresult is None)
+    sql, params, many = next(unanswered, ("COMMIT", None, False))
+    error = connection.dialect.loaded_dbapi.Error
+    wrapped = DBAPIError.instance(sql, params, exc, error, dialect=connection.dialect, ismulti=many)
+    assert isinstance(wrapped, DBAPIError)  # noqa: S101 - a driver error is always wrapped as one
+    return wrapped
+
+
+def _before_execute(
+    connection: Connection, _cursor: Any, _sql: str, _params: Any, context: Any, _many: bool
+) -> None:
+    """SQLAlchemy executes a statement (it always has an execution context; those sent in the
+    pipeline, announced to the same listeners, have none): what the pipeline sent goes first."""
+    if context is not None:
+        _close(connection)
+
+
+def _commit(connection: Connection) -> None:
+    """SQLAlchemy is about to commit: with a pipeline open, the COMMIT goes in it, and the
+    driver's commit that follows finds no transaction open, which psycopg takes as nothing to
+    do. Without one the commit is left to SQLAlchemy."""
+    if _OPEN in connection.info:
+        _close(connection, commit=True)
+
+
+def _discard(connection: Connection) -> None:
+    _abandon(connection.info)
+
+
+def _discard_on_reset(_dbapi_connection: Any, record: Any, _state: Any) -> None:
+    _abandon(record.info)
+
+
+def _abandon(info: dict[str, Any]) -> None:
+    """Close a pipeline whose transaction rolls back; what it sent is rolled back with it."""
+    pipeline: _Pipeline | None = info.pop(_OPEN, None)
+    if pipeline is not None:
+        with suppress(Exception):  # the unit raised its error already, or rolls back for another
+            pipeline.stack.close()

@@ -1,0 +1,133 @@
+"""A PostgreSQL write unit sends its unread writes with its next statement or its COMMIT (one
+psycopg pipeline, one wait), and still raises a failed write's error inside the unit, which then
+stores nothing; SQLite runs every statement at once, as before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from psycopg.pq import Trace
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+from arena.db.engine import relaxed_commits, session_scope
+from arena.db.keyed_update import update_by_key
+from arena.db.models import PositionRow
+from arena.db.upsert import column_processors, insert_ignore
+from arena.engine.ledger_store import AgentBook, stale_books
+from portfolio import AgentId, Ledger, Rules
+from tests.db.rows import T0, World, build_world, position
+
+MARKS = ("last_price", "last_marked_at", "stale", "updated_at")
+KEYS = ("agent_id", "position_id")
+
+
+@contextmanager
+def waits(path: Path) -> Iterator[tuple[Callable[[Session], None], list[str]]]:
+    """``watch(session)`` traces ``session``'s connection from then until the block ends (put the
+    unit inside it, to see its commit); ``found`` then lists the messages after which the client
+    waited for the server: a simple ``Query`` (psycopg's BEGIN and COMMIT outside a pipeline) or
+    a ``Sync`` (the end of an extended-protocol statement, or of a pipeline). libpq's trace."""
+    found: list[str] = []
+    traced: list[Any] = []
+
+    def watch(session: Session) -> None:
+        driver: Any = session.connection().connection.driver_connection
+        driver.pgconn.trace(trace.fileno())
+        driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
+        traced.append(driver)
+
+    with path.open("w") as trace:
+        try:
+            yield watch, found
+        finally:
+            for driver in traced:
+                driver.pgconn.untrace()
+    sent = [line.split("\t") for line in path.read_text().splitlines()]
+    found += [f[2] for f in sent if len(f) > 2 and f[0] == "F" and f[2] in ("Query", "Sync")]
+
+
+def _book(world: World) -> AgentBook:
+    agent = world.agent_ids[0]
+    return AgentBook(agent, Ledger.from_fills(Rules(), [], agent_id=AgentId(str(agent))), 0)
+
+
+def _marks(session: Session, world: World) -> list[tuple[Any, ...]]:
+    table = PositionRow.__table__  # type: ignore[attr-defined]
+    processors = column_processors(table, (*MARKS, *KEYS), session.get_bind().dialect)
+    later = T0 + timedelta(days=1)
+    row = (None, None, True, later, world.agent_ids[0], "p1")
+    return [tuple(f(v) for f, v in zip(processors, row, strict=True))]
+
+
+def _mark_flush(session: Session, world: World, rows: list[PositionRow]) -> dict[int, str]:
+    """The shape of a replay's flush of marks: a write, the ledger fence, a keyed update."""
+    insert_ignore(session, PositionRow, rows, on=["agent_id", "position_id"], count=False)
+    stale = stale_books(session, [_book(world)])
+    table = PositionRow.__table__  # type: ignore[attr-defined]
+    update_by_key(session, table, MARKS, KEYS, _marks(session, world), count=False)
+    return stale
+
+
+@pytest.mark.parametrize("relaxed", [False, True], ids=["durable", "relaxed"])
+def test_a_flush_of_marks_waits_for_postgresql_twice(engine: Engine, tmp_path: Path, relaxed: bool) -> None:
+    if engine.dialect.name != "postgresql":
+        pytest.skip("SQLite is in the process: no round trips")
+    world = build_world(engine)
+    units = relaxed_commits(engine) if relaxed else engine
+    with waits(tmp_path / "trace") as (watch, found), session_scope(units) as session:
+        watch(session)
+        assert _mark_flush(session, world, [position(world)]) == {}
+    # psycopg's BEGIN (in a pipeline, it waits for it), then the INSERT, the lock and the count,
+    # then the UPDATE and the COMMIT; before: BEGIN, each statement, COMMIT. Relaxed, the unit's
+    # BEGIN and its SET LOCAL go when it takes its connection, before ``watch`` traces it.
+    assert found == (["Sync"] * 2 if relaxed else ["Sync"] * 3)
+    with Session(engine) as session:
+        stored = session.exec(select(PositionRow.position_id, PositionRow.stale)).all()
+    assert stored == [("p1", True)]
+
+
+def _flush_with(engine: Engine, world: World, rows: list[PositionRow]) -> None:
+    with session_scope(engine) as session:
+        _mark_flush(session, world, rows)
+
+
+def _write_then_read(engine: Engine, rows: list[PositionRow]) -> None:
+    with session_scope(engine) as session:
+        insert_ignore(session, PositionRow, rows, on=["agent_id", "position_id"], count=False)
+        session.exec(select(PositionRow)).all()
+
+
+def test_a_failed_write_raises_in_its_unit_which_stores_nothing(engine: Engine) -> None:
+    world = build_world(engine)
+    negative = position(world, "p2", shares=-1)  # refused by a check constraint
+    with pytest.raises(IntegrityError, match="ck_position_shares_not_negative") as raised:
+        _flush_with(engine, world, [position(world), negative])
+    assert str(raised.value.statement).startswith("INSERT INTO position")
+    with Session(engine) as session:
+        assert session.exec(select(PositionRow)).all() == []
+    _flush_with(engine, world, [position(world)])  # the pooled connection serves the next unit
+    with Session(engine) as session:
+        assert session.exec(select(col(PositionRow.position_id))).all() == ["p1"]
+
+
+def test_a_failed_write_raises_before_the_units_next_read(engine: Engine) -> None:
+    world = build_world(engine)
+    with pytest.raises(IntegrityError, match="ck_position_shares_not_negative") as raised:
+        _write_then_read(engine, [position(world, shares=-1)])
+    assert str(raised.value.statement).startswith("INSERT INTO position")
+
+
+def test_a_write_refused_at_commit_raises_in_its_unit_which_stores_nothing(engine: Engine) -> None:
+    world = build_world(engine)
+    orphan = position(world, "p2", market_id="polymarket:none")  # a deferred foreign key: checked at COMMIT
+    with pytest.raises(IntegrityError, match=r"FOREIGN KEY|fk_position_market_id_market"):
+        _flush_with(engine, world, [position(world), orphan])
+    with Session(engine) as session:
+        assert session.exec(select(PositionRow)).all() == []
