@@ -348,3 +348,24 @@ def test_upgrading_to_0009_puts_sqlite_corpus_ids_in_publish_order(db_url: str) 
     ]
     assert matched == [rowid for _, rowid in ids]  # the index follows the documents
     assert {hit.id for hit in hits} == {"d2", "d3"}
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)
+def test_position_pages_keep_room_for_re_marks_on_postgres(db_url: str) -> None:
+    """0010: ``position`` (re-marked at every replay write) is filled to 70% a page, so a re-mark's
+    new row version stays on its page (a heap-only update); the downgrade restores the default."""
+
+    def options() -> list[str] | None:
+        engine = make_engine(db_url)
+        try:
+            with engine.connect() as connection:
+                query = "SELECT reloptions FROM pg_class WHERE oid = to_regclass('position')"
+                found: list[str] | None = connection.exec_driver_sql(query).scalar_one()
+                return found
+        finally:
+            engine.dispose()
+
+    upgrade(db_url)
+    assert options() == ["fillfactor=70"]
+    downgrade(db_url, "0009")
+    assert options() is None
