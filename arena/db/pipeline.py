@@ -33,7 +33,7 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Dialect, Engine, event
+from sqlalchemy import Dialect, Engine, Select, event
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -79,6 +79,30 @@ def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> li
         pipeline.execute(connection, (sql, params, False))
     cursors = _close(connection)
     return [cursor.fetchall() for cursor in cursors[len(cursors) - len(statements) :]]
+
+
+def read_after_sent(
+    session: Session, statement: Select[*tuple[Any, ...]], params: Mapping[str, Any]
+) -> list[tuple[Any, ...]]:
+    """The rows of ``statement`` (a SELECT built once, as ``driver_form`` takes it) run now in the
+    unit's transaction, each value as SQLAlchemy's execute gives it (through its column's result
+    processor). On PostgreSQL the SELECT goes in the unit's pipeline after the writes it sent
+    (``read_together``): the server runs them in the same order, and the unit waits once for
+    both instead of once for the writes and once for the read. Elsewhere an ordinary execute."""
+    dialect = session.get_bind().dialect
+    if dialect.name != "postgresql":
+        return [tuple(row) for row in session.execute(statement, params)]
+    (rows,) = read_together(session, [driver_form(dialect, statement, params)])
+    processors = [
+        c.type.dialect_impl(dialect).result_processor(dialect, None) for c in statement.selected_columns
+    ]
+    return [
+        tuple(
+            value if process is None else process(value)
+            for process, value in zip(processors, row, strict=True)
+        )
+        for row in rows
+    ]
 
 
 def driver_form(dialect: Dialect, statement: ClauseElement, params: Mapping[str, Any]) -> tuple[str, Any]:

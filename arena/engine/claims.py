@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 from sqlmodel import Session, col
 
 from arena.db.keyed_update import update_by_key
 from arena.db.models import DecisionRow
-from arena.db.one_of import one_of
+from arena.db.one_of import one_of, one_of_param
+from arena.db.pipeline import read_after_sent
 from arena.db.upsert import column_processors, insert_ignore
 
 CLAIMED = "claimed"
@@ -106,18 +107,12 @@ def claim_round(
         on=["round_id", "agent_id"],
         count=False,
     )
-    columns = (
-        col(DecisionRow.id),
-        col(DecisionRow.agent_id),
-        col(DecisionRow.claim_token),
-        col(DecisionRow.status),
-        col(DecisionRow.claimed_at),
+    # read back in the pipeline of the insert: one wait for both (``read_after_sent``)
+    existing = read_after_sent(
+        session,
+        _ROUND_CLAIMS[session.get_bind().dialect.name],
+        {"round_id": round_id, "agent_ids": list(agent_ids)},
     )
-    existing = session.execute(  # sqlalchemy's select: sqlmodel's is typed for at most four columns
-        select(*columns).where(
-            col(DecisionRow.round_id) == round_id, col(DecisionRow.agent_id).in_(agent_ids)
-        )
-    ).all()
     result = ClaimResult()
     for decision_id, agent_id, owner, status, claimed_at in existing:
         assert decision_id is not None
@@ -131,6 +126,23 @@ def claim_round(
         else:
             result.busy.add(agent_id)
     return result
+
+
+# Built once per backend (why: ``round_store.ROUND_AT_INDEX``); sqlalchemy's select: sqlmodel's
+# is typed for at most four columns.
+_ROUND_CLAIMS = {
+    dialect: select(
+        col(DecisionRow.id),
+        col(DecisionRow.agent_id),
+        col(DecisionRow.claim_token),
+        col(DecisionRow.status),
+        col(DecisionRow.claimed_at),
+    ).where(
+        col(DecisionRow.round_id) == bindparam("round_id"),
+        one_of_param(col(DecisionRow.agent_id), "agent_ids", dialect),
+    )
+    for dialect in ("sqlite", "postgresql")
+}
 
 
 def _take_over(session: Session, decision_id: int, old: str, token: str, now: datetime) -> bool:

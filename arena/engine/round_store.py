@@ -6,12 +6,14 @@ from collections.abc import Collection
 from datetime import datetime
 
 from sqlalchemy import Engine, bindparam
+from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
 from arena.db.market_rows import market_row
 from arena.db.models import MarketRow, RoundMarketRow, RoundRow
 from arena.db.one_of import one_of
+from arena.db.pipeline import read_after_sent
 from arena.db.types import decimals_to_json
 from arena.db.upsert import insert_ignore
 from markets.types import Market, MarketSnapshot
@@ -26,6 +28,10 @@ ROUND_AT_INDEX = select(RoundRow).where(
     col(RoundRow.cohort_id) == bindparam("cohort_id"), col(RoundRow.round_index) == bindparam("index")
 )
 """A cohort's round by index (parameters ``cohort_id``, ``index``)."""
+_OPENED = sa_select(col(RoundRow.id), col(RoundRow.snapshot_hash), col(RoundRow.scheduled_at)).where(
+    col(RoundRow.cohort_id) == bindparam("cohort_id"), col(RoundRow.round_index) == bindparam("index")
+)
+"""What ``open_round`` checks of the round it opened or found."""
 
 
 class SnapshotChanged(RuntimeError):
@@ -59,16 +65,18 @@ def open_round(
     )
     new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
     insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"], count=False)
-    row = session.exec(ROUND_AT_INDEX, params={"cohort_id": cohort_id, "index": index}).one()
-    assert row.id is not None
-    if row.snapshot_hash != digest or row.scheduled_at != at:
+    # read back in the pipeline of the inserts above: one wait for both (``read_after_sent``)
+    ((round_id, stored, scheduled_at),) = read_after_sent(
+        session, _OPENED, {"cohort_id": cohort_id, "index": index}
+    )
+    if stored != digest or scheduled_at != at:
         raise SnapshotChanged(
-            f"cohort {cohort_id} round {index}: stored snapshot {row.snapshot_hash} "
-            f"at {row.scheduled_at.isoformat()} "
+            f"cohort {cohort_id} round {index}: stored snapshot {stored} "
+            f"at {scheduled_at.isoformat()} "
             f"but this run sees {digest} at {at.isoformat()}; refusing to give agents different markets"
         )
-    _store_prices(session, row.id, snapshot)
-    return row.id
+    _store_prices(session, round_id, snapshot)
+    return int(round_id)
 
 
 def _store_prices(session: Session, round_id: int, snapshot: MarketSnapshot) -> None:

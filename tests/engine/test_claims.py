@@ -16,6 +16,7 @@ from arena.db.models import DecisionRow, FillRow
 from arena.engine.claims import Claim, ClaimLost, claim_round, finish, finish_all, new_token
 from arena.engine.rounds import RoundReport, run_round
 from arena.engine.runtime import CohortRuntime
+from tests.db.waits import waits
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 
 SLOW = {"kind": "plugin", "path": "tests.engine.bots:SlowBettor", "settings": {"delay": 0.4, "stake": 100}}
@@ -101,6 +102,35 @@ def _claimed_decision(rt: CohortRuntime) -> tuple[int, str]:
         )
     assert len(claims.claimed) == 3
     return round_id, token
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite is in the process: no round trips
+def test_opening_and_claiming_a_round_waits_for_postgresql_four_times(engine: Engine, tmp_path: Path) -> None:
+    """The round's row and its claims are read back in the pipeline of the inserts before them
+    (``pipeline.read_after_sent``), not each in a wait of its own."""
+    from arena.engine.round_store import open_round
+    from arena.engine.universe import select_universe
+
+    cohort_id, source = _cohort(engine, tmp_path)
+    rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
+    with waits(tmp_path / "trace") as (watch, found), session_scope(rt.engine) as session:
+        watch(session)
+        round_id = open_round(session, rt.cohort_id, 0, day(0), universe, started_at=day(0))
+        claims = claim_round(
+            session,
+            round_id=round_id,
+            cohort_id=rt.cohort_id,
+            agent_ids=[a.id for a in rt.agents],
+            token=new_token(),
+            now=rt.lease_clock.now(),
+            lease=timedelta(minutes=5),
+        )
+    assert len(claims.claimed) == 3
+    # psycopg's BEGIN (in a pipeline, it waits for it); the markets' and the round's inserts with
+    # the round read back; the prices' and the claims' inserts with the claims read back; the
+    # COMMIT. Before: the inserts and each read waited apart, six waits.
+    assert found == ["Sync", "Sync", "Sync", "Query"]
 
 
 def test_live_claims_are_left_alone_and_expired_ones_taken_over(engine: Engine, tmp_path: Path) -> None:
