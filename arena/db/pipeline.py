@@ -37,7 +37,7 @@ from sqlalchemy import Dialect, Engine, Select, event
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.compiler import SQLCompiler
-from sqlalchemy.sql.expression import ClauseElement
+from sqlalchemy.sql.expression import ClauseElement, UpdateBase
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -68,6 +68,16 @@ def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -
     _pipeline(connection).execute(connection, (sql, params, many))
 
 
+def send_statement(session: Session, statement: UpdateBase, params: Mapping[str, Any]) -> None:
+    """``send`` for a statement built once (as ``driver_form`` takes it) with its parameters: on
+    PostgreSQL in the unit's pipeline, without waiting; elsewhere an ordinary execute."""
+    dialect = session.get_bind().dialect
+    if dialect.name != "postgresql":
+        session.execute(statement, params)
+        return
+    send(session.connection(), *driver_form(dialect, statement, params))
+
+
 def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
     """Run ``statements`` (driver form, see ``driver_form``; each returning rows) after what the
     unit sent already, in one pipeline, and wait once; the rows of each statement, in order. The
@@ -82,19 +92,26 @@ def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> li
 
 
 def read_after_sent(
-    session: Session, statement: Select[*tuple[Any, ...]], params: Mapping[str, Any]
-) -> list[tuple[Any, ...]]:
-    """The rows of ``statement`` (a SELECT built once, as ``driver_form`` takes it) run now in the
-    unit's transaction, each value as SQLAlchemy's execute gives it (through its column's result
-    processor). On PostgreSQL the SELECT goes in the unit's pipeline after the writes it sent
-    (``read_together``): the server runs them in the same order, and the unit waits once for
-    both instead of once for the writes and once for the read. Elsewhere an ordinary execute."""
+    session: Session, statements: Sequence[tuple[Select[*tuple[Any, ...]], Mapping[str, Any]]]
+) -> list[list[tuple[Any, ...]]]:
+    """The rows of each of ``statements`` (SELECTs built once, as ``driver_form`` takes them, each
+    with its parameters) run now, in order, in the unit's transaction, each value as SQLAlchemy's
+    execute gives it (through its column's result processor). On PostgreSQL they go in the unit's
+    pipeline after the writes it sent (``read_together``): the server runs them in the same
+    order, and the unit waits once for all, not once for the writes and once for each read.
+    Elsewhere ordinary executes."""
     dialect = session.get_bind().dialect
     if dialect.name != "postgresql":
-        return [tuple(row) for row in session.execute(statement, params)]
-    (rows,) = read_together(session, [driver_form(dialect, statement, params)])
+        return [[tuple(row) for row in session.execute(query, params)] for query, params in statements]
+    answers = read_together(session, [driver_form(dialect, query, params) for query, params in statements])
+    return [_processed(dialect, query, rows) for (query, _), rows in zip(statements, answers, strict=True)]
+
+
+def _processed(
+    dialect: Dialect, query: Select[*tuple[Any, ...]], rows: Sequence[tuple[Any, ...]]
+) -> list[tuple[Any, ...]]:
     processors = [
-        c.type.dialect_impl(dialect).result_processor(dialect, None) for c in statement.selected_columns
+        c.type.dialect_impl(dialect).result_processor(dialect, None) for c in query.selected_columns
     ]
     return [
         tuple(

@@ -108,11 +108,8 @@ def claim_round(
         count=False,
     )
     # read back in the pipeline of the insert: one wait for both (``read_after_sent``)
-    existing = read_after_sent(
-        session,
-        _ROUND_CLAIMS[session.get_bind().dialect.name],
-        {"round_id": round_id, "agent_ids": list(agent_ids)},
-    )
+    query = _ROUND_CLAIMS[session.get_bind().dialect.name]
+    (existing,) = read_after_sent(session, [(query, {"round_id": round_id, "agent_ids": list(agent_ids)})])
     result = ClaimResult()
     for decision_id, agent_id, owner, status, claimed_at in existing:
         assert decision_id is not None

@@ -66,9 +66,8 @@ def open_round(
     new.update(snapshot_hash=digest, market_count=len(snapshot.entries))
     insert_ignore(session, RoundRow, [new], on=["cohort_id", "round_index"], count=False)
     # read back in the pipeline of the inserts above: one wait for both (``read_after_sent``)
-    ((round_id, stored, scheduled_at),) = read_after_sent(
-        session, _OPENED, {"cohort_id": cohort_id, "index": index}
-    )
+    ((opened,),) = read_after_sent(session, [(_OPENED, {"cohort_id": cohort_id, "index": index})])
+    round_id, stored, scheduled_at = opened
     if stored != digest or scheduled_at != at:
         raise SnapshotChanged(
             f"cohort {cohort_id} round {index}: stored snapshot {stored} "

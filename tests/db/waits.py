@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from psycopg.pq import Trace
+from sqlalchemy import Engine, event
 from sqlmodel import Session
 
 
@@ -17,18 +18,39 @@ def waits(path: Path) -> Iterator[tuple[Callable[[Session], None], list[str]]]:
     unit inside it, to see its commit); ``found`` then lists the messages after which the client
     waited for the server: a simple ``Query`` (psycopg's BEGIN and COMMIT outside a pipeline) or
     a ``Sync`` (the end of an extended-protocol statement, or of a pipeline). libpq's trace."""
+    with _traced(path) as (trace, found):
+        yield (lambda session: trace(session.connection().connection.driver_connection)), found
+
+
+@contextmanager
+def engine_waits(engine: Engine, path: Path) -> Iterator[list[str]]:
+    """``waits`` of every connection ``engine`` hands out until the block ends: for a unit that
+    opens its own session."""
+    with _traced(path) as (trace, found):
+
+        def checkout(driver: Any, _record: Any, _proxy: Any) -> None:
+            trace(driver)
+
+        event.listen(engine, "checkout", checkout)
+        try:
+            yield found
+        finally:
+            event.remove(engine, "checkout", checkout)
+
+
+@contextmanager
+def _traced(path: Path) -> Iterator[tuple[Callable[[Any], None], list[str]]]:
     found: list[str] = []
     traced: list[Any] = []
 
-    def watch(session: Session) -> None:
-        driver: Any = session.connection().connection.driver_connection
-        driver.pgconn.trace(trace.fileno())
+    def trace(driver: Any) -> None:
+        driver.pgconn.trace(file.fileno())
         driver.pgconn.set_trace_flags(Trace.SUPPRESS_TIMESTAMPS)
         traced.append(driver)
 
-    with path.open("w") as trace:
+    with path.open("w") as file:
         try:
-            yield watch, found
+            yield trace, found
         finally:
             for driver in traced:
                 driver.pgconn.untrace()

@@ -12,11 +12,11 @@ from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine, session_scope
-from arena.db.models import DecisionRow, FillRow
+from arena.db.models import DecisionRow, FillRow, RoundRow
 from arena.engine.claims import Claim, ClaimLost, claim_round, finish, finish_all, new_token
-from arena.engine.rounds import RoundReport, run_round
+from arena.engine.rounds import RoundReport, close_round, run_round
 from arena.engine.runtime import CohortRuntime
-from tests.db.waits import waits
+from tests.db.waits import engine_waits, waits
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 
 SLOW = {"kind": "plugin", "path": "tests.engine.bots:SlowBettor", "settings": {"delay": 0.4, "stake": 100}}
@@ -131,6 +131,26 @@ def test_opening_and_claiming_a_round_waits_for_postgresql_four_times(engine: En
     # the round read back; the prices' and the claims' inserts with the claims read back; the
     # COMMIT. Before: the inserts and each read waited apart, six waits.
     assert found == ["Sync", "Sync", "Sync", "Query"]
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite is in the process: no round trips
+def test_closing_a_round_waits_for_postgresql_three_times(engine: Engine, tmp_path: Path) -> None:
+    """``close_round`` reads the decisions' statuses and the round's row in one wait, and sends
+    the round's new status with its COMMIT."""
+    cohort_id, source = _cohort(engine, tmp_path)
+    rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
+    round_id, _ = _claimed_decision(rt)
+    with session_scope(engine) as session:
+        session.execute(update(DecisionRow).values(status="done"))
+    with engine_waits(engine, tmp_path / "trace") as found:
+        report = close_round(rt, round_id, 0, day(0))
+    # psycopg's BEGIN (in a pipeline, it waits for it); both reads; the UPDATE with the COMMIT.
+    # Before: BEGIN, each read, the UPDATE and the COMMIT waited apart, five waits.
+    assert found == ["Sync", "Sync", "Sync"]
+    assert report.status == "done" and set(report.statuses.values()) == {"done"}
+    with Session(engine) as session:
+        stored = session.exec(select(RoundRow.status, RoundRow.finished_at)).one()
+    assert stored == ("done", day(0))
 
 
 def test_live_claims_are_left_alone_and_expired_ones_taken_over(engine: Engine, tmp_path: Path) -> None:
