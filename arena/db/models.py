@@ -340,6 +340,8 @@ class PositionRow(ArenaTable, table=True):
     """A holding of one outcome, keyed by the ledger's ``position_id`` within its agent.
 
     Reopening after a full sell makes a new row: only one *open* row per (agent, market, outcome).
+    On PostgreSQL its pages are filled to 70% (migration 0010), so a re-mark's new row version
+    stays on its page.
     """
 
     __tablename__ = "position"
