@@ -31,7 +31,16 @@ from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.db.pipeline import read_after_sent, send_statement
 from arena.engine.asking import Call, ask_all
 from arena.engine.budgets import has_caps, held_for_budget, spend_by_agent
-from arena.engine.claims import DONE, ERROR, FINAL_STATUSES, MISSED, Claim, claim_round, new_token
+from arena.engine.claims import (
+    DONE,
+    ERROR,
+    FINAL_STATUSES,
+    MISSED,
+    Claim,
+    ClaimResult,
+    claim_round,
+    new_token,
+)
 from arena.engine.ledger_store import committed
 from arena.engine.offered import first_offered
 from arena.engine.quotes import build_quotes
@@ -95,18 +104,8 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     if finished is not None:
         return finished
     full, universe = round_snapshot(rt, at)
-    token = new_token()
     with session_scope(rt.engine) as session:
-        round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
-        claims = claim_round(
-            session,
-            round_id=round_id,
-            cohort_id=rt.cohort_id,
-            agent_ids=[a.id for a in rt.agents],
-            token=token,
-            now=rt.lease_clock.now(),
-            lease=rt.claim_lease,
-        )
+        round_id, claims = open_and_claim(session, rt, index, at, universe, new_token())
     if claims.claimed:
         rt.refresh(list(claims.claimed))
         plan = RoundPlan(rt, index, at, round_id, full, universe)
@@ -117,6 +116,24 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
         if second:
             await plan.phase(second, claims.claimed, deadline, peers=peer_probabilities(rt, round_id))
     return close_round(rt, round_id, index, at)
+
+
+def open_and_claim(
+    session: Session, rt: CohortRuntime, index: int, at: datetime, universe: MarketSnapshot, token: str
+) -> tuple[int, ClaimResult]:
+    """Open round ``index`` (or find it opened by an earlier run) with ``universe`` and claim its
+    decisions for every agent under ``token``, in ``session``: the round's id and the claims."""
+    round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=rt.happened_at(at))
+    claims = claim_round(
+        session,
+        round_id=round_id,
+        cohort_id=rt.cohort_id,
+        agent_ids=[a.id for a in rt.agents],
+        token=token,
+        now=rt.lease_clock.now(),
+        lease=rt.claim_lease,
+    )
+    return round_id, claims
 
 
 def round_snapshot(rt: CohortRuntime, at: datetime) -> tuple[MarketSnapshot, MarketSnapshot]:

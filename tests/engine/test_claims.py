@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow, FillRow, RoundRow
-from arena.engine.claims import Claim, ClaimLost, claim_round, finish, finish_all, new_token
-from arena.engine.rounds import RoundReport, close_round, run_round
+from arena.engine.claims import Claim, ClaimLost, ClaimResult, claim_round, finish, finish_all, new_token
+from arena.engine.rounds import RoundReport, close_round, open_and_claim, run_round
 from arena.engine.runtime import CohortRuntime
 from tests.db.waits import engine_waits, waits
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
@@ -84,48 +85,31 @@ def test_rerunning_a_finished_round_executes_nothing(engine: Engine, tmp_path: P
 
 def _claimed_decision(rt: CohortRuntime) -> tuple[int, str]:
     """Round 0 claimed by a runner that then 'dies' before finishing; returns (round id, token)."""
-    from arena.engine.round_store import open_round
-    from arena.engine.universe import select_universe
-
     token = new_token()
-    universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
     with session_scope(rt.engine) as session:
-        round_id = open_round(session, rt.cohort_id, 0, day(0), universe, started_at=day(0))
-        claims = claim_round(
-            session,
-            round_id=round_id,
-            cohort_id=rt.cohort_id,
-            agent_ids=[a.id for a in rt.agents],
-            token=token,
-            now=rt.lease_clock.now(),
-            lease=timedelta(minutes=5),
-        )
+        round_id, claims = _open_and_claim(session, rt, token)
     assert len(claims.claimed) == 3
     return round_id, token
+
+
+def _open_and_claim(session: Session, rt: CohortRuntime, token: str) -> tuple[int, ClaimResult]:
+    """Open round 0 and claim its decisions for every agent under ``token``, in ``session``, for a
+    lease of five minutes (the tests take expired claims over ten minutes later)."""
+    from arena.engine.universe import select_universe
+
+    universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
+    return open_and_claim(session, replace(rt, lease=timedelta(minutes=5)), 0, day(0), universe, token)
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite is in the process: no round trips
 def test_opening_and_claiming_a_round_waits_for_postgresql_four_times(engine: Engine, tmp_path: Path) -> None:
     """The round's row and its claims are read back in the pipeline of the inserts before them
     (``pipeline.read_after_sent``), not each in a wait of its own."""
-    from arena.engine.round_store import open_round
-    from arena.engine.universe import select_universe
-
     cohort_id, source = _cohort(engine, tmp_path)
     rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]
-    universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
     with waits(tmp_path / "trace") as (watch, found), session_scope(rt.engine) as session:
         watch(session)
-        round_id = open_round(session, rt.cohort_id, 0, day(0), universe, started_at=day(0))
-        claims = claim_round(
-            session,
-            round_id=round_id,
-            cohort_id=rt.cohort_id,
-            agent_ids=[a.id for a in rt.agents],
-            token=new_token(),
-            now=rt.lease_clock.now(),
-            lease=timedelta(minutes=5),
-        )
+        _, claims = _open_and_claim(session, rt, new_token())
     assert len(claims.claimed) == 3
     # psycopg's BEGIN (in a pipeline, it waits for it); the markets' and the round's inserts with
     # the round read back; the prices' and the claims' inserts with the claims read back; the
