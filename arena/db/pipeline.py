@@ -31,10 +31,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Dialect, Engine, Select, event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import URL, Connection
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.expression import ClauseElement, UpdateBase
@@ -62,7 +63,7 @@ def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -
     of them with ``many``) in ``connection``'s transaction, whose result nobody reads. On
     PostgreSQL inside a transaction it goes to the server at once, in the connection's pipeline,
     and the unit waits for it with its next statement or its commit; elsewhere it runs now."""
-    if connection.dialect.name != "postgresql" or _autocommit(connection):
+    if not _pipelines(connection):
         connection.exec_driver_sql(sql, params)
         return
     _pipeline(connection).execute(connection, (sql, params, many))
@@ -82,8 +83,11 @@ def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> li
     """Run ``statements`` (driver form, see ``driver_form``; each returning rows) after what the
     unit sent already, in one pipeline, and wait once; the rows of each statement, in order. The
     server runs them one after the other, each with a snapshot taken when it starts, as if sent
-    one by one. PostgreSQL only: a SQLite caller runs its statements as usual."""
+    one by one. PostgreSQL only: a SQLite caller runs its statements as usual. A connection that
+    does not pipeline (``_pipelines``) runs them one by one."""
     connection = session.connection()
+    if not _pipelines(connection):
+        return [list(connection.exec_driver_sql(sql, params).tuples()) for sql, params in statements]
     pipeline = _pipeline(connection)
     for sql, params in statements:
         pipeline.execute(connection, (sql, params, False))
@@ -150,8 +154,29 @@ def driver_form(dialect: Dialect, statement: ClauseElement, params: Mapping[str,
 _COMPILED: dict[tuple[int, str], tuple[ClauseElement, SQLCompiler, dict[str, Any]]] = {}
 
 
-def _autocommit(connection: Connection) -> bool:
-    return bool(connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT")
+def _pipelines(connection: Connection) -> bool:
+    """Whether ``connection`` sends its unit's writes in a pipeline: on PostgreSQL, in a
+    transaction, unless the server ends its sessions left idle in a transaction (``_ends_idle``)."""
+    return (
+        connection.dialect.name == "postgresql"
+        and connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT"
+        and not _ends_idle(connection.engine.url)
+    )
+
+
+@cache
+def _ends_idle(url: URL) -> bool:
+    """Whether ``url`` sets ``idle_in_transaction_session_timeout`` (``workers.queue.
+    fenced_session_url``: the connections of workers and of ``arena serve``). Their fence is the
+    server ending a session paused inside a transaction after one lease time, which frees its
+    locks for the process that takes over. PostgreSQL counts a session as idle only once it has
+    answered a Sync: in the middle of a pipeline (writes sent, the Sync not yet) it waits for the
+    next message without that timeout, so a worker stopped there would hold its locks for as long
+    as it is stopped. Such connections send every statement on its own."""
+    options = url.query.get("options") or ()
+    return "idle_in_transaction_session_timeout" in " ".join(
+        (options,) if isinstance(options, str) else options
+    )
 
 
 @dataclass
@@ -239,6 +264,8 @@ def _commit(connection: Connection) -> None:
 
 
 def _discard(connection: Connection) -> None:
+    if connection.invalidated:  # its driver connection is gone, the pipeline with it
+        return
     _abandon(connection.info)
 
 

@@ -4,20 +4,22 @@ stores nothing; SQLite runs every statement at once, as before."""
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, col, select
 
-from arena.db.engine import relaxed_commits, session_scope
+from arena.db.engine import make_engine, relaxed_commits, session_scope
 from arena.db.keyed_update import update_by_key
 from arena.db.models import PositionRow
 from arena.db.upsert import column_processors, insert_ignore
 from arena.engine.ledger_store import AgentBook, stale_books
+from arena.workers.queue import fenced_session_url
 from portfolio import AgentId, Ledger, Rules
 from tests.db.rows import T0, World, build_world, position
 from tests.db.waits import waits
@@ -101,5 +103,28 @@ def test_a_write_refused_at_commit_raises_in_its_unit_which_stores_nothing(engin
     orphan = position(world, "p2", market_id="polymarket:none")  # a deferred foreign key: checked at COMMIT
     with pytest.raises(IntegrityError, match=r"FOREIGN KEY|fk_position_market_id_market"):
         _flush_with(engine, world, [position(world), orphan])
+    with Session(engine) as session:
+        assert session.exec(select(PositionRow)).all() == []
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # the server's idle timeout
+def test_a_unit_stopped_after_a_write_on_a_fenced_session_is_ended_by_the_server(engine: Engine) -> None:
+    """A worker's connections (``fenced_session_url``) count on the server ending a session left
+    idle in a transaction, which frees its locks for the worker that takes its unit over. A write
+    left in an unsynced pipeline would keep the session from counting as idle, so such a
+    connection sends each statement on its own: stopped after a write, its session is ended."""
+    world = build_world(engine)
+    # a write the size of a replay's marks: the driver sends it to the server before any Sync
+    rows = [position(world, f"p{i}", status="closed") for i in range(3_000)]
+    fenced = make_engine(fenced_session_url(engine.url, timedelta(milliseconds=300)))
+    try:
+        with Session(fenced) as session:
+            insert_ignore(session, PositionRow, rows, on=["agent_id", "position_id"], count=False)
+            time.sleep(1.5)  # the worker stopped (SIGSTOP, a debugger, a swapped-out machine)
+            with pytest.raises(DBAPIError, match="idle-in-transaction timeout"):
+                session.exec(select(PositionRow)).all()
+            session.rollback()  # what session_scope does with a unit that raised
+    finally:
+        fenced.dispose()
     with Session(engine) as session:
         assert session.exec(select(PositionRow)).all() == []
