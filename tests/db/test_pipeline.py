@@ -114,17 +114,18 @@ def test_a_unit_stopped_after_a_write_on_a_fenced_session_is_ended_by_the_server
     left in an unsynced pipeline would keep the session from counting as idle, so such a
     connection sends each statement on its own: stopped after a write, its session is ended."""
     world = build_world(engine)
-    # a write the size of a replay's marks: the driver sends it to the server before any Sync
-    rows = [position(world, f"p{i}", status="closed") for i in range(3_000)]
+    with session_scope(engine) as session:
+        insert_ignore(session, PositionRow, [position(world)], on=["agent_id", "position_id"], count=False)
+    table = PositionRow.__table__  # type: ignore[attr-defined]
     fenced = make_engine(fenced_session_url(engine.url, timedelta(milliseconds=300)))
     try:
         with Session(fenced) as session:
-            insert_ignore(session, PositionRow, rows, on=["agent_id", "position_id"], count=False)
+            update_by_key(session, table, MARKS, KEYS, _marks(session, world), count=False)
             time.sleep(1.5)  # the worker stopped (SIGSTOP, a debugger, a swapped-out machine)
             with pytest.raises(DBAPIError, match="idle-in-transaction timeout"):
                 session.exec(select(PositionRow)).all()
             session.rollback()  # what session_scope does with a unit that raised
     finally:
         fenced.dispose()
-    with Session(engine) as session:
-        assert session.exec(select(PositionRow)).all() == []
+    with Session(engine) as session:  # its re-mark (stale) went with the ended session
+        assert session.exec(select(PositionRow.position_id, PositionRow.stale)).all() == [("p1", False)]
