@@ -23,7 +23,9 @@ pipeline closes); it is raised here as SQLAlchemy's exception for that statement
 (``IntegrityError`` and the like, naming it), inside the unit, before it commits; the server
 skips the unit's later statements, and ``session_scope`` rolls the transaction back. A unit that
 rolls back closes its pipeline first, ignoring what it held. SQLite sends nothing ahead: it is in
-the process, a statement costs it no round trip.
+the process, a statement costs it no round trip. Nor do connections the server ends when idle in
+a transaction (workers', ``arena serve``'s): a session mid-pipeline does not count as idle
+(``_ends_idle``).
 """
 
 from __future__ import annotations
