@@ -30,7 +30,8 @@ from arena.commands.terminal import plain_console
 from arena.engine.overview import cohort_mode
 from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.replay_lease import CohortBusy
-from arena.engine.rounds import RoundReport, run_round
+from arena.engine.round_report import RoundReport
+from arena.engine.rounds import run_round
 from arena.engine.runtime import CohortNotFound
 from arena.engine.sources import open_source
 from arena.scoring.health import FailedAgent, failed_agents

@@ -20,7 +20,7 @@ from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, RoundRow
 from arena.db.upsert import insert_ignore
 from arena.engine.claims import CLAIMED, MISSED
-from arena.engine.rounds import RoundReport, close_round
+from arena.engine.round_report import RoundReport, close_round
 from arena.engine.runtime import CohortRuntime
 
 

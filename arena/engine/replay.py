@@ -41,7 +41,8 @@ from arena.engine.completion import (
 )
 from arena.engine.marks import mark_rows, persist_marks
 from arena.engine.replay_lease import RUN_LEASE_TTL, replay_lease
-from arena.engine.rounds import RoundReport, round_time, run_round
+from arena.engine.round_report import RoundReport
+from arena.engine.rounds import round_time, run_round
 from arena.engine.runtime import CohortRuntime, load_runtime
 from arena.engine.settlement import record_later_resolutions, settle
 from arena.engine.views import held_markets

@@ -3,7 +3,7 @@
 With ``arena worker`` processes present, ``arena serve`` does not ask agents itself. For a due
 round it opens the round (snapshot, hash and prices, as ``run_round`` does), queues one
 ``decision`` unit per agent, waits until every agent's decision is final, then closes the round
-with ``rounds.close_round``: the same rows, in the same states, as the in-process path. Ensemble
+with ``round_report.close_round``: the same rows, in the same states, as the in-process path. Ensemble
 agents (``uses_peers``) are queued only once the first phase is final, so they read the same
 peer probabilities as in-process.
 
@@ -25,7 +25,7 @@ from arena.clock import SystemClock
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, WorkUnitRow
 from arena.engine.claims import FINAL_STATUSES
-from arena.engine.rounds import RoundReport, close_round, read_report
+from arena.engine.round_report import RoundReport, close_round, read_report
 from arena.engine.runtime import CohortRuntime
 from arena.engine.unit_decision import open_planned_round
 from arena.workers import queue

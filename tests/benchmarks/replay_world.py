@@ -182,7 +182,7 @@ def timed_writes() -> Iterator[list[float]]:
     """Sum the CPU time spent inside the write transactions of the replay path (rounds, marks,
     settlements), by wrapping ``session_scope`` where those modules use it."""
     from arena.db import engine as db_engine
-    from arena.engine import replay, round_store, rounds, settlement
+    from arena.engine import replay, round_report, round_store, rounds, settlement
 
     total = [0.0]
     real = db_engine.session_scope
@@ -196,7 +196,7 @@ def timed_writes() -> Iterator[list[float]]:
         finally:
             total[0] += time.process_time() - started
 
-    modules = (replay, rounds, settlement, round_store)
+    modules = (replay, rounds, round_report, settlement, round_store)
     saved = [m.__dict__.get("session_scope") for m in modules]
     for m in modules:
         if "session_scope" in m.__dict__:

@@ -40,7 +40,8 @@ from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, WorkUnitRow
 from arena.engine.agent_http import AgentHttpClients
-from arena.engine.rounds import RoundReport, round_time, run_round
+from arena.engine.round_report import RoundReport
+from arena.engine.rounds import round_time, run_round
 from arena.engine.runtime import load_runtime
 from arena.engine.sources import open_source
 from arena.workers import roster

@@ -15,7 +15,8 @@ from sqlmodel import Session, col, select
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow, FillRow, RoundRow
 from arena.engine.claims import Claim, ClaimLost, ClaimResult, claim_round, finish, finish_all, new_token
-from arena.engine.rounds import RoundReport, close_round, open_and_claim, run_round
+from arena.engine.round_report import RoundReport, close_round
+from arena.engine.rounds import open_and_claim, run_round
 from arena.engine.runtime import CohortRuntime
 from tests.db.waits import engine_waits, waits
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
