@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from sqlalchemy import URL, create_engine, make_url
+from sqlalchemy import URL, create_engine
 
 from arena.commands.run import DEMO_CONFIG
 from markets.replay import load_dataset
@@ -113,32 +114,57 @@ def test_demo_replay_cpu(tmp_path: Path) -> None:
     print(f"\n`arena replay demo-baselines.toml` (launch, replay, leaderboard, imports): {cpu:.1f} s CPU")
 
 
+# Rounds of the PostgreSQL comparison. This machine's speed drifts by a third within minutes (a
+# virtual machine's neighbours), so one replay of each, minutes apart, compared noise more than
+# engines: each round runs the three back to back and gives its own ratios; the median is reported.
+_PG_ROUNDS = int(os.environ.get("ARENA_BENCH_PG_ROUNDS", "3"))
+
+
 @pytest.mark.benchmark
 def test_postgres_replay_wall_against_sqlite(world: Path, tmp_path: Path, postgres_database: URL) -> None:
     """PostgreSQL with durable commits (the default) and with ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off``
-    (commits skip the WAL flush, as SQLite's WAL with ``synchronous = NORMAL`` does), each in a
-    database of its own; the server's CPU is that of the replay's backends."""
+    (commits skip the WAL flush, as SQLite's WAL with ``synchronous = NORMAL`` does), each replay
+    in a database of its own; the server's CPU is that of the replay's backends. Each round runs
+    SQLite, then both PostgreSQL modes, back to back; ratios are taken within a round."""
     admin = create_engine(postgres_database, isolation_level="AUTOCOMMIT")
-    urls = []
-    for mode in ("durable", "relaxed"):
-        name = f"{postgres_database.database}_{mode}"
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-        urls.append(postgres_database.set(database=name).render_as_string(hide_password=False))
+    modes = {"durable commits": True, "synchronous_commit off": False}
+    rounds: list[dict[str, dict[str, float]]] = []
     try:
-        lite = _in_subprocess(f"replay_world({_sqlite(tmp_path / 'r.db')!r}, {str(world)!r}, 20)")
-        durable = _in_subprocess(f"replay_world({urls[0]!r}, {str(world)!r}, 20)")
-        relaxed = _in_subprocess(f"replay_world({urls[1]!r}, {str(world)!r}, 20, synchronous_commit=False)")
+        for index in range(_PG_ROUNDS):
+            lite_url = _sqlite(tmp_path / f"r{index}.db")
+            figures = {"SQLite": _in_subprocess(f"replay_world({lite_url!r}, {str(world)!r}, 20)")}
+            for number, (label, durable) in enumerate(modes.items()):
+                name = f"{postgres_database.database}_replay_{index}_{number}"
+                with admin.connect() as connection:
+                    connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+                    connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+                url = postgres_database.set(database=name).render_as_string(hide_password=False)
+                try:
+                    figures[label] = _in_subprocess(
+                        f"replay_world({url!r}, {str(world)!r}, 20, synchronous_commit={durable})"
+                    )
+                finally:
+                    with admin.connect() as connection:
+                        connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            rounds.append(figures)
     finally:
-        with admin.connect() as connection:
-            for url in urls:
-                connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
         admin.dispose()
-    print(f"\n20 agents x 2,000 markets x 365 days, load average {os.getloadavg()[0]:.1f}:")
-    print(f"  SQLite: wall {lite['wall_s']:.1f} s, CPU {lite['cpu_s']:.1f} s")
-    for label, post in (("durable commits", durable), ("synchronous_commit off", relaxed)):
-        ratio = post["wall_s"] / lite["wall_s"]
+    load = os.getloadavg()[0]
+    print(f"\n20 agents x 2,000 markets x 365 days, {_PG_ROUNDS} rounds, load average {load:.1f}:")
+    for index, figures in enumerate(rounds, 1):
+        lite = figures["SQLite"]
+        print(f"  round {index}: SQLite wall {lite['wall_s']:.1f} s, CPU {lite['cpu_s']:.1f} s")
+        for label in modes:
+            post = figures[label]
+            ratio = post["wall_s"] / lite["wall_s"]
+            print(
+                f"    PostgreSQL, {label}: wall {post['wall_s']:.1f} s ({ratio:.2f}x), "
+                f"client CPU {post['cpu_s']:.1f} s, waiting {post['wall_s'] - post['cpu_s']:.1f} s, "
+                f"server CPU {post['server_cpu_s']:.1f} s"
+            )
+    for label in modes:
+        ratios = sorted(f[label]["wall_s"] / f["SQLite"]["wall_s"] for f in rounds)
         print(
-            f"  PostgreSQL, {label}: wall {post['wall_s']:.1f} s, ratio {ratio:.2f}x (target <= 1.2x); "
-            f"client CPU {post['cpu_s']:.1f} s, server CPU {post['server_cpu_s']:.1f} s"
+            f"  PostgreSQL, {label}: median ratio {statistics.median(ratios):.2f}x "
+            f"(rounds {', '.join(f'{r:.2f}' for r in ratios)}; target <= 1.2x)"
         )
