@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import Dialect, Table
 from sqlmodel import Session
 
-from arena.db.pipeline import send
+from arena.db.pipeline import send, unit_connection
 
 
 def update_by_key(
@@ -44,7 +44,7 @@ def update_by_key(
         return 0
     dialect = session.get_bind().dialect
     sql = _update_sql(dialect, table, tuple(columns), tuple(keys))
-    connection = session.connection()
+    connection = unit_connection(session)
     if dialect.name == "postgresql":
         params: Any = tuple(array_literal(values) for values in zip(*rows, strict=True))
     else:

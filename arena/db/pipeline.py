@@ -18,6 +18,16 @@ execute to decide whether the statement returns rows, so a SELECT would come bac
 without rows. The pipeline runs on the driver connection instead, with statements already in the
 driver's form: the SQL and parameters ``exec_driver_sql`` would hand psycopg.
 
+Foreign keys: the arena's are deferred (checked at COMMIT, so an ORM flush may insert in any
+order), and a COMMIT is a wait: the client can do nothing while the server checks them. A
+transaction whose first statement goes in a pipeline (a write unit: a replay's marks, settlements
+and rounds) makes them immediate (``SET CONSTRAINTS ALL IMMEDIATE``, sent with that statement), so
+the server checks each write's keys as the statement ends, while the client prepares the next
+one. Such units write parents before children (positions before their fills, a snapshot before
+the day's close), any ORM flush of theirs included; a violation is an ``IntegrityError``, never a
+silent one. A transaction that begins with anything else keeps the deferred keys: making them
+immediate there would check at once rows it wrote in an order the deferral allowed.
+
 Errors: psycopg raises a statement's error once its result arrives (at the latest when the
 pipeline closes); it is raised here as SQLAlchemy's exception for that statement
 (``IntegrityError`` and the like, naming it), inside the unit, before it commits; the server
@@ -46,6 +56,10 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
 _OPEN = "arena_open_pipeline"
+# Whether this transaction's foreign keys are checked as statements end (True, its first statement
+# was pipelined) or at COMMIT (False, it began otherwise); absent while it has run nothing.
+_IMMEDIATE = "arena_keys_immediate"
+_CHECK_NOW = ("SET CONSTRAINTS ALL IMMEDIATE", None, False)
 
 Statement = tuple[str, Any, bool]  # SQL, parameters, whether executemany
 
@@ -71,6 +85,15 @@ def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -
     _pipeline(connection).execute(connection, (sql, params, many))
 
 
+def unit_connection(session: Session) -> Connection:
+    """``session``'s connection, once the ORM objects it holds pending are flushed (as autoflush
+    does before a query): what a unit sends here reaches the server after what it added before,
+    in the order the unit wrote them, which immediate foreign keys need (see the module)."""
+    if session.autoflush:
+        session.flush()
+    return session.connection()
+
+
 def send_statement(session: Session, statement: UpdateBase, params: Mapping[str, Any]) -> None:
     """``send`` for a statement built once (as ``driver_form`` takes it) with its parameters: on
     PostgreSQL in the unit's pipeline, without waiting; elsewhere an ordinary execute."""
@@ -78,7 +101,7 @@ def send_statement(session: Session, statement: UpdateBase, params: Mapping[str,
     if dialect.name != "postgresql":
         session.execute(statement, params)
         return
-    send(session.connection(), *driver_form(dialect, statement, params))
+    send(unit_connection(session), *driver_form(dialect, statement, params))
 
 
 def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
@@ -87,7 +110,7 @@ def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> li
     server runs them one after the other, each with a snapshot taken when it starts, as if sent
     one by one. PostgreSQL only: a SQLite caller runs its statements as usual. A connection that
     does not pipeline (``_pipelines``) runs them one by one."""
-    connection = session.connection()
+    connection = unit_connection(session)
     if not _pipelines(connection):
         return [list(connection.exec_driver_sql(sql, params).tuples()) for sql, params in statements]
     pipeline = _pipeline(connection)
@@ -214,6 +237,9 @@ def _pipeline(connection: Connection) -> _Pipeline:
         stack = ExitStack()
         stack.enter_context(driver.pipeline())
         pipeline = connection.info[_OPEN] = _Pipeline(driver, stack)
+        if _IMMEDIATE not in connection.info:
+            connection.info[_IMMEDIATE] = True
+            pipeline.execute(connection, _CHECK_NOW)
     return pipeline
 
 
@@ -231,6 +257,9 @@ def _close(connection: Connection, *, commit: bool = False) -> list[Any]:
             if commit:  # a statement, not the driver's commit(), which syncs before the pipeline ends
                 pipeline.driver.cursor().execute("COMMIT")
     except connection.dialect.loaded_dbapi.Error as exc:
+        if commit:  # SQLAlchemy ends its transaction when its commit raises: end the server's too
+            with suppress(connection.dialect.loaded_dbapi.Error):
+                pipeline.driver.rollback()
         raise _error(connection, pipeline.sent, exc) from exc
     for (sql, params, many), cursor in pipeline.sent:
         connection.dispatch.after_cursor_execute(connection, cursor, sql, params, None, many)
@@ -252,8 +281,10 @@ def _before_execute(
     connection: Connection, _cursor: Any, _sql: str, _params: Any, context: Any, _many: bool
 ) -> None:
     """SQLAlchemy executes a statement (it always has an execution context; those sent in the
-    pipeline, announced to the same listeners, have none): what the pipeline sent goes first."""
+    pipeline, announced to the same listeners, have none): what the pipeline sent goes first. A
+    transaction that begins here keeps its deferred foreign keys."""
     if context is not None:
+        connection.info.setdefault(_IMMEDIATE, False)
         _close(connection)
 
 
@@ -261,6 +292,7 @@ def _commit(connection: Connection) -> None:
     """SQLAlchemy is about to commit: with a pipeline open, the COMMIT goes in it, and the
     driver's commit that follows finds no transaction open, which psycopg takes as nothing to
     do. Without one the commit is left to SQLAlchemy."""
+    connection.info.pop(_IMMEDIATE, None)  # the transaction ends, and SET CONSTRAINTS with it
     if _OPEN in connection.info:
         _close(connection, commit=True)
 
@@ -277,6 +309,7 @@ def _discard_on_reset(_dbapi_connection: Any, record: Any, _state: Any) -> None:
 
 def _abandon(info: dict[str, Any]) -> None:
     """Close a pipeline whose transaction rolls back; what it sent is rolled back with it."""
+    info.pop(_IMMEDIATE, None)
     pipeline: _Pipeline | None = info.pop(_OPEN, None)
     if pipeline is not None:
         with suppress(Exception):  # the unit raised its error already, or rolls back for another

@@ -19,7 +19,7 @@ from sqlmodel import Session
 
 from arena.db.keyed_update import array_literal, fits_array_literal
 from arena.db.models import ArenaTable
-from arena.db.pipeline import send
+from arena.db.pipeline import send, unit_connection
 
 Row = Mapping[str, Any] | ArenaTable
 
@@ -161,7 +161,7 @@ def write_rows(
     if not rows:
         return
     keys = rows[0].keys()
-    connection = session.connection()
+    connection = unit_connection(session)
     form = None
     if all(r.keys() == keys for r in rows):
         rows = with_python_defaults(table, rows)

@@ -216,14 +216,16 @@ def write_fill_batches(session: Session, batches: Sequence[FillBatch], *, at: da
     ]
     if not rows:
         return
-    fills = FillRow.__table__  # type: ignore[attr-defined]
-    write_rows(session, fills.insert, rows, fills, shape=("insert",))
     touched = [
         (b.book, b.book.ledger.positions[p])
         for b in batches
         for p in sorted({f.position_id for f in b.fills})
     ]
+    # positions first: a fill's foreign key names its position (checked as the INSERT ends in a
+    # PostgreSQL unit that pipelines, ``arena.db.pipeline``)
     write_positions(session, [position_row(book.agent_id, p, at=at) for book, p in touched])
+    fills = FillRow.__table__  # type: ignore[attr-defined]
+    write_rows(session, fills.insert, rows, fills, shape=("insert",))
     remember_marks(session, [(book, p.position_id, p.mark) for book, p in touched])
 
 

@@ -21,7 +21,7 @@ from arena.db.upsert import column_processors, insert_ignore
 from arena.engine.ledger_store import AgentBook, stale_books
 from arena.workers.queue import fenced_session_url
 from portfolio import AgentId, Ledger, Rules
-from tests.db.rows import T0, World, build_world, position
+from tests.db.rows import T0, World, build_world, market, position
 from tests.db.waits import waits
 
 MARKS = ("last_price", "last_marked_at", "stale", "updated_at")
@@ -98,13 +98,50 @@ def test_a_failed_write_raises_before_the_units_next_read(engine: Engine) -> Non
     assert str(raised.value.statement).startswith("INSERT INTO position")
 
 
-def test_a_write_refused_at_commit_raises_in_its_unit_which_stores_nothing(engine: Engine) -> None:
+def test_a_write_refused_by_a_foreign_key_raises_in_its_unit_which_stores_nothing(engine: Engine) -> None:
+    """The arena's foreign keys are deferred: SQLite checks them at COMMIT. A PostgreSQL unit that
+    pipelines checks them as each statement ends, so its error names the INSERT; it still comes
+    inside the unit, and the unit stores nothing."""
     world = build_world(engine)
-    orphan = position(world, "p2", market_id="polymarket:none")  # a deferred foreign key: checked at COMMIT
-    with pytest.raises(IntegrityError, match=r"FOREIGN KEY|fk_position_market_id_market"):
+    orphan = position(world, "p2", market_id="polymarket:none")
+    with pytest.raises(IntegrityError, match=r"FOREIGN KEY|fk_position_market_id_market") as raised:
         _flush_with(engine, world, [position(world), orphan])
+    if engine.dialect.name == "postgresql":
+        assert str(raised.value.statement).startswith("INSERT INTO position")
+    else:  # raised by the commit, outside any statement
+        assert raised.value.statement is None
     with Session(engine) as session:
         assert session.exec(select(PositionRow)).all() == []
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite sends nothing ahead
+def test_every_pipelined_unit_checks_its_foreign_keys_as_it_writes(engine: Engine) -> None:
+    """``SET CONSTRAINTS`` lasts one transaction: the next one on the same connection, after a
+    commit, a failed commit (which leaves the connection usable) or a rollback, asks again. A
+    transaction that begins with an ORM flush keeps the deferred keys, pipelined writes after it
+    included, so its flush may still insert a child before its parent."""
+    world = build_world(engine)
+    orphan = position(world, "p2", market_id="polymarket:none")
+    with engine.connect() as connection, Session(connection) as session:
+        insert_ignore(session, PositionRow, [position(world)], on=list(KEYS), count=False)
+        session.commit()
+        for gave_up in (False, False, True):  # after a commit, after a failed one, after a rollback
+            if gave_up:
+                insert_ignore(session, PositionRow, [position(world, "p4")], on=list(KEYS), count=False)
+                session.rollback()
+            insert_ignore(session, PositionRow, [orphan], on=list(KEYS), count=False)
+            with pytest.raises(IntegrityError) as raised:
+                session.commit()
+            assert str(raised.value.statement).startswith("INSERT INTO position")
+            session.rollback()
+    with session_scope(engine) as session:  # the market comes after its positions
+        session.add(position(world, "p3", market_id="polymarket:later"))
+        session.flush()
+        later = position(world, "p4", agent=1, market_id="polymarket:later")
+        insert_ignore(session, PositionRow, [later], on=list(KEYS), count=False)
+        session.add(market("polymarket:later"))
+    with Session(engine) as session:
+        assert sorted(session.exec(select(col(PositionRow.position_id))).all()) == ["p1", "p3", "p4"]
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # the server's idle timeout
