@@ -252,7 +252,7 @@ def _begin_postgres_transaction(connection: Connection) -> None:
     wait. ``SET LOCAL`` ends with the transaction, so the pooled connection carries nothing over."""
     options = connection.get_execution_options()
     if options.get(_RELAXED_OPTION) and options.get(_BEGIN_OPTION) == "IMMEDIATE":
-        pipeline.send(connection, "SET LOCAL synchronous_commit = off", None)  # no wait of its own
+        pipeline.send(connection, "SET LOCAL synchronous_commit = off", None, setting=True)  # no wait
 
 
 def _refuse_json_value(value: object) -> object:

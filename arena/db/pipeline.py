@@ -21,12 +21,13 @@ driver's form: the SQL and parameters ``exec_driver_sql`` would hand psycopg.
 Foreign keys: the arena's are deferred (checked at COMMIT, so an ORM flush may insert in any
 order), and a COMMIT is a wait: the client can do nothing while the server checks them. A
 transaction whose first statement goes in a pipeline (a write unit: a replay's marks, settlements
-and rounds) makes them immediate (``SET CONSTRAINTS ALL IMMEDIATE``, sent with that statement), so
-the server checks each write's keys as the statement ends, while the client prepares the next
-one. Such units write parents before children (positions before their fills, a snapshot before
-the day's close), any ORM flush of theirs included; a violation is an ``IntegrityError``, never a
-silent one. A transaction that begins with anything else keeps the deferred keys: making them
-immediate there would check at once rows it wrote in an order the deferral allowed.
+and rounds; a relaxed unit's ``SET LOCAL``, sent as it begins, does not count) makes them
+immediate (``SET CONSTRAINTS ALL IMMEDIATE``, sent with that statement), so the server checks
+each write's keys as the statement ends, while the client prepares the next one. Such units write
+parents before children (positions before their fills, a snapshot before the day's close), any
+ORM flush of theirs included; a violation is an ``IntegrityError``, never a silent one. A
+transaction that begins with anything else keeps the deferred keys: making them immediate there
+would check at once rows it wrote in an order the deferral allowed.
 
 Errors: psycopg raises a statement's error once its result arrives (at the latest when the
 pipeline closes); it is raised here as SQLAlchemy's exception for that statement
@@ -74,21 +75,24 @@ def install(engine: Engine) -> None:
     event.listen(engine.pool, "reset", _discard_on_reset)
 
 
-def send(connection: Connection, sql: str, params: Any, *, many: bool = False) -> None:
+def send(connection: Connection, sql: str, params: Any, *, many: bool = False, setting: bool = False) -> None:
     """Execute ``sql`` with ``params`` (the driver's form, as for ``exec_driver_sql``; a sequence
     of them with ``many``) in ``connection``'s transaction, whose result nobody reads. On
     PostgreSQL inside a transaction it goes to the server at once, in the connection's pipeline,
-    and the unit waits for it with its next statement or its commit; elsewhere it runs now."""
+    and the unit waits for it with its next statement or its commit; elsewhere it runs now.
+    ``setting``: a ``SET LOCAL`` sent as the transaction begins, which leaves the choice of
+    immediate foreign keys to the unit's first statement (see the module)."""
     if not _pipelines(connection):
         connection.exec_driver_sql(sql, params)
         return
-    _pipeline(connection).execute(connection, (sql, params, many))
+    _pipeline(connection, writes=not setting).execute(connection, (sql, params, many))
 
 
 def unit_connection(session: Session) -> Connection:
     """``session``'s connection, once the ORM objects it holds pending are flushed (as autoflush
     does before a query): what a unit sends here reaches the server after what it added before,
-    in the order the unit wrote them, which immediate foreign keys need (see the module)."""
+    in the order the unit wrote them, which immediate foreign keys need (see the module). Inside
+    ``no_autoflush`` nothing is flushed, as autoflush would not flush either."""
     if session.autoflush:
         session.flush()
     return session.connection()
@@ -227,8 +231,9 @@ class _Pipeline:
             raise _error(connection, self.sent, exc) from exc
 
 
-def _pipeline(connection: Connection) -> _Pipeline:
-    """The pipeline open on ``connection``, opened if none is."""
+def _pipeline(connection: Connection, *, writes: bool = True) -> _Pipeline:
+    """The pipeline open on ``connection``, opened if none is; when the transaction's first
+    statement ``writes``, its foreign keys are made immediate first."""
     pipeline: _Pipeline | None = connection.info.get(_OPEN)
     if pipeline is None:
         driver = connection.connection.driver_connection
@@ -237,9 +242,9 @@ def _pipeline(connection: Connection) -> _Pipeline:
         stack = ExitStack()
         stack.enter_context(driver.pipeline())
         pipeline = connection.info[_OPEN] = _Pipeline(driver, stack)
-        if _IMMEDIATE not in connection.info:
-            connection.info[_IMMEDIATE] = True
-            pipeline.execute(connection, _CHECK_NOW)
+    if writes and _IMMEDIATE not in connection.info:
+        connection.info[_IMMEDIATE] = True
+        pipeline.execute(connection, _CHECK_NOW)
     return pipeline
 
 

@@ -119,7 +119,8 @@ def test_every_pipelined_unit_checks_its_foreign_keys_as_it_writes(engine: Engin
     """``SET CONSTRAINTS`` lasts one transaction: the next one on the same connection, after a
     commit, a failed commit (which leaves the connection usable) or a rollback, asks again. A
     transaction that begins with an ORM flush keeps the deferred keys, pipelined writes after it
-    included, so its flush may still insert a child before its parent."""
+    included, so its flush may still insert a child before its parent; so does a relaxed one,
+    whose ``SET LOCAL`` goes first."""
     world = build_world(engine)
     orphan = position(world, "p2", market_id="polymarket:none")
     with engine.connect() as connection, Session(connection) as session:
@@ -134,14 +135,16 @@ def test_every_pipelined_unit_checks_its_foreign_keys_as_it_writes(engine: Engin
                 session.commit()
             assert str(raised.value.statement).startswith("INSERT INTO position")
             session.rollback()
-    with session_scope(engine) as session:  # the market comes after its positions
-        session.add(position(world, "p3", market_id="polymarket:later"))
-        session.flush()
-        later = position(world, "p4", agent=1, market_id="polymarket:later")
-        insert_ignore(session, PositionRow, [later], on=list(KEYS), count=False)
-        session.add(market("polymarket:later"))
+    # the market comes after its positions; a relaxed unit's SET LOCAL, sent first, decides nothing
+    for units, name in ((engine, "polymarket:later"), (relaxed_commits(engine), "polymarket:relaxed")):
+        with session_scope(units) as session:
+            session.add(position(world, f"{name}-a", market_id=name))
+            session.flush()
+            later = position(world, f"{name}-b", agent=1, market_id=name)
+            insert_ignore(session, PositionRow, [later], on=list(KEYS), count=False)
+            session.add(market(name))
     with Session(engine) as session:
-        assert sorted(session.exec(select(col(PositionRow.position_id))).all()) == ["p1", "p3", "p4"]
+        assert len(session.exec(select(col(PositionRow.position_id))).all()) == 5
 
 
 @pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # the server's idle timeout
