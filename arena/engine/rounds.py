@@ -29,14 +29,7 @@ from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow
 from arena.engine.asking import Call, ask_all
 from arena.engine.budgets import has_caps, held_for_budget, spend_by_agent
-from arena.engine.claims import (
-    DONE,
-    ERROR,
-    Claim,
-    ClaimResult,
-    claim_round,
-    new_token,
-)
+from arena.engine.claims import DONE, ERROR, Claim, ClaimResult, claim_round, new_token
 from arena.engine.ledger_store import committed
 from arena.engine.offered import first_offered
 from arena.engine.quotes import build_quotes
