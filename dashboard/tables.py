@@ -14,7 +14,8 @@ import streamlit as st
 
 from arena.reports.escaping import web_address
 from arena.reports.formatting import MISSING, bounds, interval, percent
-from arena.scoring.registry import BY_KEY, METRICS, Metric
+from arena.scoring.metric_spec import Metric
+from arena.scoring.registry import BY_KEY, METRICS
 from arena.scoring.scores import Reading, suffixed
 
 Config = dict[str, Any]

@@ -18,7 +18,8 @@ from arena.figures import AgentStyle, agent_styles, equity_curves, leaderboard_i
 from arena.reports.content import ReportContent
 from arena.reports.series import thin_marks
 from arena.reports.summary import Row, Summary
-from arena.scoring.registry import BY_KEY, Metric
+from arena.scoring.metric_spec import Metric
+from arena.scoring.registry import BY_KEY
 from arena.scoring.scores import Reading, suffixed
 
 STYLE = """

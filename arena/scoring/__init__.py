@@ -19,8 +19,9 @@ from arena.scoring.export import Settings, leaderboard_document
 from arena.scoring.frames import SPECS, FrameError, FrameSpec, ScoringFrames
 from arena.scoring.load import load_frames
 from arena.scoring.load_rows import LoadError
+from arena.scoring.metric_spec import Metric, Ratio
 from arena.scoring.ranking import COLUMNS, SORTABLE, leaderboard
-from arena.scoring.registry import METRICS, Metric, Ratio
+from arena.scoring.registry import METRICS
 from arena.scoring.risk import daily_returns, risk_metrics
 from arena.scoring.stated import event_scores, standing_forecasts
 from arena.scoring.tables import calibration_summary, calibration_table, forecast_pairs

@@ -1,7 +1,7 @@
 """Bootstrap intervals and comparisons with the leader, for the registry's metrics.
 
 Intervals (``<metric>_lo`` / ``<metric>_hi``) for every registered metric with ``interval``:
-ratio metrics resample their own per-market sums (``registry.Ratio``), and ``return_pct``
+ratio metrics resample their own per-market sums (``metric_spec.Ratio``), and ``return_pct``
 resamples P/L per market over the bankroll. Return's interval keeps the small unattributed
 rest (time between the last price and the last mark) fixed, so it brackets the headline
 return; it is bounded below by −100% (no book loses more than its bankroll). A skill score
@@ -22,7 +22,8 @@ import polars as pl
 
 from arena.scoring.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
 from arena.scoring.inputs import Inputs
-from arena.scoring.registry import COMPARED, METRICS, ROW_SOURCES, MarketPnl, Metric
+from arena.scoring.metric_spec import ROW_SOURCES, MarketPnl, Metric
+from arena.scoring.registry import COMPARED, METRICS
 from arena.scoring.sums import grouped_sums
 
 BOOTSTRAPPED: tuple[Metric, ...] = tuple(m for m in METRICS if m.interval or m.compared)

@@ -16,9 +16,10 @@ from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.frames import ScoringFrames
 from arena.scoring.inputs import Inputs
 from arena.scoring.intervals import bootstrap_columns, ratio_sources, sum_column
+from arena.scoring.metric_spec import PerAgent
 from arena.scoring.pnl import market_pnl
 from arena.scoring.pooling import decided_seats
-from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, PerAgent
+from arena.scoring.registry import COLUMNS, METRICS, SORTABLE
 from arena.scoring.summary import roster
 from arena.scoring.sums import fsum
 

@@ -15,46 +15,16 @@ the historical keys, ``kelly`` with ``_kelly`` appended; see ``arena.scoring.sco
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
-
 import polars as pl
 
 from arena.scoring import summary
 from arena.scoring.health import MIN_VALID_SHARE, health_metrics
 from arena.scoring.inputs import Inputs
-from arena.scoring.labels import brier_label, disagree, return_label
+from arena.scoring.labels import disagree, return_label
+from arena.scoring.metric_families import calibration_metrics, reading_metrics
+from arena.scoring.metric_spec import RANDOM_BRIER, Format, MarketPnl, Metric, Ratio
 from arena.scoring.scores import READINGS, Reading, suffixed
 from arena.scoring.tournament import tournament_standings
-
-Format = Literal[
-    "money", "pnl", "percent", "share", "score", "count", "number", "cost", "text", "time", "flag"
-]
-PerAgent = Callable[[Inputs], pl.DataFrame]
-Derive = Callable[[Inputs], pl.Expr]
-RANDOM_BRIER = 0.25  # always 50%: the "random" reference of the Brier skill score
-
-
-def _resolved_bets(inputs: Inputs) -> pl.DataFrame:
-    return inputs.bets.filter(pl.col("scored"))
-
-
-def _stated_events(inputs: Inputs) -> pl.DataFrame:
-    return inputs.events
-
-
-def _imputed_events(inputs: Inputs) -> pl.DataFrame:
-    return inputs.readings.imputed_events
-
-
-# The row sources a ``Ratio`` adds up, per agent and market: each gives rows with ``agent``,
-# ``market_id`` and the columns its ratios read. A metric over new rows adds its source here.
-ROW_SOURCES: dict[str, Callable[[Inputs], pl.DataFrame]] = {
-    "bets": _resolved_bets,
-    "events": _stated_events,
-    "imputed": _imputed_events,
-}
 
 
 def _stated_readings(inputs: Inputs) -> pl.DataFrame:
@@ -69,182 +39,8 @@ def _health(inputs: Inputs) -> pl.DataFrame:
     return health_metrics(inputs.frames.decisions, inputs.frames.agents["agent"])
 
 
-@dataclass(frozen=True)
-class Ratio:
-    """``Σ num / Σ den`` per agent over the rows of ``source`` (a skill score: ``1 − that / reference``).
-
-    ``source`` names a ``ROW_SOURCES`` entry: ``"bets"`` (resolved, non-void bets of
-    ``scored_bets``) or ``"events"`` (scored stated events). The same sums per (agent, market)
-    give the bootstrap replicates, so a mean's point value and its interval cannot disagree.
-    """
-
-    source: str  # a key of ROW_SOURCES
-    num: pl.Expr
-    den: pl.Expr | None = None  # None: 1 per row (a plain mean)
-    skill: bool = False
-    reference: float = 1.0  # a skill score is 1 − ratio / reference
-
-    def __post_init__(self) -> None:
-        if self.source not in ROW_SOURCES:
-            raise ValueError(f"ratio source {self.source!r} is not one of {', '.join(ROW_SOURCES)}")
-
-    def denominator(self) -> pl.Expr:
-        return pl.lit(1.0) if self.den is None else self.den
-
-
-@dataclass(frozen=True)
-class MarketPnl:
-    """Return %: its interval resamples P/L attributed to markets (``arena.scoring.pnl.market_pnl``)."""
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One leaderboard metric. Exactly one of ``ratio``, ``per_agent`` and ``derive`` computes it.
-
-    ``better``: the direction ("higher" or "lower" is better; None: not a ranking). ``interval``
-    adds ``<key>_lo``/``<key>_hi`` (bootstrap over markets); ``compared`` adds the comparison with
-    the leader ``vs_leader_<key>_*``; ``flagged_by`` names the metric whose common resolved
-    markets judge whether that comparison rests on too few markets. ``headline`` metrics are the
-    compact leaderboards' columns. ``reading`` marks a bet-implied metric's reading.
-    """
-
-    key: str
-    label: str
-    description: str
-    fmt: Format
-    better: Literal["higher", "lower"] | None = None
-    interval: bool = False
-    compared: bool = False
-    flagged_by: str | None = None
-    headline: bool = False
-    reading: Reading | None = None
-    reference: float | None = None  # a chart's reference line: 0.25 for Brier, 0 for skills
-    ratio: Ratio | None = None
-    per_agent: PerAgent | None = None
-    derive: Derive | None = None
-    bootstrap: MarketPnl | None = None
-
-    def __post_init__(self) -> None:
-        if sum(x is not None for x in (self.ratio, self.per_agent, self.derive)) != 1:
-            raise ValueError(f"metric {self.key!r}: give exactly one of ratio, per_agent, derive")
-        if self.interval and self.ratio is None and self.bootstrap is None:
-            raise ValueError(f"metric {self.key!r}: an interval needs a ratio or a bootstrap rule")
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return (self.key, f"{self.key}_lo", f"{self.key}_hi") if self.interval else (self.key,)
-
-    def display_label(self, implied: Reading) -> str:
-        """The label, with the reading named unless it is the headline one (``scoring.implied``)."""
-        return self.label if self.reading in (None, implied) else f"{self.label} [{self.reading}]"
-
-    def axis_title(self, implied: Reading) -> str:
-        """A chart axis: the label and which way is better."""
-        better = f" ({self.better} is better)" if self.better else ""
-        return self.display_label(implied) + better
-
-
 def _scored(column: str) -> pl.Expr:
     return pl.col(column).cast(pl.Float64).fill_null(0.0)
-
-
-def _reading_metrics(reading: Reading) -> tuple[Metric, ...]:
-    """The bet-implied Brier family of one reading."""
-    brier = suffixed("brier", reading)
-    how = "amount / max bet" if reading == "fa" else "p + φ·(1 − p), φ = amount / cash"
-    return (
-        Metric(
-            suffixed("brier_cohorts_mean", reading),
-            "Brier (bets), mean of cohorts",
-            "mean over the agent's cohorts of its Brier there, each cohort weighing the same (seed 002)",
-            "score",
-            better="lower",
-            reading=reading,
-            per_agent=summary.cohort_mean_briers,
-        ),
-        Metric(
-            brier,
-            "Brier (bets)",
-            f"mean Brier of resolved bets, P(side) = {how}",
-            "score",
-            better="lower",
-            interval=True,
-            compared=True,
-            headline=True,
-            reading=reading,
-            reference=RANDOM_BRIER,
-            ratio=Ratio("bets", pl.col(brier)),
-        ),
-        Metric(
-            suffixed("brier_label", reading),
-            "Brier label",
-            f"seed 002's word for `{brier}` (Perfect … Very Poor)",
-            "text",
-            reading=reading,
-            derive=lambda _: brier_label(pl.col(brier)),
-        ),
-        Metric(
-            suffixed("bss_random", reading),
-            "Skill vs 50%",
-            f"1 − {brier} / 0.25 (always saying 50%)",
-            "score",
-            better="higher",
-            interval=True,
-            reading=reading,
-            ratio=Ratio("bets", pl.col(brier), skill=True, reference=RANDOM_BRIER),
-        ),
-        *(
-            ()
-            if reading != "fa"
-            else (
-                Metric(
-                    "brier_market",
-                    "Market Brier",
-                    "mean Brier of the fill prices of the same bets",
-                    "score",
-                    ratio=Ratio("bets", pl.col("brier_market")),
-                ),
-            )
-        ),
-        Metric(
-            suffixed("bss_market", reading),
-            "Skill vs market",
-            f"1 − {brier} / the market's Brier on the same bets",
-            "score",
-            better="higher",
-            interval=True,
-            headline=reading == "fa",
-            reading=reading,
-            reference=0.0,
-            ratio=Ratio("bets", pl.col(brier), pl.col("brier_market"), skill=True),
-        ),
-    )
-
-
-def _calibration_metrics() -> tuple[Metric, ...]:
-    words = {
-        "ece": ("ECE", "expected calibration error over 10 bins"),
-        "reliability": ("Reliability", "Murphy reliability (miscalibration, lower is better)"),
-        "resolution": ("Resolution", "Murphy resolution (discrimination, higher is better)"),
-        "uncertainty": ("Uncertainty", "Murphy uncertainty: the outcomes' variance"),
-    }
-    return tuple(
-        Metric(
-            summary.calibration_key(source, part),
-            f"{label} ({source.split('_')[0]})",
-            f"{text}, "
-            + (
-                "stated probabilities"
-                if source == "stated"
-                else f"bet-implied forecasts ({source.replace('implied_', '') if '_' in source else 'fa'})"
-            ),
-            "score",
-            reading=summary.IMPLIED_SOURCES.get(source),
-            per_agent=summary.calibration_metrics,
-        )
-        for source in summary.SOURCES
-        for part, (label, text) in words.items()
-    )
 
 
 def _conflict(_: Inputs) -> pl.Expr:
@@ -331,7 +127,7 @@ METRICS: tuple[Metric, ...] = (
         headline=True,
         ratio=Ratio("bets", _scored("won"), pl.col("decisive").cast(pl.Float64)),
     ),
-    *(metric for reading in READINGS for metric in _reading_metrics(reading)),
+    *(metric for reading in READINGS for metric in reading_metrics(reading)),
     Metric(
         "stated_events", "Stated events", "stated questions scored", "count", per_agent=summary.stated_metrics
     ),
@@ -465,7 +261,7 @@ METRICS: tuple[Metric, ...] = (
         "money",
         per_agent=_tournament,
     ),
-    *_calibration_metrics(),
+    *calibration_metrics(),
     Metric(
         "return_days", "Return days", "daily returns measured", "count", per_agent=summary.portfolio_metrics
     ),

@@ -5,7 +5,7 @@ Definitions (docs/dashboard.md, "Cost vs score"):
 - A **point of Brier skill** is 0.01 of Brier improvement over a reference forecaster, on the
   bets the agent placed (the cohort's headline reading of a bet as a forecast):
   ``points = (reference Brier − agent Brier) / 0.01``. Two references: always saying 50%
-  (Brier 0.25, the registry's ``RANDOM_BRIER``) and the market (the Brier of the fill prices of
+  (Brier 0.25, ``metric_spec.RANDOM_BRIER``) and the market (the Brier of the fill prices of
   the same bets, the registry's ``brier_market``).
 - **1% of return** is one percentage point of the registry's ``return_pct`` (P/L over bankroll).
 - Dollars per unit = model cost / units, computed in ``Decimal`` from the shown digits of each
@@ -23,7 +23,7 @@ from decimal import Decimal
 import polars as pl
 
 from arena.scoring.frames import COST
-from arena.scoring.registry import RANDOM_BRIER
+from arena.scoring.metric_spec import RANDOM_BRIER
 from arena.scoring.scores import Reading, suffixed
 
 POINT = Decimal("0.01")  # one point of Brier skill

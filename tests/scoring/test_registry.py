@@ -9,7 +9,8 @@ import polars as pl
 import pytest
 
 from arena.scoring import Settings, leaderboard_document
-from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, Metric, Ratio, docs_table, headline
+from arena.scoring.metric_spec import Metric, Ratio
+from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, docs_table, headline
 from tests.scoring.builders import build, buy, seat
 
 SCORING_DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
