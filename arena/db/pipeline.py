@@ -41,7 +41,7 @@ a transaction (workers', ``arena serve``'s): a session mid-pipeline does not cou
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from functools import cache
@@ -122,6 +122,35 @@ def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> li
         pipeline.execute(connection, (sql, params, False))
     cursors = _close(connection)
     return [cursor.fetchall() for cursor in cursors[len(cursors) - len(statements) :]]
+
+
+def read_later(
+    session: Session, query: Select[*tuple[Any, ...]], params: Mapping[str, Any]
+) -> Callable[[], list[tuple[Any, ...]]]:
+    """Send ``query`` (a SELECT built once, as ``driver_form`` takes it) now, in the unit's
+    transaction, and return a function giving its rows (as ``read_after_sent`` gives them). On
+    PostgreSQL it goes in the unit's pipeline without waiting, and its answer comes with the unit's
+    next wait (its next read, ``read_together``, or anything SQLAlchemy executes): a read the unit
+    needs only after another costs no wait of its own. The function waits if nothing has since,
+    and gives the same rows at every call. Elsewhere the query runs now."""
+    dialect = session.get_bind().dialect
+    connection = unit_connection(session)
+    if not _pipelines(connection):
+        rows = [tuple(row) for row in session.execute(query, params)]
+        return lambda: rows
+    pipeline = _pipeline(connection)
+    pipeline.execute(connection, (*driver_form(dialect, query, params), False))
+    cursor = pipeline.sent[-1][1]
+    rows: list[list[tuple[Any, ...]]] = []  # the answer, once read
+
+    def answer() -> list[tuple[Any, ...]]:
+        if not rows:
+            if connection.info.get(_OPEN) is pipeline:
+                _close(connection)
+            rows.append(_processed(dialect, query, cursor.fetchall()))
+        return rows[0]
+
+    return answer
 
 
 def read_after_sent(

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -29,8 +29,8 @@ from sqlmodel import Session, col
 
 from arena.db.keyed_update import update_by_key
 from arena.db.models import DecisionRow
-from arena.db.one_of import one_of, one_of_param
-from arena.db.pipeline import read_after_sent
+from arena.db.one_of import one_of_param
+from arena.db.pipeline import read_after_sent, read_later
 from arena.db.upsert import column_processors, insert_ignore
 
 CLAIMED = "claimed"
@@ -175,29 +175,46 @@ def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
         raise ClaimLost(f"decision {claim.decision_id}: the claim was taken over by another runner")
 
 
-def held_claims(session: Session, claims: Sequence[Claim]) -> set[int]:
+def held_claims(session: Session, claims: Sequence[Claim]) -> Callable[[], set[int]]:
     """The decision ids of ``claims`` still ours (our token, still 'claimed'), read at the start
     of a round phase's transaction; on PostgreSQL the rows are locked, so a concurrent takeover
-    waits and then finds them no longer 'claimed' (SQLite's writer lock already serialises)."""
+    waits and then finds them no longer 'claimed' (SQLite's writer lock already serialises).
+    The read is sent at once and answered with the unit's next read (``read_later``): the
+    returned function gives the ids."""
     if not claims:
-        return set()
-    query = select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
-        one_of(session, col(DecisionRow.id), sorted(c.decision_id for c in claims)),
-        col(DecisionRow.status) == CLAIMED,
-    )
-    if session.get_bind().dialect.name != "sqlite":
-        query = query.order_by(col(DecisionRow.id)).with_for_update()
+        return set
     tokens = {c.decision_id: c.token for c in claims}
-    return {
-        decision_id for decision_id, owner in session.execute(query).all() if tokens[decision_id] == owner
-    }
+    query = _HELD[session.get_bind().dialect.name]
+    rows = read_later(session, query, {"decision_ids": sorted(tokens), "status": CLAIMED})
+    return lambda: {decision_id for decision_id, owner in rows() if tokens[decision_id] == owner}
 
 
-def finish_all(session: Session, finished: Sequence[tuple[Claim, Mapping[str, Any]]]) -> None:
+# Built once per backend (why: ``round_store.ROUND_AT_INDEX``); locked in id order on PostgreSQL.
+_HELD = {
+    "sqlite": select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
+        one_of_param(col(DecisionRow.id), "decision_ids", "sqlite"),
+        col(DecisionRow.status) == bindparam("status"),
+    ),
+    "postgresql": select(col(DecisionRow.id), col(DecisionRow.claim_token))
+    .where(
+        one_of_param(col(DecisionRow.id), "decision_ids", "postgresql"),
+        col(DecisionRow.status) == bindparam("status"),
+    )
+    .order_by(col(DecisionRow.id))
+    .with_for_update(),
+}
+
+
+def finish_all(
+    session: Session, finished: Sequence[tuple[Claim, Mapping[str, Any]]], *, locked: bool = False
+) -> None:
     """``finish`` for the claims of a round phase in one statement (``update_by_key``: one UPDATE
-    on PostgreSQL, not a statement a row), after ``held_claims`` proved them ours in the same
-    transaction; the token and the status stay in the match as a second fence. Every row of
-    values has the same columns (``decision_values``)."""
+    on PostgreSQL, not a statement a row); the token and the status stay in the match as a
+    second fence. Every row of values has the same columns (``decision_values``). A claim no
+    longer ours raises ``ClaimLost``, unless ``locked``: ``held_claims`` locked these rows in
+    this transaction and kept only ours (a round phase; on SQLite the writer lock does it), so
+    nobody can have moved them since and every row matches. The count is then not read, and on
+    PostgreSQL the UPDATE goes in the unit's pipeline without a wait of its own."""
     if not finished:
         return
     table = DecisionRow.__table__  # type: ignore[attr-defined]
@@ -208,6 +225,6 @@ def finish_all(session: Session, finished: Sequence[tuple[Claim, Mapping[str, An
         (*(values[c] for c in columns), claim.decision_id, claim.token, CLAIMED) for claim, values in finished
     ]
     rows = [tuple(f(v) for f, v in zip(processors, row, strict=True)) for row in given]
-    updated = update_by_key(session, table, columns, keys, rows)
-    if session.get_bind().dialect.supports_sane_multi_rowcount and updated != len(rows):
+    updated = update_by_key(session, table, columns, keys, rows, count=not locked)
+    if not locked and session.get_bind().dialect.supports_sane_multi_rowcount and updated != len(rows):
         raise ClaimLost(f"{len(rows) - updated} of {len(rows)} decisions were taken over")

@@ -66,15 +66,20 @@ def stage(
 
 def store_phase(session: Session, staged: Sequence[Staged], at: datetime) -> Stored:
     """Store the staged decisions in ``session`` (the caller commits); see the module docstring."""
-    held = held_claims(session, [s.claim for s in staged])
+    still_ours = held_claims(session, [s.claim for s in staged])
+    # every staged agent's ledger is fenced, ours or not: on PostgreSQL the claims' answer then
+    # comes with the fence's, in one wait (a lost claim's agent is locked until this commits)
+    stale = stale_books(session, [s.slot.book for s in staged])
+    held = still_ours()
     ours = [s for s in staged if s.claim.decision_id in held]
-    problems = stale_books(session, [s.slot.book for s in ours])
+    problems = {s.slot.id: stale[s.slot.id] for s in ours if s.slot.id in stale}
     fresh = [s for s in ours if s.slot.id not in problems]
     conflicts = [s for s in ours if s.slot.id in problems]
     finish_all(
         session,
         [(s.claim, s.values) for s in fresh]
         + [(s.claim, _conflict_values(s, problems[s.slot.id])) for s in conflicts],
+        locked=True,
     )
     # the research-tool calls and requests behind each stored decision
     store_traces(session, ((s.claim.decision_id, s.slot.id, s.decision) for s in fresh + conflicts))

@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam
 from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine, relaxed_commits, session_scope
 from arena.db.keyed_update import update_by_key
 from arena.db.models import PositionRow
+from arena.db.pipeline import read_later
 from arena.db.upsert import column_processors, insert_ignore
 from arena.engine.ledger_store import AgentBook, stale_books
 from arena.workers.queue import fenced_session_url
@@ -65,6 +66,38 @@ def test_a_flush_of_marks_waits_for_postgresql_twice(engine: Engine, tmp_path: P
     with Session(engine) as session:
         stored = session.exec(select(PositionRow.position_id, PositionRow.stale)).all()
     assert stored == [("p1", True)]
+
+
+# A read built once, as ``read_later`` takes it: the positions of one agent.
+_POSITIONS = (
+    select(col(PositionRow.position_id), col(PositionRow.outcome))
+    .where(col(PositionRow.agent_id) == bindparam("agent_id"))
+    .order_by(col(PositionRow.position_id))
+)
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite runs it at once: no round trips
+@pytest.mark.parametrize("ahead", [True, False], ids=["answered-with-the-fence", "answered-alone"])
+def test_a_read_sent_ahead_is_answered_with_the_units_next_read(
+    engine: Engine, tmp_path: Path, ahead: bool
+) -> None:
+    """``read_later`` sends its read with what the unit sent before it, whose rows it sees; its
+    answer comes with the next read's (the ledger fence here), in one wait, or, read before any
+    other, in a wait of its own."""
+    world = build_world(engine)
+    with waits(tmp_path / "trace") as (watch, found), session_scope(engine) as session:
+        watch(session)
+        insert_ignore(session, PositionRow, [position(world)], on=["agent_id", "position_id"], count=False)
+        rows = read_later(session, _POSITIONS, {"agent_id": world.agent_ids[0]})
+        if ahead:
+            assert stale_books(session, [_book(world)]) == {}
+        assert rows() == [("p1", "YES")]
+        assert rows() == [("p1", "YES")]  # read once, given again
+        if not ahead:
+            assert stale_books(session, [_book(world)]) == {}
+    # psycopg's BEGIN; the INSERT, the read (and the fence's lock and count, when ahead); the
+    # COMMIT, on its own; answered alone, the fence waits once more
+    assert found == ["Sync", "Sync", *([] if ahead else ["Sync"]), "Query"]
 
 
 def _flush_with(engine: Engine, world: World, rows: list[PositionRow]) -> None:

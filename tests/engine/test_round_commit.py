@@ -6,6 +6,7 @@ the phase stores nothing at all."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -20,6 +21,7 @@ from agents.types import Decision
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, FillRow
 from arena.engine import ledger_store, round_commit, rounds
+from arena.engine.claims import new_token
 from arena.engine.decisions import execute
 from arena.engine.ledger_store import lock_and_check, write_fills
 from arena.engine.quotes import build_quotes
@@ -27,6 +29,7 @@ from arena.engine.round_commit import Staged, Stored
 from arena.engine.runtime import CohortRuntime
 from markets.replay import ReplaySource
 from portfolio import Bet, MarketId, Money
+from tests.db.waits import engine_waits
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 
 AGENTS = [{"name": n, "kind": "favorite"} for n in ("a", "b", "c")]
@@ -114,3 +117,25 @@ def test_a_failure_inside_the_phase_stores_no_agents_decision(
     rt.lease = timedelta(microseconds=1)  # the failed run's claims have expired: a re-run takes them over
     report = asyncio.run(rounds.run_round(rt, 0, day(0)))
     assert report.status == "done" and all(_rows(engine, s.id)[1] > 0 for s in rt.agents)
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # SQLite is in the process: no round trips
+def test_a_round_phase_waits_for_postgresql_three_times(engine: Engine, tmp_path: Path) -> None:
+    """The claims' read is sent ahead (``pipeline.read_later``) and answered with the ledger
+    fence's lock and count, in one wait; the decisions' UPDATE, whose rows that read locked, is
+    not counted and goes with the COMMIT."""
+    rt, _, _ = _setup(engine, tmp_path)
+    full, universe = rounds.round_snapshot(rt, day(0))
+    with session_scope(rt.engine) as session:
+        round_id, claims = rounds.open_and_claim(session, rt, 0, day(0), universe, new_token())
+    plan = rounds.RoundPlan(rt, 0, day(0), round_id, full, universe)
+    answers = asyncio.run(plan.ask(rt.agents, time.monotonic() + 60, None))  # the loop's clock
+    with engine_waits(engine, tmp_path / "trace") as found:
+        statuses = plan.commit_phase(rt.agents, claims.claimed, answers)
+    # psycopg's BEGIN (in a pipeline, it waits for it); the claims, the lock and the count; the
+    # writes with the COMMIT. Before: the claims, the fence and the UPDATE's count waited apart.
+    assert found == ["Sync", "Sync", "Sync"]
+    assert set(statuses.values()) == {"done"}
+    for slot in rt.agents:
+        decision, fills = _rows(engine, slot.id)
+        assert decision.status == "done" and fills == slot.book.fill_count > 0
