@@ -136,19 +136,19 @@ def read_later(
     dialect = session.get_bind().dialect
     connection = unit_connection(session)
     if not _pipelines(connection):
-        rows = [tuple(row) for row in session.execute(query, params)]
-        return lambda: rows
+        now = [tuple(row) for row in session.execute(query, params)]
+        return lambda: now
     pipeline = _pipeline(connection)
     pipeline.execute(connection, (*driver_form(dialect, query, params), False))
     cursor = pipeline.sent[-1][1]
-    rows: list[list[tuple[Any, ...]]] = []  # the answer, once read
+    read: list[list[tuple[Any, ...]]] = []  # the answer, once read
 
     def answer() -> list[tuple[Any, ...]]:
-        if not rows:
+        if not read:
             if connection.info.get(_OPEN) is pipeline:
                 _close(connection)
-            rows.append(_processed(dialect, query, cursor.fetchall()))
-        return rows[0]
+            read.append(_processed(dialect, query, cursor.fetchall()))
+        return read[0]
 
     return answer
 
