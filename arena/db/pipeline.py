@@ -114,14 +114,29 @@ def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> li
     server runs them one after the other, each with a snapshot taken when it starts, as if sent
     one by one. PostgreSQL only: a SQLite caller runs its statements as usual. A connection that
     does not pipeline (``_pipelines``) runs them one by one."""
+    return [rows for rows, _ in _answered(session, statements)]
+
+
+def _answered(session: Session, statements: Sequence[tuple[str, Any]]) -> list[tuple[list[Any], list[Any]]]:
+    """``read_together``'s rows of each statement, with the type code (the server's type) of each
+    of its columns, which some result processors need (PostgreSQL's numeric: ``_processed``)."""
     connection = unit_connection(session)
     if not _pipelines(connection):
-        return [list(connection.exec_driver_sql(sql, params).tuples()) for sql, params in statements]
+        answers = []
+        for sql, params in statements:
+            result = connection.exec_driver_sql(sql, params)
+            types = [column[1] for column in result.cursor.description]  # PEP 249: the type code
+            answers.append(([tuple(row) for row in result], types))
+        return answers
     pipeline = _pipeline(connection)
     for sql, params in statements:
         pipeline.execute(connection, (sql, params, False))
     cursors = _close(connection)
-    return [cursor.fetchall() for cursor in cursors[len(cursors) - len(statements) :]]
+    return [_rows_and_types(cursor) for cursor in cursors[len(cursors) - len(statements) :]]
+
+
+def _rows_and_types(cursor: Any) -> tuple[list[Any], list[Any]]:
+    return cursor.fetchall(), [column[1] for column in cursor.description]  # PEP 249: the type code
 
 
 def read_later(
@@ -147,7 +162,7 @@ def read_later(
         if not read:
             if connection.info.get(_OPEN) is pipeline:
                 _close(connection)
-            read.append(_processed(dialect, query, cursor.fetchall()))
+            read.append(_processed(dialect, query, *_rows_and_types(cursor)))
         return read[0]
 
     return answer
@@ -165,15 +180,21 @@ def read_after_sent(
     dialect = session.get_bind().dialect
     if dialect.name != "postgresql":
         return [[tuple(row) for row in session.execute(query, params)] for query, params in statements]
-    answers = read_together(session, [driver_form(dialect, query, params) for query, params in statements])
-    return [_processed(dialect, query, rows) for (query, _), rows in zip(statements, answers, strict=True)]
+    answers = _answered(session, [driver_form(dialect, query, params) for query, params in statements])
+    return [
+        _processed(dialect, query, rows, types)
+        for (query, _), (rows, types) in zip(statements, answers, strict=True)
+    ]
 
 
 def _processed(
-    dialect: Dialect, query: Select[*tuple[Any, ...]], rows: Sequence[tuple[Any, ...]]
+    dialect: Dialect, query: Select[*tuple[Any, ...]], rows: Sequence[tuple[Any, ...]], types: Sequence[Any]
 ) -> list[tuple[Any, ...]]:
+    """``rows`` through the result processors of ``query``'s columns, as SQLAlchemy's execute
+    would pass them, each given its column's type code from the driver (``types``)."""
     processors = [
-        c.type.dialect_impl(dialect).result_processor(dialect, None) for c in query.selected_columns
+        c.type.dialect_impl(dialect).result_processor(dialect, code)
+        for c, code in zip(query.selected_columns, types, strict=True)
     ]
     return [
         tuple(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from sqlmodel import Session, col, select
 from arena.db.engine import make_engine, relaxed_commits, session_scope
 from arena.db.keyed_update import update_by_key
 from arena.db.models import PositionRow
-from arena.db.pipeline import read_later
+from arena.db.pipeline import read_after_sent, read_later
 from arena.db.upsert import column_processors, insert_ignore
 from arena.engine.ledger_store import AgentBook, stale_books
 from arena.workers.queue import fenced_session_url
@@ -98,6 +99,37 @@ def test_a_read_sent_ahead_is_answered_with_the_units_next_read(
     # psycopg's BEGIN; the INSERT, the read (and the fence's lock and count, when ahead); the
     # COMMIT, on its own; answered alone, the fence waits once more
     assert found == ["Sync", "Sync", *([] if ahead else ["Sync"]), "Query"]
+
+
+# A numeric column: PostgreSQL's result processor for it needs the column's type code.
+_SHARES = select(col(PositionRow.position_id), col(PositionRow.shares)).where(
+    col(PositionRow.agent_id) == bindparam("agent_id")
+)
+
+
+def _numeric_reads(engine: Engine, units: Engine) -> None:
+    world = build_world(engine)
+    with session_scope(units) as session:
+        insert_ignore(session, PositionRow, [position(world)], on=list(KEYS), count=False)
+        later = read_later(session, _SHARES, {"agent_id": world.agent_ids[0]})
+        (sent,) = read_after_sent(session, [(_SHARES, {"agent_id": world.agent_ids[0]})])
+        assert later() == sent == [("p1", Decimal("1250"))]
+
+
+def test_reads_sent_with_the_unit_give_values_as_sqlalchemy_does(engine: Engine) -> None:
+    """``read_later`` and ``read_after_sent`` give each value through its column's result
+    processor, a numeric column's too (on PostgreSQL it needs the type code the driver reports)."""
+    _numeric_reads(engine, engine)
+
+
+@pytest.mark.parametrize("backend", ["postgres"], indirect=True)  # a PostgreSQL session setting
+def test_reads_of_a_unit_that_sends_each_statement_alone_give_the_same_values(engine: Engine) -> None:
+    """The same on a worker's connection (``fenced_session_url``), which never pipelines."""
+    fenced = make_engine(fenced_session_url(engine.url, timedelta(minutes=1)))
+    try:
+        _numeric_reads(engine, fenced)
+    finally:
+        fenced.dispose()
 
 
 def _flush_with(engine: Engine, world: World, rows: list[PositionRow]) -> None:
