@@ -147,7 +147,8 @@ def read_later(
     PostgreSQL it goes in the unit's pipeline without waiting, and its answer comes with the unit's
     next wait (its next read, ``read_together``, or anything SQLAlchemy executes): a read the unit
     needs only after another costs no wait of its own. The function waits if nothing has since,
-    and gives the same rows at every call. Elsewhere the query runs now."""
+    and gives the same rows at every call; call it first while the unit is open (after its
+    commit or rollback the connection is gone, and it raises). Elsewhere the query runs now."""
     dialect = session.get_bind().dialect
     connection = unit_connection(session)
     if not _pipelines(connection):

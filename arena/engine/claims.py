@@ -213,8 +213,10 @@ def finish_all(
     second fence. Every row of values has the same columns (``decision_values``). A claim no
     longer ours raises ``ClaimLost``, unless ``locked``: ``held_claims`` locked these rows in
     this transaction and kept only ours (a round phase; on SQLite the writer lock does it), so
-    nobody can have moved them since and every row matches. The count is then not read, and on
-    PostgreSQL the UPDATE goes in the unit's pipeline without a wait of its own."""
+    nobody can have moved them since and every row matches. The count is then not read (a row
+    that no longer matched would be left as it was, which the lock rules out), and on PostgreSQL
+    the UPDATE goes in the unit's pipeline without a wait of its own. Only inside a write unit
+    (``session_scope``): outside a transaction the lock would end with the read."""
     if not finished:
         return
     table = DecisionRow.__table__  # type: ignore[attr-defined]

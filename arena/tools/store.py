@@ -7,7 +7,9 @@ never stored without its trace nor its trace without it. Text written by the mod
 The rows of a whole round phase go in one executemany per table, as plain values: building an
 ORM object per row cost about 1 ms of CPU each (sqlmodel validates and instruments every
 attribute), i.e. a third of a second for 100 agents making 3 calls, all of it after the last
-agent answered and before the round could end.
+agent answered and before the round could end. Nothing reads those writes' results: on
+PostgreSQL they go in the unit's pipeline (``upsert.write_rows``), so the phase does not wait
+for them apart.
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ from collections.abc import Iterable
 from decimal import ROUND_UP, Decimal
 from typing import Any
 
-from sqlalchemy import Table, insert
+from sqlalchemy import Table
 from sqlmodel import Session
 
 from agents.types import Decision
 from arena.db.models import LLMRequestRow, ToolCallRow, metadata
 from arena.db.types import storable_text
+from arena.db.upsert import write_rows
 
 _COST_QUANTUM = Decimal("1e-10")  # the cost_usd columns' precision
 _TOOL_CALL: Table = metadata.tables[ToolCallRow.__tablename__]
@@ -66,8 +69,7 @@ def store_traces(session: Session, decisions: Iterable[tuple[int, int, Decision]
             for seq, request in enumerate(decision.usage.requests, start=1)
         )
     for table, rows in ((_TOOL_CALL, calls), (_REQUEST, requests)):
-        if rows:
-            session.execute(insert(table), rows)
+        write_rows(session, table.insert, rows, table, shape=("insert",))
 
 
 def _optional(text: str | None) -> str | None:
