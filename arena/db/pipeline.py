@@ -125,7 +125,7 @@ def _answered(session: Session, statements: Sequence[tuple[str, Any]]) -> list[t
         answers = []
         for sql, params in statements:
             result = connection.exec_driver_sql(sql, params)
-            types = [column[1] for column in result.cursor.description]  # PEP 249: the type code
+            types = _type_codes(result.cursor.description)
             answers.append(([tuple(row) for row in result], types))
         return answers
     pipeline = _pipeline(connection)
@@ -136,7 +136,11 @@ def _answered(session: Session, statements: Sequence[tuple[str, Any]]) -> list[t
 
 
 def _rows_and_types(cursor: Any) -> tuple[list[Any], list[Any]]:
-    return cursor.fetchall(), [column[1] for column in cursor.description]  # PEP 249: the type code
+    return cursor.fetchall(), _type_codes(cursor.description)
+
+
+def _type_codes(description: Sequence[Sequence[Any]]) -> list[Any]:
+    return [column[1] for column in description]  # PEP 249: a column's second item, its type code
 
 
 def read_later(

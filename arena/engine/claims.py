@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import Select, bindparam, select, update
 from sqlmodel import Session, col
 
 from arena.db.keyed_update import update_by_key
@@ -185,24 +185,20 @@ def held_claims(session: Session, claims: Sequence[Claim]) -> Callable[[], set[i
         return set
     tokens = {c.decision_id: c.token for c in claims}
     query = _HELD[session.get_bind().dialect.name]
-    rows = read_later(session, query, {"decision_ids": sorted(tokens), "status": CLAIMED})
+    rows = read_later(session, query, {"decision_ids": sorted(tokens)})
     return lambda: {decision_id for decision_id, owner in rows() if tokens[decision_id] == owner}
 
 
-# Built once per backend (why: ``round_store.ROUND_AT_INDEX``); locked in id order on PostgreSQL.
-_HELD = {
-    "sqlite": select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
-        one_of_param(col(DecisionRow.id), "decision_ids", "sqlite"),
-        col(DecisionRow.status) == bindparam("status"),
-    ),
-    "postgresql": select(col(DecisionRow.id), col(DecisionRow.claim_token))
-    .where(
-        one_of_param(col(DecisionRow.id), "decision_ids", "postgresql"),
-        col(DecisionRow.status) == bindparam("status"),
+def _held_query(dialect: str) -> Select[int | None, str]:
+    """``held_claims``' read for ``dialect``: locked, in id order, on PostgreSQL."""
+    query = select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
+        one_of_param(col(DecisionRow.id), "decision_ids", dialect), col(DecisionRow.status) == CLAIMED
     )
-    .order_by(col(DecisionRow.id))
-    .with_for_update(),
-}
+    return query if dialect == "sqlite" else query.order_by(col(DecisionRow.id)).with_for_update()
+
+
+# Built once per backend (why: ``round_store.ROUND_AT_INDEX``).
+_HELD = {dialect: _held_query(dialect) for dialect in ("sqlite", "postgresql")}
 
 
 def finish_all(
