@@ -16,7 +16,8 @@ from arena.scoring.bootstrap import replicate_weights
 from arena.scoring.breakdowns import breakdowns
 from arena.scoring.calibration import murphy, reliability_table
 from arena.scoring.export import Settings, leaderboard_document
-from arena.scoring.frames import SPECS, FrameError, FrameSpec, ScoringFrames
+from arena.scoring.frame_spec import FrameError, FrameSpec
+from arena.scoring.frames import SPECS, ScoringFrames
 from arena.scoring.load import load_frames
 from arena.scoring.load_rows import LoadError
 from arena.scoring.metric_spec import Metric, Ratio

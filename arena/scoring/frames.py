@@ -24,6 +24,7 @@ from datetime import datetime
 import polars as pl
 
 from arena.clock import ensure_utc
+from arena.scoring.frame_spec import Check, Column, FrameError, FrameSpec, in_unit_interval, non_negative
 
 MONEY = pl.Decimal(38, 6)
 COST = pl.Decimal(38, 10)  # model costs are fractions of a cent
@@ -32,105 +33,6 @@ TIME = pl.Datetime("us", "UTC")
 BUY, SELL, SETTLE = "buy", "sell", "settle"
 FILL_KINDS = (BUY, SELL, SETTLE)
 RESOLUTION_KINDS = ("YES", "NO", "VOID", "5050", "OUTCOME")
-
-
-class FrameError(ValueError):
-    """A scoring frame does not follow its column spec; the message names frame, column and row."""
-
-
-@dataclass(frozen=True, slots=True)
-class Column:
-    name: str
-    dtype: pl.DataType
-    doc: str
-    nullable: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Check:
-    """A row rule: ``valid`` must be true on every row; ``expected`` says what was wanted."""
-
-    column: str
-    valid: pl.Expr
-    expected: str
-
-
-@dataclass(frozen=True, slots=True)
-class FrameSpec:
-    name: str
-    doc: str
-    columns: tuple[Column, ...]
-    checks: tuple[Check, ...] = ()
-    time_column: str | None = None  # rows stamped after ``as_of`` are dropped by ``ScoringFrames.as_of``
-    unique: tuple[str, ...] = ()
-
-    @property
-    def schema(self) -> dict[str, pl.DataType]:
-        return {c.name: c.dtype for c in self.columns}
-
-    def empty(self) -> pl.DataFrame:
-        return pl.DataFrame(schema=self.schema)
-
-    def conform(self, frame: pl.DataFrame) -> pl.DataFrame:
-        """Return ``frame`` with exactly this spec's columns and dtypes, or raise ``FrameError``.
-
-        Extra columns are dropped; a column that cannot be cast, a null where none is allowed or
-        a row breaking a check is reported with the first offending row number.
-        """
-        missing = [c.name for c in self.columns if c.name not in frame.columns]
-        if missing:
-            raise FrameError(f"{self.name}: missing column(s) {', '.join(missing)}")
-        frame = frame.select([self._cast(frame, c) for c in self.columns])
-        rules = [(c.name, pl.col(c.name).is_null(), "a value") for c in self.columns if not c.nullable]
-        rules += [
-            (check.column, check.valid.not_().fill_null(False), check.expected) for check in self.checks
-        ]
-        duplicated = pl.struct(list(self.unique)).is_duplicated().any() if self.unique else pl.lit(False)
-        # Every rule in one pass over the frame (one collect, not one per rule); only a broken rule
-        # is evaluated again, row by row, to name its first offending row.
-        *broken, is_duplicated = frame.select(
-            *(bad.any().alias(f"_{i}") for i, (_, bad, _) in enumerate(rules)), duplicated.alias("_unique")
-        ).row(0)
-        for (column, bad, expected), failed in zip(rules, broken, strict=True):
-            if failed:
-                _fail_on(frame, self.name, column, frame.select(bad).to_series(), expected)
-        if is_duplicated:
-            raise FrameError(f"{self.name}: rows must be unique on ({', '.join(self.unique)})")
-        return frame
-
-    def _cast(self, frame: pl.DataFrame, column: Column) -> pl.Series:
-        series = frame[column.name]
-        naive = isinstance(series.dtype, pl.Datetime) and series.dtype.time_zone is None
-        if isinstance(column.dtype, pl.Datetime) and naive and series.null_count() < len(series):
-            raise FrameError(f"{self.name}.{column.name}: expected UTC times, got naive datetimes")
-        if series.dtype == column.dtype:  # most columns arrive typed: nothing to cast or check
-            return series
-        try:
-            cast = series.cast(column.dtype, strict=True)
-        except (pl.exceptions.InvalidOperationError, pl.exceptions.ComputeError) as exc:
-            raise FrameError(
-                f"{self.name}.{column.name}: expected {column.dtype}, got {series.dtype} ({exc})"
-            ) from None
-        if (
-            isinstance(series.dtype, pl.Decimal)
-            and not (cast.cast(series.dtype) == series).fill_null(True).all()
-        ):
-            raise FrameError(f"{self.name}.{column.name}: more decimal places than {column.dtype} holds")
-        return cast
-
-
-def _fail_on(frame: pl.DataFrame, name: str, column: str, bad: pl.Series, expected: str) -> None:
-    if bad.any():
-        row = int(bad.arg_true()[0])
-        raise FrameError(f"{name} row {row}: {column} must be {expected}, got {frame[column][row]!r}")
-
-
-def _in_unit_interval(column: str) -> Check:
-    return Check(column, pl.col(column).is_between(0.0, 1.0), "a probability in [0, 1]")
-
-
-def _non_negative(column: str) -> Check:
-    return Check(column, pl.col(column) >= 0, "non-negative")
 
 
 AGENTS = FrameSpec(
@@ -170,8 +72,8 @@ FILLS = FrameSpec(
     ),
     (
         Check("kind", pl.col("kind").is_in(FILL_KINDS), "one of buy, sell, settle"),
-        _non_negative("amount"),
-        _non_negative("shares"),
+        non_negative("amount"),
+        non_negative("shares"),
         Check(
             "price",
             pl.col("kind").is_in([BUY, SELL]).not_() | pl.col("price").is_not_null(),
@@ -227,7 +129,7 @@ PRICES = FrameSpec(
         Column("observed_at", TIME, "when the price became known"),
         Column("price", pl.Float64(), "probability price in [0, 1]"),
     ),
-    (_in_unit_interval("price"),),
+    (in_unit_interval("price"),),
     time_column="observed_at",
     unique=("market_id", "outcome", "observed_at"),
 )
@@ -243,7 +145,7 @@ FORECASTS = FrameSpec(
         Column("p", pl.Float64(), "stated probability that the outcome wins"),
         Column("stated_at", TIME, "time of the decision that stated it"),
     ),
-    (_in_unit_interval("p"),),
+    (in_unit_interval("p"),),
     time_column="stated_at",
     unique=("cohort_id", "agent", "market_id", "outcome", "stated_at"),
 )
@@ -260,7 +162,7 @@ SNAPSHOTS = FrameSpec(
         Column("realized_pnl", MONEY, "realised P/L to date"),
         Column("unrealized_pnl", MONEY, "open positions' value − their cost basis"),
     ),
-    (_non_negative("cash"), _non_negative("total_value")),
+    (non_negative("cash"), non_negative("total_value")),
     time_column="marked_at",
     unique=("cohort_id", "agent", "marked_at"),
 )
@@ -290,8 +192,8 @@ TOURNAMENTS = FrameSpec(
     (
         Check("prize_pool", pl.col("prize_pool") > 0, "positive"),
         Check("reference", pl.col("reference").is_in(["market", "cohort_median"]), "market or cohort_median"),
-        _in_unit_interval("s_weight"),
-        _in_unit_interval("c_weight"),
+        in_unit_interval("s_weight"),
+        in_unit_interval("c_weight"),
     ),
     unique=("cohort_id",),
 )
@@ -328,7 +230,7 @@ DECISIONS = FrameSpec(
         Column("cost", COST, "provider cost in dollars over all attempts"),
         Column("latency_s", pl.Float64(), "wall time of the decision in seconds"),
     ),
-    (_non_negative("tokens"), _non_negative("cost"), _non_negative("latency_s")),
+    (non_negative("tokens"), non_negative("cost"), non_negative("latency_s")),
     time_column="decided_at",
 )
 
@@ -343,7 +245,7 @@ OFFERS = FrameSpec(
         Column("offered_at", TIME, "time of the round (the decisions' ``decided_at``)"),
         Column("price", pl.Float64(), "the outcome's price in the round's snapshot"),
     ),
-    (_in_unit_interval("price"),),
+    (in_unit_interval("price"),),
     time_column="offered_at",
     unique=("cohort_id", "market_id", "outcome", "offered_at"),
 )

@@ -13,7 +13,7 @@ from typing import Any
 import polars as pl
 from sqlalchemy.engine import Connection
 
-from arena.scoring.frames import FrameSpec
+from arena.scoring.frame_spec import FrameSpec
 
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
 

@@ -8,7 +8,8 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from arena.scoring.frames import FILLS, FrameError, ScoringFrames
+from arena.scoring.frame_spec import FrameError
+from arena.scoring.frames import FILLS, ScoringFrames
 from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement
 
 
