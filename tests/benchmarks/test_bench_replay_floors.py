@@ -121,6 +121,7 @@ _PG_ROUNDS = int(os.environ.get("ARENA_BENCH_PG_ROUNDS", "3"))
 
 
 @pytest.mark.benchmark
+@pytest.mark.timeout(300 + 180 * _PG_ROUNDS)  # a round took 45 s on a slow machine: ten outran 300 s
 def test_postgres_replay_wall_against_sqlite(world: Path, tmp_path: Path, postgres_database: URL) -> None:
     """PostgreSQL with durable commits (the default) and with ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off``
     (commits skip the WAL flush, as SQLite's WAL with ``synchronous = NORMAL`` does), each replay
