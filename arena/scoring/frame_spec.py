@@ -18,6 +18,9 @@ class FrameError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Column:
+    """One column of a frame: its dtype, what it means (``doc``: the frames' reference for anyone
+    building frames of their own, read in ``frames``) and whether it may be null."""
+
     name: str
     dtype: pl.DataType
     doc: str
@@ -35,6 +38,9 @@ class Check:
 
 @dataclass(frozen=True, slots=True)
 class FrameSpec:
+    """A frame's contract: its columns, row rules, unique key and the column that stamps a row in
+    time (what ``ScoringFrames.as_of`` cuts on)."""
+
     name: str
     doc: str
     columns: tuple[Column, ...]
@@ -98,14 +104,17 @@ class FrameSpec:
 
 
 def _fail_on(frame: pl.DataFrame, name: str, column: str, bad: pl.Series, expected: str) -> None:
+    """Raise naming the first row ``bad`` flags, with its value, so a user can find it in their data."""
     if bad.any():
         row = int(bad.arg_true()[0])
         raise FrameError(f"{name} row {row}: {column} must be {expected}, got {frame[column][row]!r}")
 
 
 def in_unit_interval(column: str) -> Check:
+    """The rule of a probability or a price: in [0, 1]."""
     return Check(column, pl.col(column).is_between(0.0, 1.0), "a probability in [0, 1]")
 
 
 def non_negative(column: str) -> Check:
+    """The rule of an amount that cannot go below zero (stakes, shares, cash, costs)."""
     return Check(column, pl.col(column) >= 0, "non-negative")
