@@ -10,6 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Engine, event
+from sqlmodel import Session
 
 from arena.db.engine import session_scope
 from arena.db.models import (
@@ -83,6 +84,15 @@ def decision(world: World, agent: int = 0, **overrides: Any) -> DecisionRow:
         "claimed_at": T0,
     }
     return DecisionRow(**(values | overrides))
+
+
+def added_decision(session: Session, world: World, agent: int = 0) -> int:
+    """Add a ``decision`` row to ``session`` and flush it: its id, for the fills or traces naming it."""
+    row = decision(world, agent)
+    session.add(row)
+    session.flush()
+    assert row.id is not None
+    return row.id
 
 
 def position(world: World, position_id: str = "p1", agent: int = 0, **overrides: Any) -> PositionRow:

@@ -22,7 +22,7 @@ from arena.db.models import (
     ResolutionRow,
     RoundRow,
 )
-from tests.db.rows import T0, World, build_world, buy, decision, position
+from tests.db.rows import T0, World, added_decision, build_world, buy, decision, position
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,10 @@ class Book:
 def book(engine: Engine) -> Book:
     world = build_world(engine)
     with session_scope(engine) as session:
-        row = decision(world)
-        session.add_all([row, position(world)])
-        session.flush()
-        assert row.id is not None
-        session.add(buy(world, row.id))
-    return Book(world, row.id)
+        session.add(position(world))
+        decision_id = added_decision(session, world)
+        session.add(buy(world, decision_id))
+    return Book(world, decision_id)
 
 
 def _commit(engine: Engine, *rows: SQLModel) -> None:
@@ -154,10 +152,7 @@ def test_a_fill_must_agree_with_its_position_and_decision(engine: Engine, book: 
 def test_rows_of_one_unit_of_work_may_be_added_in_any_order(engine: Engine) -> None:
     world = build_world(engine)
     with session_scope(engine) as session:
-        row = decision(world)
-        session.add(row)
-        session.flush()
-        assert row.id is not None
+        decision_id = added_decision(session, world)
         # The fill goes in before its position: foreign keys are checked at commit.
-        session.add(buy(world, row.id))
+        session.add(buy(world, decision_id))
         session.add(position(world))

@@ -10,7 +10,7 @@ from arena.db.engine import session_scope
 from arena.db.models import AgentRow, MarketRow
 from arena.db.one_of import one_of, one_of_param
 from arena.engine.ledger_store import fill_counts
-from tests.db.rows import build_world, buy, decision, position, statements
+from tests.db.rows import added_decision, build_world, buy, position, statements
 
 
 def test_one_of_finds_what_in_finds(engine: Engine) -> None:
@@ -39,11 +39,7 @@ def test_fill_counts_send_one_text_whatever_the_agent_count(engine: Engine, back
     a, b = world.agent_ids
     with session_scope(engine) as session:
         session.add(position(world))
-        row = decision(world)
-        session.add(row)
-        session.flush()
-        assert row.id is not None
-        session.add(buy(world, row.id))
+        session.add(buy(world, added_decision(session, world)))
     with session_scope(engine) as session, statements(engine) as sent:
         assert fill_counts(session, [a]) == {a: 1}
         assert fill_counts(session, [a, b]) == {a: 1}

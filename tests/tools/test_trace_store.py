@@ -15,7 +15,7 @@ from agents.types import Decision, RequestUsage, Usage
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, LLMRequestRow, ToolCallRow
 from arena.tools.store import store_traces
-from tests.db.rows import build_world, decision
+from tests.db.rows import added_decision, build_world
 from tests.db.waits import waits
 
 # What a model may write: JSON with quotes and backslashes, the array syntax PostgreSQL's text
@@ -45,12 +45,8 @@ def _decision(calls: list[str]) -> Decision:
 
 def test_traces_are_stored_exactly_as_given(engine: Engine, tmp_path: Path) -> None:
     world = build_world(engine)
-    with Session(engine) as session:
-        row = decision(world)
-        session.add(row)
-        session.commit()
-        assert row.id is not None
-        decision_id = row.id
+    with session_scope(engine) as session:
+        decision_id = added_decision(session, world)
     traced = _decision(HOSTILE)
     with waits(tmp_path / "trace") as (watch, found), session_scope(engine) as session:
         if engine.dialect.name == "postgresql":
