@@ -19,11 +19,18 @@ from typing import Any
 
 import typer
 from typer import _click as click  # typer vendors click; its commands and contexts are these classes
-from typer.core import TyperCommand, TyperGroup
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
-from arena import help_format
+# Typer's rich help prints each option's type, flags included (``--json <bool>``), which reads as
+# if a flag took a value. A flag takes none: its type is left out, before any command is built.
+_TYPED = TyperOption.display_type_rich
 
-help_format.install()  # before any command is built: flags without typer's `<bool>` tags
+
+def _type_unless_flag(option: TyperOption, ctx: Any) -> str | None:
+    return None if option.is_flag else _TYPED(option, ctx)
+
+
+TyperOption.display_type_rich = _type_unless_flag  # type: ignore[method-assign,assignment]
 
 # One BLAS thread unless the user says otherwise; set before any command imports numpy. The only
 # BLAS work is the scoring bootstrap's matrix products (replicates x markets), too small for a

@@ -21,16 +21,16 @@ import streamlit as st
 from sqlalchemy import Engine
 from sqlalchemy.engine import Connection
 
+from arena.core.settings import Settings
 from arena.db.engine import make_engine
 from arena.reports import catalog, log_tables
 from arena.reports.redact import Redactor
 from arena.reports.series import thin_marks
 from arena.reports.state import DatabaseState, database_state
 from arena.scoring import ScoringFrames, calibration_summary, calibration_table, leaderboard, load_frames
-from arena.scoring.bets import scored_bets
-from arena.scoring.load import CohortScoring, cohort_scoring
-from arena.scoring.tables import SOURCES
-from arena.settings import Settings
+from arena.scoring.board.tables import SOURCES
+from arena.scoring.load.database import CohortScoring, cohort_scoring
+from arena.scoring.rules.bets import scored_bets
 
 TTL = timedelta(minutes=10)  # a string would make Streamlit import pandas to parse it
 Cohorts = tuple[str, ...] | None  # None: every cohort

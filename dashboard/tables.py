@@ -14,9 +14,9 @@ import streamlit as st
 
 from arena.reports.escaping import web_address
 from arena.reports.formatting import MISSING, bounds, interval, percent
-from arena.scoring.metric_spec import Metric
-from arena.scoring.registry import BY_KEY, METRICS
-from arena.scoring.scores import Reading, suffixed
+from arena.scoring.load.frames import Reading, suffixed
+from arena.scoring.metrics.registry import BY_KEY, METRICS
+from arena.scoring.metrics.spec import Metric
 
 Config = dict[str, Any]
 DOLLARS = st.column_config.NumberColumn(format="dollar")

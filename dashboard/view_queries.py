@@ -11,8 +11,8 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from arena.scoring.pairs import market_stances, paired_comparison
-from arena.scoring.value_for_money import cost_per_point
+from arena.scoring.board.pairs import market_stances, paired_comparison
+from arena.scoring.metrics.value_for_money import cost_per_point
 from dashboard import queries
 from dashboard.queries import TTL, Cohorts, Version
 

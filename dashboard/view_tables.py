@@ -10,8 +10,8 @@ import polars as pl
 import streamlit as st
 
 from arena.reports.formatting import bounds
-from arena.scoring.registry import BY_KEY
-from arena.scoring.scores import Reading
+from arena.scoring.load.frames import Reading
+from arena.scoring.metrics.registry import BY_KEY
 from dashboard.tables import DOLLARS, SHARE, Config
 
 PROBABILITY = st.column_config.NumberColumn(format="%.2f")

@@ -1,6 +1,6 @@
 """The venues' public API base URLs.
 
-Apart from their clients so that ``arena.settings``, which every command reads, can name the
+Apart from their clients so that ``arena.core.settings``, which every command reads, can name the
 defaults without importing the HTTP stack.
 """
 

@@ -1,4 +1,4 @@
-"""The dependency rules of DESIGN.md ("The house"), checked by parsing every source file.
+"""The dependency rules of docs/architecture.md ("Layers"), checked by parsing every source file.
 
 - ``portfolio/`` is pure accounting: no other package of this repository, and no database,
   network, filesystem, dataframe or UI library.
@@ -8,8 +8,12 @@
   upserts...) nor a write construct (``insert``/``update``/``delete``, ``session_scope``), calls
   no ``commit()``/``begin()``/``flush()``, and holds no ``INSERT``/``UPDATE``/``DELETE`` SQL. It
   reads through ``engine.connect()`` and the read models of ``arena.reports``/``arena.scoring``.
+- Inside ``arena/``, subpackages form layers (``ARENA_LAYERS``, lowest first): a module imports
+  only from its own layer or a lower one, and ``engine/`` and ``scoring/`` are layered inside the
+  same way (``SUBLAYERS``). No two modules of ``arena/`` import each other, however indirectly
+  (imports under ``TYPE_CHECKING`` included: a cycle of types is still a cycle to read).
 - Nothing reads the wall clock (``datetime.now()``, ``date.today()``, any ``time.*`` clock)
-  except ``arena/clock.py``: time is injected. From ``time`` only the allow-list
+  except ``arena/core/clock.py``: time is injected. From ``time`` only the allow-list
   ``TIME_ALLOWED`` may be called: monotonic timers (durations, never a date) and ``sleep``.
 
 Imports are found with ``ast`` wherever they are (module level, inside functions, under
@@ -84,10 +88,36 @@ WRITE_SQL = re.compile(
     r"^\s*(INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|(CREATE|DROP|ALTER)\s+TABLE|TRUNCATE)\b", re.I
 )
 
-CLOCK_OWNER = "arena/clock.py"
+CLOCK_OWNER = "arena/core/clock.py"
 WALL_CLOCK_CALLS = {("datetime", "now"), ("datetime", "utcnow"), ("datetime", "today"), ("date", "today")}
 TIME_ALLOWED = frozenset({"perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "sleep"})
 """The ``time`` functions anyone may call: timers that measure durations (never a date), and a wait."""
+
+
+ARENA_LAYERS = (
+    "core",  # clock, settings, config value types, provenance: imports nothing of the arena
+    "db",  # tables, engines, units of work, upserts
+    "migrations",
+    "cohorts",  # configs, launch, the leakage rules
+    "scoring",  # pure functions of the stored log
+    "corpus",
+    "tools",  # research tools, over the corpus and the stored markets
+    "sync",  # live venues into the database
+    "engine",  # rounds, books, replay and live jobs
+    "workers",  # the work queue and the processes that drain it
+    "scheduling",  # ``arena serve``: jobs, hand-off to workers, round planning
+    "figures",
+    "reports",  # read models and cohort reports
+    "commands",  # the CLI's command groups
+    "cli",
+)
+"""``arena/``'s subpackages, lowest first: each may import only itself and those before it."""
+SUBLAYERS = {
+    "engine": ("store", "runtime", "books", "rounds", "replay", "live"),
+    "scoring": ("load", "rules", "metrics", "stats", "board"),
+}
+LAYERS_RULE = "arena's layers: a module imports only its own layer or lower ones (ARENA_LAYERS)"
+CYCLE_RULE = "no import cycles inside arena/"
 
 
 @dataclass(frozen=True, order=True)
@@ -211,6 +241,113 @@ def database_writes(tree: ast.AST, package: list[str]) -> Iterator[tuple[int, st
             yield line, f"imports {module!r}"
 
 
+def layer_of(module: str) -> tuple[int, ...] | None:
+    """Where an ``arena.*`` module sits: (layer, sublayer) by ``ARENA_LAYERS`` and ``SUBLAYERS``;
+    None outside ``arena`` or for the package itself."""
+    parts = module.split(".")
+    if parts[0] != "arena" or len(parts) < 2 or parts[1] not in ARENA_LAYERS:
+        return None
+    rank = (ARENA_LAYERS.index(parts[1]),)
+    inner = SUBLAYERS.get(parts[1], ())
+    return (*rank, inner.index(parts[2])) if len(parts) > 2 and parts[2] in inner else rank
+
+
+def _upward(importer: tuple[int, ...], imported: tuple[int, ...]) -> bool:
+    if imported[0] != importer[0]:
+        return imported[0] > importer[0]
+    return len(importer) > 1 and len(imported) > 1 and imported[1] > importer[1]
+
+
+def arena_modules(root: Path) -> dict[str, Path]:
+    """Every module of ``root/arena`` by dotted name (a package by its own name)."""
+    found = {}
+    for path in python_files(root / "arena"):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _resolve(module: str, known: dict[str, Path]) -> str | None:
+    """The module ``module`` names, or the package holding it (``from pkg import name``)."""
+    while module and module not in known:
+        module = module.rpartition(".")[0]
+    return module or None
+
+
+def arena_imports(root: Path) -> dict[str, dict[str, int]]:
+    """For each ``arena`` module, the ``arena`` modules it imports, with the first line doing so.
+    ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``."""
+    known = arena_modules(root)
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in known.items():
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue  # reported by check_tree
+        edges = graph.setdefault(name, {})
+        package = list(path.relative_to(root).parts[:-1])
+        for line, module in _imported_modules(tree, package, known):
+            if module not in (name, "arena"):
+                edges.setdefault(module, line)
+    return graph
+
+
+def _imported_modules(tree: ast.AST, package: list[str], known: dict[str, Path]) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = _from_module(node, package)
+            names = [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        else:
+            continue
+        for target in filter(None, (_resolve(n, known) for n in names)):
+            yield node.lineno, target
+
+
+def layer_violations(root: Path) -> list[Violation]:
+    """Every import in ``arena/`` that points up the layers."""
+    found = []
+    for importer, edges in arena_imports(root).items():
+        here = layer_of(importer)
+        for imported, line in edges.items():
+            there = layer_of(imported)
+            if here is not None and there is not None and _upward(here, there):
+                shown = arena_modules(root)[importer].relative_to(root).as_posix()
+                found.append(Violation(shown, line, f"imports {imported!r}", LAYERS_RULE))
+    return found
+
+
+def import_cycles(root: Path) -> list[list[str]]:
+    """Every set of ``arena`` modules that import each other (strongly connected, size > 1)."""
+    graph = arena_imports(root)
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in graph.get(node, {}):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            members = []
+            while not members or members[-1] != node:
+                members.append(stack.pop())
+            if len(members) > 1:
+                cycles.append(sorted(members))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return sorted(cycles)
+
+
 def check_tree(root: Path) -> list[Violation]:
     """Every boundary violation under ``root`` (a repository checkout), sorted by file and line."""
     found: list[Violation] = []
@@ -235,6 +372,9 @@ def check_tree(root: Path) -> list[Violation]:
         if shown != CLOCK_OWNER and relative.parts[0] != "tests":
             for line, call in [*wall_clock_reads(tree), *time_reads(tree)]:
                 found.append(Violation(shown, line, f"reads the wall clock with {call}", "inject a Clock"))
+    if (root / "arena").is_dir():
+        found += layer_violations(root)
+        found += [Violation("arena", 0, " <-> ".join(c), CYCLE_RULE) for c in import_cycles(root)]
     return sorted(found)
 
 
@@ -262,7 +402,7 @@ def test_the_checker_catches_planted_violations(tmp_path: Path) -> None:
                 "from decimal import Decimal\n"
                 "from sqlalchemy.orm import Session\n"
                 "def f():\n"
-                "    from arena.clock import SystemClock\n"
+                "    from arena.core.clock import SystemClock\n"
                 "    return SystemClock\n"
             ),
             "portfolio/sneaky.py": (
@@ -278,7 +418,7 @@ def test_the_checker_catches_planted_violations(tmp_path: Path) -> None:
             "agents/llm/bad.py": "from ...arena import config\nfrom ..types import Bet\nimport httpx\n",
             "markets/bad.py": "import dashboard.pages\nimport datetime as dt\nx = dt.date.today()\n",
             "arena/free.py": "import streamlit\nimport polars\nfrom agents.types import Bettor\n",
-            "arena/clock.py": "from datetime import datetime\ndef now():\n    return datetime.now()\n",
+            "arena/core/clock.py": "from datetime import datetime\ndef now():\n    return datetime.now()\n",
             "tests/test_x.py": "from arena import cli\nimport time\nt = time.time()\n",
             ".venv/lib/site.py": "import arena\n",
         },
@@ -290,7 +430,7 @@ def test_the_checker_catches_planted_violations(tmp_path: Path) -> None:
         ("markets/bad.py", 3, "reads the wall clock with date.today()"),
         ("portfolio/bad.py", 1, "imports 'httpx'"),
         ("portfolio/bad.py", 3, "imports 'sqlalchemy.orm'"),
-        ("portfolio/bad.py", 5, "imports 'arena.clock'"),
+        ("portfolio/bad.py", 5, "imports 'arena.core.clock'"),
         ("portfolio/sneaky.py", 4, "imports 'markets.types'"),
         ("portfolio/sneaky.py", 5, "imports 'polars'"),
         ("portfolio/sneaky.py", 7, "reads the wall clock with datetime.now()"),
@@ -347,7 +487,7 @@ def test_the_dashboard_may_read_but_not_write(tmp_path: Path) -> None:
                 "from arena.db.engine import make_engine, session_scope\n"
                 "from sqlalchemy import insert, text\n"
                 "import sqlalchemy as sa\n"
-                "from arena.engine.resolving import override\n"
+                "from arena.engine.books.resolving import override\n"
                 "def f(engine, table):\n"
                 "    with session_scope(engine) as session:\n"
                 "        session.add_all([])\n"
@@ -365,7 +505,7 @@ def test_the_dashboard_may_read_but_not_write(tmp_path: Path) -> None:
         ("dashboard/writes.py", 1, "imports 'arena.db.upsert'"),
         ("dashboard/writes.py", 2, "imports arena.db.engine.session_scope"),
         ("dashboard/writes.py", 3, "imports sqlalchemy.insert"),
-        ("dashboard/writes.py", 5, "imports 'arena.engine.resolving'"),
+        ("dashboard/writes.py", 5, "imports 'arena.engine.books.resolving'"),
         ("dashboard/writes.py", 7, "calls session_scope()"),
         ("dashboard/writes.py", 8, "calls .add_all()"),
         ("dashboard/writes.py", 9, "calls .begin()"),
@@ -402,3 +542,48 @@ def test_time_is_read_only_through_the_allowed_timers(tmp_path: Path) -> None:
         (9, "reads the wall clock with time.localtime()"),
         (10, "reads the wall clock with time.process_time()"),
     ]
+
+
+def test_arena_layers_point_down_and_never_cycle(tmp_path: Path) -> None:
+    _plant(
+        tmp_path,
+        {
+            "arena/__init__.py": "",
+            "arena/core/__init__.py": "",
+            "arena/core/clock.py": "",
+            "arena/db/__init__.py": "",
+            "arena/db/engine.py": "from arena.core import clock\nfrom arena.engine.rounds import run\n",
+            "arena/engine/__init__.py": "",
+            "arena/engine/rounds/__init__.py": "",
+            "arena/engine/rounds/run.py": (
+                "from arena.engine.store.claims import claim\nfrom arena.db import engine\n"
+            ),
+            "arena/engine/store/__init__.py": "",
+            "arena/engine/store/claims.py": "from ..rounds import run\nclaim = 1\n",
+            "arena/workers/__init__.py": "",
+            "arena/workers/a.py": (
+                "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from arena.workers import b\n"
+            ),
+            "arena/workers/b.py": "import arena.workers.a\nimport arena.engine.rounds.run\n",
+        },
+    )
+    found = [(v.path, v.line, v.what, v.rule) for v in check_tree(tmp_path)]
+    assert [(path, line, what) for path, line, what, _ in found] == [
+        ("arena", 0, "arena.db.engine <-> arena.engine.rounds.run <-> arena.engine.store.claims"),
+        ("arena", 0, "arena.workers.a <-> arena.workers.b"),
+        ("arena/db/engine.py", 2, "imports 'arena.engine.rounds.run'"),
+        ("arena/engine/store/claims.py", 1, "imports 'arena.engine.rounds.run'"),
+    ]
+
+
+def test_layers_name_every_subpackage_of_arena() -> None:
+    packages = {p.name for p in (REPO / "arena").iterdir() if (p / "__init__.py").exists()}
+    modules = {p.stem for p in (REPO / "arena").glob("*.py") if p.stem != "__init__"}
+    assert packages | modules == set(ARENA_LAYERS)
+    for parent, inner in SUBLAYERS.items():
+        assert {p.name for p in (REPO / "arena" / parent).iterdir() if (p / "__init__.py").exists()} == set(
+            inner
+        )
+        assert [p.stem for p in (REPO / "arena" / parent).glob("*.py")] == ["__init__"], (
+            f"loose module in {parent}"
+        )

@@ -27,9 +27,9 @@ from pydantic import (
     model_validator,
 )
 
-from arena.cohorts.config_types import Duration, PositiveAmount, Probability, Strict, UtcDateTime
 from arena.cohorts.provider_limits import MAX_CONCURRENCY, LLMLimitsConfig
 from arena.cohorts.sections import BudgetConfig, MarksConfig, PricesConfig, ScoringConfig, ToolsConfig
+from arena.core.config_types import Duration, PositiveAmount, Probability, Strict, UtcDateTime
 from markets.types import Venue
 from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
 from portfolio.units import Money

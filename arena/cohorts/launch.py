@@ -19,13 +19,13 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from agents.registry import AgentConfigError, validate_agent
-from arena.clock import Clock
 from arena.cohorts.config import CohortConfig, ConfigError
+from arena.cohorts.leakage import excluded_in_window, knowledge_cutoff, launch_warnings
+from arena.core.clock import Clock
+from arena.core.provenance import git_commit_label, package_version
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.db.upsert import insert_ignore
-from arena.engine.leakage import excluded_in_window, knowledge_cutoff, launch_warnings
-from arena.provenance import git_commit_label, package_version
 from markets.types import MarketSource
 
 log = logging.getLogger("arena.cohorts.launch")
@@ -37,7 +37,7 @@ class Launched:
     config: CohortConfig
     excluded: int
     created: bool  # False: a cohort with this id and the same config already existed
-    warnings: tuple[str, ...] = ()  # what the leakage guard cannot protect (see arena.engine.leakage)
+    warnings: tuple[str, ...] = ()  # what the leakage guard cannot protect (see arena.cohorts.leakage)
 
 
 def check_agents(config: CohortConfig, environ: Mapping[str, str]) -> None:

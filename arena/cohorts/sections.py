@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PlainSerializer
 
-from arena.cohorts.config_types import Duration, Strict
+from arena.core.config_types import Duration, Strict
 
 
 class MarksConfig(Strict):

@@ -15,15 +15,15 @@ from rich.markup import escape
 from rich.table import Table
 from sqlmodel import Session, select
 
-from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
-from arena.cohorts.config_types import format_duration
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.commands.terminal import plain_console
+from arena.core.clock import SystemClock
+from arena.core.config_types import format_duration
 from arena.db.models import AgentRow
-from arena.engine.ledger_store import reconcile
-from arena.engine.overview import CohortOverview, cohort_overview, list_cohorts
+from arena.engine.store.ledger_store import reconcile
+from arena.reports.overview import CohortOverview, cohort_overview, list_cohorts
 
 app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
 console = plain_console()
@@ -44,7 +44,7 @@ def launch_command(
     # Here, not at the top: the launch path (every bettor kind, the market sources with polars)
     # costs more start-up than `arena cohort list` and `show` need in all.
     from arena.cohorts.launch import launch
-    from arena.engine.sources import open_source
+    from arena.engine.runtime.sources import open_source
 
     engine = open_engine(database_url)
     try:

@@ -12,8 +12,8 @@ from typing import Annotated
 import typer
 
 import dashboard
+from arena.core.settings import Settings
 from arena.db.engine import normalize_url, redact_url
-from arena.settings import Settings
 
 APP = Path(dashboard.__file__).resolve().parent / "app.py"
 

@@ -9,15 +9,15 @@ from typing import Annotated, NoReturn
 import typer
 from sqlalchemy import Engine
 
-from arena.clock import ensure_utc
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
 from arena.commands.options import database_url_or_default
 from arena.commands.terminal import plain_console
+from arena.core.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.state import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
-from arena.scoring.load import cohort_scoring, model_identities
-from arena.scoring.pooling import by_model
+from arena.scoring.load.database import cohort_scoring, model_identities
+from arena.scoring.stats.pooling import by_model
 
 POOL_BY = ("name", "model")
 

@@ -20,8 +20,8 @@ from rich.table import Table
 
 from arena.commands.terminal import plain_console
 from arena.reports.notes import stated_notes
-from arena.scoring.registry import BY_KEY
-from arena.scoring.scores import READINGS, Reading, suffixed
+from arena.scoring.load.frames import READINGS, Reading, suffixed
+from arena.scoring.metrics.registry import BY_KEY
 
 BASELINE_MARK = "†"
 FEW_MARK = "‡"

@@ -17,14 +17,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from arena.clock import SystemClock
 from arena.commands import resolutions
 from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
 from arena.commands.terminal import plain_console
+from arena.core.clock import SystemClock
+from arena.core.settings import Settings
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
-from arena.settings import Settings
 from arena.sync.run import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.replay.format import DatasetError, DatasetInfo

@@ -20,7 +20,7 @@ from arena.db.engine import make_engine, redact_url
 from arena.db.revision import SCHEMA_HEAD, stored_revision
 
 if TYPE_CHECKING:
-    from arena.settings import Settings
+    from arena.core.settings import Settings
 
 DatabaseOption = Annotated[
     str | None,
@@ -64,9 +64,9 @@ def database_url_or_default(database_url: str | None) -> str:
 def process_settings() -> Settings:
     """The ``ARENA_*`` settings of this process, or one line naming each variable that is wrong.
 
-    ``arena.settings`` (pydantic-settings, about 40 ms of start-up) is imported here, when a command
+    ``arena.core.settings`` (pydantic-settings, about 40 ms of start-up) is imported here, when a command
     needs a setting: a command given ``--database-url`` reads none."""
-    from arena.settings import Settings
+    from arena.core.settings import Settings
 
     try:
         return Settings()

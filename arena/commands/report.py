@@ -8,10 +8,10 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from arena.clock import SystemClock
+from arena.core.clock import SystemClock
+from arena.core.settings import Settings
 from arena.db.engine import make_engine, redact_url
 from arena.reports.state import database_state
-from arena.settings import Settings
 
 
 def register(app: typer.Typer) -> None:

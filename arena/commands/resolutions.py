@@ -10,10 +10,10 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.clock import SystemClock
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.commands.terminal import plain_console
-from arena.engine.resolving import OverrideError, override, pending_markets
+from arena.core.clock import SystemClock
+from arena.engine.books.resolving import OverrideError, override, pending_markets
 from markets.types import ResolutionKind
 
 console = plain_console()

@@ -21,21 +21,21 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import Engine
 
 from agents.registry import AgentConfigError
-from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
 from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
 from arena.commands.terminal import plain_console
-from arena.engine.overview import cohort_mode
-from arena.engine.replay import CohortNotRunnable, ReplayResult, replay_cohort
-from arena.engine.replay_lease import CohortBusy
-from arena.engine.round_report import RoundReport
-from arena.engine.rounds import run_round
-from arena.engine.runtime import CohortNotFound
-from arena.engine.sources import open_source
-from arena.scoring.health import FailedAgent, failed_agents
-from arena.settings import Settings
+from arena.core.clock import SystemClock
+from arena.core.settings import Settings
+from arena.engine.replay.lease import CohortBusy
+from arena.engine.replay.runner import CohortNotRunnable, ReplayResult, replay_cohort
+from arena.engine.rounds.report import RoundReport
+from arena.engine.rounds.run import run_round
+from arena.engine.runtime.cohort import CohortNotFound
+from arena.engine.runtime.sources import open_source
+from arena.reports.overview import cohort_mode
+from arena.scoring.rules.health import FailedAgent, failed_agents
 from markets.replay.load import BUNDLED_DATASET_DIR
 from markets.types import MarketSource
 
@@ -235,7 +235,8 @@ def _run(
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
     if mode != "replay":
         fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
-    from arena.workers.planner import RoundUnfinished, plan_round
+    from arena.engine.live.jobs import RoundUnfinished
+    from arena.scheduling.planner import plan_round
     from arena.workers.queue import QueueNeedsPostgres, require_postgres
     from arena.workers.roster import live_workers
 
@@ -300,10 +301,10 @@ def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -
 
 
 def _print_leaderboard(engine: Engine, cohort_id: str, *, wide: bool) -> list[FailedAgent]:
-    """Print the cohort's leaderboard; returns its failed agents (``arena.scoring.health``)."""
+    """Print the cohort's leaderboard; returns its failed agents (``arena.scoring.rules.health``)."""
     from arena.scoring import Settings as ScoreSettings
     from arena.scoring import leaderboard_document, load_frames
-    from arena.scoring.load import cohort_scoring
+    from arena.scoring.load.database import cohort_scoring
 
     frames = load_frames(engine, [cohort_id])
     chosen = cohort_scoring(engine, [cohort_id])  # the cohort's seed and reading, as everywhere

@@ -13,10 +13,10 @@ from types import FrameType
 import typer
 from rich.table import Table
 
-from arena.clock import SystemClock
 from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
 from arena.commands.terminal import plain_console
 from arena.commands.worker import print_queue
+from arena.core.clock import SystemClock
 from arena.db import leases
 from arena.db.engine import make_engine
 from arena.scheduling.status import job_statuses

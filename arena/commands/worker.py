@@ -22,13 +22,13 @@ from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import Engine
 
-from arena.clock import SystemClock
 from arena.cohorts.config import ConfigError, load_config
 from arena.commands.options import DatabaseOption, database_url_or_default, fail, process_settings
 from arena.commands.terminal import plain_console
+from arena.core.clock import SystemClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import WorkUnitRow
-from arena.engine.overview import cohort_mode
+from arena.reports.overview import cohort_mode
 from arena.workers import queue, roster
 from arena.workers.backoff import retrying
 from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_postgres

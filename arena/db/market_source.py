@@ -31,7 +31,7 @@ from sqlalchemy import ColumnElement, Engine, func, or_
 from sqlalchemy.orm import aliased, defer
 from sqlmodel import Session, col, select
 
-from arena.clock import ensure_utc
+from arena.core.clock import ensure_utc
 from arena.db.engine import session_scope
 from arena.db.market_rows import (
     chunks,

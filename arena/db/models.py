@@ -460,7 +460,7 @@ class PortfolioCloseRow(ArenaTable, table=True):
 
     Scoring reads portfolios at daily resolution; a live cohort marked every few seconds holds
     millions of snapshots, and picking each day's last one by a group-by over all of them took
-    seconds. The writer of marks keeps this table current (``arena.engine.marks``), so readers
+    seconds. The writer of marks keeps this table current (``arena.engine.books.marks``), so readers
     join a few rows per agent and day instead. Derived data, hence no ``recorded_at``.
     """
 

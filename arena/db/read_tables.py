@@ -3,7 +3,7 @@
 Why beside ``arena.db.models``: importing the models builds twenty SQLModel classes (pydantic
 fields, SQLAlchemy mappers) and loads the ORM and the PostgreSQL dialect, about 0.15 s of CPU,
 one sixth of a cold ``arena leaderboard``, which only selects columns. So the loaders
-(``arena.scoring.load*``) select from these clauses, as ``arena.db.revision`` does for Alembic's
+(``arena.scoring.load.database*``) select from these clauses, as ``arena.db.revision`` does for Alembic's
 table. Each clause names only the columns read, with the types the models give them, so values
 come back the same (exact ``Decimal``, aware UTC ``datetime``, parsed JSON);
 ``tests/db/test_read_tables.py`` checks every column against ``arena.db.models``, so a renamed

@@ -14,10 +14,10 @@ from typing import Any
 from alembic import context
 from sqlalchemy.engine import Connection
 
+from arena.core.settings import Settings
 from arena.db.engine import make_engine, writer
 from arena.db.migrate import MIGRATION_LOCK_KEY
 from arena.db.models import is_mapped, metadata
-from arena.settings import Settings
 
 
 def _owned_by_arena(name: str | None, type_: Any, parents: Any) -> bool:

@@ -24,7 +24,7 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy import Engine
 
-from arena.clock import Clock
+from arena.core.clock import Clock
 from arena.reports import html, markdown
 from arena.reports.content import ReportError, gather
 from arena.reports.manifest import manifest, sha256_file

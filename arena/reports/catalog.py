@@ -28,7 +28,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
-from arena.scoring.load_markets import ROUND_SOURCE
+from arena.scoring.load.markets import ROUND_SOURCE
 
 ACTIVE = ("pending", "running")
 
@@ -164,7 +164,7 @@ def _latest(connection: Connection, model: type[MarketSnapshotRow] | type[RoundM
 def price_history(connection: Connection, market_id: str) -> pl.DataFrame:
     """Every observed YES price of a market, oldest first: synced snapshots and the prices rounds
     showed (source ``round``). At one instant the round's price wins (it is what agents saw), as
-    in ``arena.scoring.load``."""
+    in ``arena.scoring.load.database``."""
     synced = select(
         col(MarketSnapshotRow.observed_at), col(MarketSnapshotRow.source), col(MarketSnapshotRow.prices_json)
     ).where(col(MarketSnapshotRow.market_id) == market_id)

@@ -29,9 +29,9 @@ from arena.scoring import (
     leaderboard,
     load_frames,
 )
-from arena.scoring.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
-from arena.scoring.load import cohort_scoring
-from arena.scoring.tables import SOURCES, Source
+from arena.scoring.board.tables import SOURCES, Source
+from arena.scoring.load.database import cohort_scoring
+from arena.scoring.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 
 SORT_BY = "return_pct"
 

@@ -18,9 +18,9 @@ from arena.figures import AgentStyle, agent_styles, equity_curves, leaderboard_i
 from arena.reports.content import ReportContent
 from arena.reports.series import thin_marks
 from arena.reports.summary import Row, Summary
-from arena.scoring.metric_spec import Metric
-from arena.scoring.registry import BY_KEY
-from arena.scoring.scores import Reading, suffixed
+from arena.scoring.load.frames import Reading, suffixed
+from arena.scoring.metrics.registry import BY_KEY
+from arena.scoring.metrics.spec import Metric
 
 STYLE = """
 body{font-family:Inter,Segoe UI,Helvetica,Arial,sans-serif;margin:0;color:#111827;background:#f9fafb}

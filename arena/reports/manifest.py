@@ -20,8 +20,8 @@ from typing import Any
 import polars as pl
 
 from agents.llm.settings import TEMPLATES_DIR
-from arena.engine.sources import dataset_path
-from arena.provenance import PACKAGE, git_revision, package_version
+from arena.core.provenance import PACKAGE, git_revision, package_version
+from arena.engine.runtime.sources import dataset_path
 from arena.reports.content import ReportContent
 from markets.replay import DatasetError
 from markets.replay.format import content_hash, read_info

@@ -15,10 +15,10 @@ import polars as pl
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, stated_notes
-from arena.scoring.metric_spec import Metric
-from arena.scoring.notes import label_notes
-from arena.scoring.registry import METRICS, headline
-from arena.scoring.scores import Reading
+from arena.scoring.board.notes import label_notes
+from arena.scoring.load.frames import Reading
+from arena.scoring.metrics.registry import METRICS, headline
+from arena.scoring.metrics.spec import Metric
 
 Row = dict[str, str]
 

@@ -1,4 +1,6 @@
-"""``arena serve`` with workers: the marks, settlement and sync jobs queue units instead of running.
+"""``arena serve`` with workers: the rounds, marks, settlement and sync jobs queue units instead of running.
+
+Rounds are planned as one decision unit per agent whenever a worker is alive (``planner``).
 
 When at least one ``arena worker`` is idle (``roster.idle``: a heartbeat within the last minute
 and no unit running), each of these jobs queues one unit per cohort that has work (per venue for
@@ -20,13 +22,22 @@ from datetime import timedelta
 
 from sqlalchemy import Engine
 
-from arena.clock import Clock
-from arena.engine import live
-from arena.scheduling.sync_job import live_venues, sync_job
+from arena.core.clock import Clock
+from arena.engine.live import jobs as live
+from arena.engine.live.venue_sync import live_venues, sync_job
+from arena.scheduling.planner import plan_round
 from arena.workers import queue, roster
 
 POLL_SECONDS = 0.5
 Leading = Callable[[], bool]
+
+
+def rounds(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> str:
+    """The rounds job: planned as one unit per agent when ``arena worker`` processes are alive
+    (PostgreSQL only, ``planner.plan_round``); with none, run in-process."""
+    if engine.dialect.name == "postgresql" and roster.live_workers(engine, clock.now()) > 0:
+        return live.rounds_job(engine, clock, environ=environ, run=plan_round, by_workers=True)
+    return live.rounds_job(engine, clock, environ=environ)
 
 
 def marks(

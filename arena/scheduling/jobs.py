@@ -21,14 +21,14 @@ from functools import partial
 
 from sqlalchemy import URL, Engine, make_url
 
-from arena.clock import Clock, SystemClock
+from arena.core.clock import Clock, SystemClock
+from arena.core.settings import Settings
 from arena.db.engine import make_engine
 from arena.db.leases import FenceLost, LeaseFence
-from arena.engine import live
+from arena.engine.live import jobs as live
 from arena.scheduling import handoff
 from arena.scheduling.runs import JobBody, JobSpec, run_once
 from arena.scheduling.timetable import job_timings
-from arena.settings import Settings
 from arena.workers.queue import fenced_session_url
 
 log = logging.getLogger("arena.serve")
@@ -87,7 +87,7 @@ def job_specs(settings: Settings) -> dict[str, JobSpec]:
     timings = job_timings(settings)
     bodies: dict[str, JobBody] = {
         "sync": partial(handoff.sync, leading=_leading, within=settings.sync_every),
-        "rounds": _with_environ(live.rounds_job),
+        "rounds": _with_environ(handoff.rounds),
         "marks": _with_environ(partial(handoff.marks, leading=_leading, within=settings.marks_every)),
         "settle": _with_environ(partial(handoff.settle, leading=_leading, within=settings.settle_every)),
         "complete": _with_environ(live.completion_job),

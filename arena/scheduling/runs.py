@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, update
 
-from arena.clock import Clock
+from arena.core.clock import Clock
 from arena.db.engine import session_scope
 from arena.db.leases import FenceLost
 from arena.db.models import JobRunRow

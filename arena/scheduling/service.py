@@ -23,12 +23,12 @@ from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy import Engine
 
-from arena.clock import Clock
+from arena.core.clock import Clock
+from arena.core.settings import Settings
 from arena.db import leases
 from arena.db.leases import LeaseFence
 from arena.scheduling.jobs import LEADERSHIP, job_specs
 from arena.scheduling.timetable import JOBSTORE_TABLE
-from arena.settings import Settings
 
 log = logging.getLogger("arena.serve")
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, func, inspect, text
 from sqlmodel import select
 
+from arena.core.settings import Settings
 from arena.db.engine import session_scope
 from arena.db.models import JobRunRow
 from arena.scheduling.timetable import JOBSTORE_TABLE, job_timings
-from arena.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)

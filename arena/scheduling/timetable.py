@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from arena.settings import Settings
+from arena.core.settings import Settings
 
 # The table where APScheduler keeps each job's next run time (``arena.scheduling.service``).
 JOBSTORE_TABLE = "apscheduler_jobs"

@@ -11,22 +11,22 @@ Typical use::
     bins = calibration_table(frames, "stated")
 """
 
-from arena.scoring.bets import scored_bets
-from arena.scoring.bootstrap import replicate_weights
-from arena.scoring.breakdowns import breakdowns
-from arena.scoring.calibration import murphy, reliability_table
-from arena.scoring.export import Settings, leaderboard_document
-from arena.scoring.frame_spec import FrameError, FrameSpec
-from arena.scoring.frames import SPECS, ScoringFrames
-from arena.scoring.load import load_frames
-from arena.scoring.load_rows import LoadError
-from arena.scoring.metric_spec import Metric, Ratio
-from arena.scoring.ranking import COLUMNS, SORTABLE, leaderboard
-from arena.scoring.registry import METRICS
-from arena.scoring.risk import daily_returns, risk_metrics
-from arena.scoring.stated import event_scores, standing_forecasts
-from arena.scoring.tables import calibration_summary, calibration_table, forecast_pairs
-from arena.scoring.tournament import tournament_standings
+from arena.scoring.board.export import Settings, leaderboard_document
+from arena.scoring.board.ranking import COLUMNS, SORTABLE, leaderboard
+from arena.scoring.board.tables import calibration_summary, calibration_table, forecast_pairs
+from arena.scoring.load.database import load_frames
+from arena.scoring.load.frame_spec import FrameError, FrameSpec
+from arena.scoring.load.frames import SPECS, ScoringFrames
+from arena.scoring.load.rows import LoadError
+from arena.scoring.metrics.registry import METRICS
+from arena.scoring.metrics.spec import Metric, Ratio
+from arena.scoring.rules.bets import scored_bets
+from arena.scoring.rules.breakdowns import breakdowns
+from arena.scoring.rules.calibration import murphy, reliability_table
+from arena.scoring.rules.risk import daily_returns, risk_metrics
+from arena.scoring.rules.stated import event_scores, standing_forecasts
+from arena.scoring.rules.tournament import tournament_standings
+from arena.scoring.stats.bootstrap import replicate_weights
 
 __all__ = [
     "COLUMNS",

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from arena.clock import Clock
+from arena.core.clock import Clock
 from arena.sync.run import (
     Filters,
     Listed,

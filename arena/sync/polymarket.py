@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
-from arena.clock import Clock
+from arena.core.clock import Clock
 from arena.sync.listing_facts import ListingFacts, listing_facts, new_sync
 from arena.sync.run import (
     Filters,

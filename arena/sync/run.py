@@ -30,7 +30,8 @@ from typing import Any, Literal, Protocol
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from arena.clock import Clock
+from arena.core.clock import Clock
+from arena.core.heap import long_lived_heap
 from arena.db.engine import session_scope
 from arena.db.market_rows import (
     Stored,
@@ -45,7 +46,6 @@ from arena.db.market_rows import (
     write_resolutions,
     write_snapshots,
 )
-from arena.heap import long_lived_heap
 from arena.sync.unchanged import recently_priced, write_stamps
 from markets.concurrency import gather_bounded
 from markets.http import PayloadError, VenueHTTPError

@@ -13,11 +13,11 @@ import anyio
 import httpx
 from sqlalchemy import Engine
 
-from arena.clock import Clock
+from arena.core.clock import Clock
+from arena.core.tls import tls_context
 from arena.sync.manifold import ManifoldCollector
 from arena.sync.polymarket import PolymarketCollector
 from arena.sync.run import Progress, SyncReport, SyncSettings, run_sync
-from arena.tls import tls_context
 from markets.endpoints import CLOB_URL, GAMMA_URL, MANIFOLD_URL
 from markets.http import JsonApi, RetryPolicy
 from markets.manifold.client import ManifoldClient

@@ -1,6 +1,6 @@
 """Storing decisions' traces: each tool call and each provider request, beside the decision row.
 
-Written in the decisions' own commit transaction (``arena.engine.rounds``), so a decision is
+Written in the decisions' own commit transaction (``arena.engine.rounds.run``), so a decision is
 never stored without its trace nor its trace without it. Text written by the model is stored as
 ``storable_text`` makes it (NUL and lone surrogates spelled as escapes), like the decision's.
 

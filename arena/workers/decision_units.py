@@ -1,6 +1,6 @@
 """Decision units: one agent's decision in one round, many run at once by one worker.
 
-``arena serve`` with workers plans a due round as one unit per agent (``arena.workers.planner``).
+``arena serve`` with workers plans a due round as one unit per agent (``arena.scheduling.planner``).
 A worker that takes one decision unit keeps taking more (up to ``slots`` at once, in one
 transaction per batch) and runs them concurrently in one event loop, as ``run_round`` asks a
 round's agents concurrently in one process: an LLM agent's unit is mostly a wait on its provider.
@@ -20,31 +20,28 @@ import asyncio
 import logging
 import threading
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from arena.engine.agent_http import AgentHttpClients
-from arena.engine.claims import new_token
-from arena.engine.rounds import round_time
-from arena.engine.runtime import CohortRuntime, load_runtime
-from arena.engine.unit_decision import BUSY, OpenedRound, decide_one, open_planned_round
+from arena.engine.rounds.run import round_time
+from arena.engine.rounds.unit_decision import BUSY, OpenedRound, decide_one, open_planned_round
+from arena.engine.runtime.agent_http import AgentHttpClients
+from arena.engine.runtime.cohort import CohortRuntime, load_runtime
+from arena.engine.store.claims import new_token
 from arena.workers import queue, roster
 from arena.workers.fence import LeaseLost, UnitFence
+from arena.workers.host import UnitHost
 from arena.workers.queue import DECISION, Lease, Outcome
-
-if TYPE_CHECKING:
-    from arena.workers.worker import Worker
 
 log = logging.getLogger(__name__)
 
 
-def run_decision_units(worker: Worker, first: Lease) -> None:
+def run_decision_units(worker: UnitHost, first: Lease) -> None:
     """The worker's runner for ``decision`` units: ``first`` and every decision unit it can take
     while they keep coming."""
     asyncio.run(_Batch(worker).run(first))
 
 
 class _Batch:
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: UnitHost) -> None:
         self.worker = worker
         self.settings = worker.settings
         self.running: dict[asyncio.Task[None], Lease] = {}

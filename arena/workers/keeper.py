@@ -16,7 +16,7 @@ from types import TracebackType
 
 from sqlalchemy import Engine
 
-from arena.clock import Clock
+from arena.core.clock import Clock
 from arena.workers import queue, roster
 from arena.workers.queue import Lease
 

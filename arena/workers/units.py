@@ -19,58 +19,17 @@ A new kind of unit is a runner here and an entry in ``RUNNERS`` (and in ``work_u
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from sqlalchemy import Engine
-
-from arena.clock import Clock
-from arena.engine import live
-from arena.engine.replay import ReplayResult, replay_cohort
-from arena.scheduling.sync_job import sync_one_venue
+from arena.engine.live import jobs as live
+from arena.engine.live.venue_sync import sync_one_venue
+from arena.engine.replay.runner import ReplayResult, replay_cohort
 from arena.workers import queue
 from arena.workers.decision_units import run_decision_units
-from arena.workers.fence import LeaseLost, UnitFence
+from arena.workers.fence import LeaseLost
+from arena.workers.host import Job, UnitContext, UnitHost
 from arena.workers.queue import Lease, Outcome
 from markets.types import Venue
-
-if TYPE_CHECKING:
-    from arena.workers.worker import Worker
-
-
-@dataclass
-class UnitContext:
-    """What a runner may use: the database (plain and fenced by the unit's lease), the clock, the
-    environment (API keys), the lease and its time to live."""
-
-    engine: Engine
-    lease: Lease
-    clock: Clock
-    environ: Mapping[str, str]
-    lease_ttl: timedelta
-    synchronous_commit: bool = True  # a replay unit's own writes (``ARENA_REPLAY_SYNCHRONOUS_COMMIT``)
-    lost: threading.Event = field(default_factory=threading.Event, init=False)
-    _on_lost: Callable[[], object] | None = field(default=None, init=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-
-    @property
-    def fenced(self) -> Engine:
-        """The engine whose every write commits only while this worker holds the unit's lease."""
-        return UnitFence(self.lease).guard(self.engine)
-
-    def when_lost(self, stop: Callable[[], object] | None) -> None:
-        """What to call (from the lease keeper's thread) if the lease is lost; None: nothing."""
-        with self._lock:
-            self._on_lost = stop
-
-    def lease_lost(self) -> None:
-        self.lost.set()
-        with self._lock:
-            if self._on_lost is not None:
-                self._on_lost()
 
 
 def run_replay(ctx: UnitContext) -> Outcome:
@@ -123,8 +82,7 @@ def run_sync(ctx: UnitContext) -> Outcome:
     return Outcome(None, sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key)))
 
 
-Job = Callable[[UnitContext], Outcome]
-Runner = Callable[["Worker", Lease], None]
+Runner = Callable[[UnitHost, Lease], None]
 
 
 def single(job: Job) -> Runner:

@@ -22,20 +22,21 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import col, select
 
 from agents.registry import AgentConfigError
-from arena.clock import Clock
 from arena.cohorts.config import ConfigError
+from arena.core.clock import Clock
 from arena.db.engine import session_scope
 from arena.db.models import WorkUnitRow
-from arena.engine.replay import CohortNotRunnable
-from arena.engine.replay_lease import CohortBusy
-from arena.engine.runtime import CohortNotFound
+from arena.engine.replay.lease import CohortBusy
+from arena.engine.replay.runner import CohortNotRunnable
+from arena.engine.runtime.cohort import CohortNotFound
 from arena.workers import queue, roster
 from arena.workers.backoff import is_connection_error, retrying
 from arena.workers.fence import CommitRefused, LeaseLost
+from arena.workers.host import Job, UnitContext
 from arena.workers.keeper import LeaseKeeper
 from arena.workers.queue import Lease, Outcome
 from arena.workers.settings import WorkerSettings
-from arena.workers.units import RUNNERS, Job, UnitContext
+from arena.workers.units import RUNNERS
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

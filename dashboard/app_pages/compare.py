@@ -8,9 +8,9 @@ import streamlit as st
 
 from arena import figures
 from arena.figures.pairs import Panel, paired_intervals
-from arena.scoring.pairs import head_to_head
-from arena.scoring.registry import BY_KEY
-from arena.scoring.scores import suffixed
+from arena.scoring.board.pairs import head_to_head
+from arena.scoring.load.frames import suffixed
+from arena.scoring.metrics.registry import BY_KEY
 from dashboard import queries, view_queries, view_tables, widgets
 
 FIRST, SECOND = "compare_first", "compare_second"

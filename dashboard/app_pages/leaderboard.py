@@ -12,8 +12,8 @@ from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE
-from arena.scoring.notes import label_notes
-from arena.scoring.registry import BY_KEY
+from arena.scoring.board.notes import label_notes
+from arena.scoring.metrics.registry import BY_KEY
 from dashboard import queries, tables, widgets
 
 CHARTED = (

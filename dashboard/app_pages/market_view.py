@@ -8,7 +8,7 @@ import streamlit as st
 
 from arena.figures.market_forecasts import market_forecasts
 from arena.reports.escaping import streamlit_literal, visible_controls
-from arena.scoring.frames import BUY
+from arena.scoring.load.frames import BUY
 from dashboard import queries, view_queries, view_tables, widgets
 
 ctx = widgets.context()

@@ -37,7 +37,7 @@ def server() -> Iterator[FakeOpenAIServer]:
 def ledger_problems(decision_actions: tuple[object, ...], agent_view: AgentView) -> list[str]:
     """The ledger's verdict, with quotes for every market of the snapshot (not just the listed ones)."""
     entries = agent_view.snapshot.entries
-    prices = {e.market.market_id: dict(e.price.prices) for e in entries}  # as arena/engine/quotes.py
+    prices = {e.market.market_id: dict(e.price.prices) for e in entries}  # as arena/engine/runtime/quotes.py
     quotes = MidQuotes(prices, outcomes={e.market.market_id: e.market.outcomes for e in entries})
     positions = {p.position_id: (p.market_id, p.outcome, p.shares) for p in agent_view.portfolio.positions}
     found = check_actions(

@@ -15,7 +15,7 @@ import pytest
 
 from agents.llm.limiter import ProviderLimiter
 from agents.llm.limits import ProviderLimits
-from arena.engine.agent_http import AgentHttpClients
+from arena.engine.runtime.agent_http import AgentHttpClients
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 BODY = b'{"model": "m", "messages": []}'

@@ -116,14 +116,14 @@ def replay_world(
     ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off`` makes ``arena replay`` do."""
     import asyncio
 
-    from arena.clock import SystemClock
     from arena.cohorts.config import parse_config
     from arena.cohorts.launch import launch
+    from arena.core.clock import SystemClock
     from arena.db.engine import make_engine, relaxed_commits
     from arena.db.migrate import upgrade
-    from arena.engine.replay import ReplayRunner
-    from arena.engine.runtime import load_runtime
-    from arena.engine.sources import open_source
+    from arena.engine.replay.runner import ReplayRunner
+    from arena.engine.runtime.cohort import load_runtime
+    from arena.engine.runtime.sources import open_source
 
     engine = make_engine(db_url)
     upgrade(engine)
@@ -182,7 +182,11 @@ def timed_writes() -> Iterator[list[float]]:
     """Sum the CPU time spent inside the write transactions of the replay path (rounds, marks,
     settlements), by wrapping ``session_scope`` where those modules use it."""
     from arena.db import engine as db_engine
-    from arena.engine import replay, round_report, round_store, rounds, settlement
+    from arena.engine.books import settlement
+    from arena.engine.replay import runner as replay
+    from arena.engine.rounds import report as round_report
+    from arena.engine.rounds import run as rounds
+    from arena.engine.store import round_store
 
     total = [0.0]
     real = db_engine.session_scope

@@ -21,7 +21,7 @@ import streamlit as st
 from sqlalchemy import Engine, func, select, text
 from streamlit.testing.v1 import AppTest
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import head_revision, upgrade
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow

@@ -24,18 +24,19 @@ import pytest
 from sqlalchemy import Engine, text
 from sqlmodel import Session
 
-from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import upgrade
-from arena.engine import live
-from arena.engine.runtime import load_runtime
-from arena.engine.sources import open_source
+from arena.engine.live import jobs as live
+from arena.engine.runtime.cohort import load_runtime
+from arena.engine.runtime.sources import open_source
 from arena.sync.run import SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from arena.workers import queue
-from arena.workers.units import UnitContext, run_marks
+from arena.workers.host import UnitContext
+from arena.workers.units import run_marks
 from markets.types import Venue
 from tests.fakes.polymarket_server import FakePolymarket
 from tests.fakes.venue_gate import move_prices

@@ -45,12 +45,12 @@ from agents.llm.prompt import render_prompt
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import encode_request
 from agents.types import AgentView, Decision
-from arena.clock import SystemClock
+from arena.core.clock import SystemClock
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow
-from arena.engine.agent_http import AgentHttpClients
-from arena.engine.replay import replay_cohort
+from arena.engine.replay.runner import replay_cohort
+from arena.engine.runtime.agent_http import AgentHttpClients
 from tests.agents.corpus.world import entries, entry, market, valid_answer, view
 from tests.engine.helpers import config, launch_cohort, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply

@@ -20,7 +20,7 @@ import json, time
 import numpy as np
 import polars as pl
 from arena.scoring import leaderboard
-from arena.scoring.frames import ScoringFrames
+from arena.scoring.load.frames import ScoringFrames
 from tests.scoring.synthetic import DAY_US, START, World, synthetic_frames
 
 ROUNDS, AGENTS = 50, 100

@@ -24,15 +24,15 @@ def replay_bundled(db_url: str) -> dict[str, float]:
 
     from sqlmodel import Session
 
-    from arena.clock import SystemClock
     from arena.cohorts.config import parse_config
     from arena.cohorts.launch import launch
+    from arena.core.clock import SystemClock
     from arena.db.engine import make_engine
     from arena.db.migrate import upgrade
-    from arena.engine.ledger_store import reconcile
-    from arena.engine.replay import ReplayRunner
-    from arena.engine.runtime import load_runtime
-    from arena.engine.sources import open_source
+    from arena.engine.replay.runner import ReplayRunner
+    from arena.engine.runtime.cohort import load_runtime
+    from arena.engine.runtime.sources import open_source
+    from arena.engine.store.ledger_store import reconcile
 
     started, cpu = time.perf_counter(), time.process_time()
     engine = make_engine(db_url)

@@ -32,7 +32,7 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.market_source import DbMarketSource
 from arena.db.models import MarketRow, MarketSnapshotRow
 from arena.sync.run import SyncReport, SyncSettings
@@ -185,7 +185,7 @@ RESYNC_CHILD = """
 import json, sys, time
 from datetime import datetime
 from tests.benchmarks.test_bench_sync import run
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.engine import make_engine
 
 engine = make_engine(sys.argv[1])
@@ -210,7 +210,7 @@ def fresh_process_resync(engine: Engine, at: datetime, fake: FakeVenue) -> Timed
 MEMORY_CHILD = """
 import json, sys, time, tracemalloc
 from tests.benchmarks.test_bench_sync import START, run
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 

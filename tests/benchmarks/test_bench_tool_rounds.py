@@ -29,8 +29,8 @@ from arena.cohorts.provider_limits import MAX_CONCURRENCY
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, ToolCallRow
-from arena.engine.agent_http import AgentHttpClients
-from arena.engine.rounds import run_round
+from arena.engine.rounds.run import run_round
+from arena.engine.runtime.agent_http import AgentHttpClients
 from tests.engine.helpers import A, config, day, launch_cohort, runtime, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 

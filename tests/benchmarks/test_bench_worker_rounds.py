@@ -33,19 +33,19 @@ import pytest
 from sqlalchemy import URL, create_engine
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, WorkUnitRow
-from arena.engine.agent_http import AgentHttpClients
-from arena.engine.round_report import RoundReport
-from arena.engine.rounds import round_time, run_round
-from arena.engine.runtime import load_runtime
-from arena.engine.sources import open_source
+from arena.engine.rounds.report import RoundReport
+from arena.engine.rounds.run import round_time, run_round
+from arena.engine.runtime.agent_http import AgentHttpClients
+from arena.engine.runtime.cohort import load_runtime
+from arena.engine.runtime.sources import open_source
+from arena.scheduling.planner import plan_round
 from arena.workers import roster
-from arena.workers.planner import plan_round
 from markets.replay import DatasetInfo, write_dataset
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 from tests.benchmarks.test_bench_llm_agents import provider

@@ -103,8 +103,8 @@ def _in_process(url: str, configs: list[Path]) -> tuple[float, float]:
     engine.dispose()
     code = (
         "import asyncio, os, sys\n"
-        "from arena.clock import SystemClock\nfrom arena.db.engine import make_engine\n"
-        "from arena.engine.replay import replay_cohort\n"
+        "from arena.core.clock import SystemClock\nfrom arena.db.engine import make_engine\n"
+        "from arena.engine.replay.runner import replay_cohort\n"
         "engine = make_engine(sys.argv[1])\n"
         "for cohort in sys.argv[2:]:\n"
         "    asyncio.run(replay_cohort(engine, cohort, environ=os.environ, wall_clock=SystemClock()))\n"

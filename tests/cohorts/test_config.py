@@ -12,10 +12,10 @@ from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from agents.registry import validate_agent
-from arena.clock import SimulatedClock
 from arena.cohorts.config import ConfigError, config_from_frozen, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.cohorts.provider_limits import MAX_CONCURRENCY
+from arena.core.clock import SimulatedClock
 from arena.db.models import AgentRow, CohortRow
 from markets.replay import ReplaySource
 from tests.engine.helpers import config, tiny_dataset

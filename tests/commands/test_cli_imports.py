@@ -79,7 +79,13 @@ def test_help_imports_no_command(url: str) -> None:
         (
             ("status",),
             # the scheduler and the jobs' engine are for `arena serve`; Alembic only to migrate
-            ("arena.scoring", "arena.engine.runtime", "arena.scheduling.jobs", "apscheduler", "alembic"),
+            (
+                "arena.scoring",
+                "arena.engine.runtime.cohort",
+                "arena.scheduling.jobs",
+                "apscheduler",
+                "alembic",
+            ),
         ),
         (
             ("leaderboard", "--cohort", "c1", "--replicates", "20"),
@@ -93,11 +99,11 @@ def test_help_imports_no_command(url: str) -> None:
                 "sqlalchemy.orm",
                 "sqlalchemy.dialects.postgresql",
                 "arena.scheduling",
-                "arena.engine.replay",
+                "arena.engine.replay.runner",
                 "alembic",
                 "httpx",
                 "agents.registry",
-                "arena.settings",
+                "arena.core.settings",
                 "pydantic_settings",
                 "tomllib",
             ),
@@ -131,7 +137,7 @@ LIVE_AND_LLM = ("httpx", "agents.llm.bettor", "agents.llm.limiter", "arena.db.ma
 def test_a_replay_of_baselines_imports_no_http_client(tmp_path: Path) -> None:
     config = _replay_config(tmp_path, '[[agents]]\nname = "fav"\nkind = "favorite"\n')
     modules = _modules("replay", config, "--database-url", f"sqlite:///{tmp_path / 'r.db'}")
-    assert "arena.engine.replay" in modules
+    assert "arena.engine.replay.runner" in modules
     assert [m for m in modules if m.startswith(LIVE_AND_LLM)] == []
 
 

@@ -41,9 +41,9 @@ from arena.db.models import (
     RoundRow,
     ToolCallRow,
 )
-from arena.engine.decisions import action_json
-from arena.engine.ledger_store import fill_to_row, position_row
-from arena.engine.marks import record_closes, snapshot_row
+from arena.engine.books.marks import record_closes, snapshot_row
+from arena.engine.rounds.decisions import action_json
+from arena.engine.store.ledger_store import fill_to_row, position_row
 from portfolio import Bet, Ledger, MidQuotes, Rules, Sell
 
 T0 = datetime(2025, 1, 6, tzinfo=UTC)

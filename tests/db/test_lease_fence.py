@@ -9,7 +9,7 @@ from sqlalchemy import Engine, func
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db import leases
 from arena.db.engine import session_scope
 from arena.db.leases import FenceLost, LeaseFence

@@ -9,7 +9,7 @@ from sqlmodel import col, select
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, MarketRow
 from arena.db.one_of import one_of, one_of_param
-from arena.engine.ledger_store import fill_counts
+from arena.engine.store.ledger_store import fill_counts
 from tests.db.rows import added_decision, build_world, buy, position, statements
 
 

@@ -20,7 +20,7 @@ from arena.db.keyed_update import update_by_key
 from arena.db.models import PositionRow
 from arena.db.pipeline import read_after_sent, read_later
 from arena.db.upsert import column_processors, insert_ignore
-from arena.engine.ledger_store import AgentBook, stale_books
+from arena.engine.store.ledger_store import AgentBook, stale_books
 from arena.workers.queue import fenced_session_url
 from portfolio import AgentId, Ledger, Rules
 from tests.db.rows import T0, World, build_world, market, position

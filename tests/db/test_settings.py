@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from arena.core.settings import Settings
 from arena.db.engine import make_engine
-from arena.settings import Settings
 
 
 @pytest.fixture(autouse=True)

@@ -12,7 +12,7 @@ from sqlmodel import col, func, select
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, FillRow, MarketRow, MarketSnapshotRow, PortfolioCloseRow, PositionRow
 from arena.db.upsert import driver_form, insert_ignore, unnest_insert, upsert, with_python_defaults
-from arena.engine.ledger_store import write_positions
+from arena.engine.store.ledger_store import write_positions
 from tests.db.rows import T0, build_world, market, position, statements
 
 

@@ -11,8 +11,8 @@ import sys
 from datetime import timedelta
 
 from arena.db.engine import make_engine
-from arena.engine.replay import ReplayRunner
-from arena.engine.runtime import load_runtime
+from arena.engine.replay.runner import ReplayRunner
+from arena.engine.runtime.cohort import load_runtime
 from markets.replay import ReplaySource
 
 

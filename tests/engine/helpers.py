@@ -14,13 +14,13 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
 from arena.cohorts import config as cohort_config
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
 from arena.db.models import DecisionRow
-from arena.engine.replay import ReplayResult, ReplayRunner
-from arena.engine.runtime import CohortRuntime, load_runtime
+from arena.engine.replay.runner import ReplayResult, ReplayRunner
+from arena.engine.runtime.cohort import CohortRuntime, load_runtime
 from markets.replay import DatasetInfo, ReplaySource, write_dataset
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 
 from arena.cohorts.config import config_from_frozen
 from arena.db.models import AgentRow, CohortRow, DecisionRow, FillRow, PortfolioSnapshotRow, RoundRow
-from arena.engine.ledger_store import reconcile
+from arena.engine.store.ledger_store import reconcile
 from portfolio.rules import Rules
 
 

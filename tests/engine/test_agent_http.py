@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.engine.agent_http import AgentHttpClients
-from arena.tls import tls_context
+from arena.core.tls import tls_context
+from arena.engine.runtime.agent_http import AgentHttpClients
 
 pytestmark = pytest.mark.anyio
 

@@ -14,10 +14,10 @@ from sqlmodel import Session, select
 
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow
-from arena.engine.claims import new_token, owner_is_dead
-from arena.engine.round_store import open_round
-from arena.engine.rounds import run_round
-from arena.engine.universe import select_universe
+from arena.engine.rounds.run import run_round
+from arena.engine.rounds.universe import select_universe
+from arena.engine.store.claims import new_token, owner_is_dead
+from arena.engine.store.round_store import open_round
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 from tests.engine.test_claims import _buys
 

@@ -14,10 +14,18 @@ from sqlmodel import Session, col, select
 
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow, FillRow, RoundRow
-from arena.engine.claims import Claim, ClaimLost, ClaimResult, claim_round, finish, finish_all, new_token
-from arena.engine.round_report import RoundReport, close_round
-from arena.engine.rounds import open_and_claim, run_round
-from arena.engine.runtime import CohortRuntime
+from arena.engine.rounds.report import RoundReport, close_round
+from arena.engine.rounds.run import open_and_claim, run_round
+from arena.engine.runtime.cohort import CohortRuntime
+from arena.engine.store.claims import (
+    Claim,
+    ClaimLost,
+    ClaimResult,
+    claim_round,
+    finish,
+    finish_all,
+    new_token,
+)
 from tests.db.waits import engine_waits, waits
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 
@@ -96,7 +104,7 @@ def _claimed_decision(rt: CohortRuntime) -> tuple[int, str]:
 def _open_and_claim(session: Session, rt: CohortRuntime, token: str) -> tuple[int, ClaimResult]:
     """Open round 0 and claim its decisions for every agent under ``token``, in ``session``, for a
     lease of five minutes (the tests take expired claims over ten minutes later)."""
-    from arena.engine.universe import select_universe
+    from arena.engine.rounds.universe import select_universe
 
     universe = select_universe(rt.source.snapshot(day(0)), rt.config.universe)
     return open_and_claim(session, replace(rt, lease=timedelta(minutes=5)), 0, day(0), universe, token)
@@ -157,7 +165,7 @@ def test_live_claims_are_left_alone_and_expired_ones_taken_over(engine: Engine, 
 
 
 def test_a_runner_whose_claim_was_taken_over_cannot_finish(engine: Engine, tmp_path: Path) -> None:
-    from arena.engine.claims import Claim
+    from arena.engine.store.claims import Claim
 
     cohort_id, source = _cohort(engine, tmp_path)
     rt = runtime(engine, cohort_id, source)  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from sqlmodel import select
 from arena.db.engine import session_scope
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow
 from arena.db.upsert import insert_ignore
-from arena.engine.marks import record_closes
+from arena.engine.books.marks import record_closes
 from tests.db.rows import T0, build_world
 
 EAST = timezone(timedelta(hours=5))  # a mark written with an offset still closes its UTC day

@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import Engine
 
 from arena.cohorts.config import parse_config
-from arena.engine.leakage import allowed, excluded_markets, knowledge_ends, launch_warnings, market_cutoff
+from arena.cohorts.leakage import allowed, excluded_markets, knowledge_ends, launch_warnings, market_cutoff
 from arena.scoring import leaderboard, load_frames
 from markets.replay import ReplaySource
 from markets.types import Market, ResolutionKind, Venue

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import Engine
 
 from arena.db.engine import session_scope
-from arena.engine import rounds
-from arena.engine.ledger_store import stale_books
+from arena.engine.rounds import run as rounds
+from arena.engine.store.ledger_store import stale_books
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 
 COPY_A_FILL = (

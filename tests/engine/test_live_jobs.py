@@ -11,9 +11,9 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
 from arena.db.engine import session_scope
 from arena.db.market_rows import (
     market_row,
@@ -25,7 +25,7 @@ from arena.db.market_rows import (
 )
 from arena.db.market_source import DbMarketSource
 from arena.db.models import CohortRow, FillRow, PortfolioSnapshotRow, RoundRow
-from arena.engine.live import (
+from arena.engine.live.jobs import (
     JobFailure,
     awaiting_resolutions,
     completion_job,
@@ -33,7 +33,7 @@ from arena.engine.live import (
     rounds_job,
     settlement_job,
 )
-from arena.scheduling.sync_job import live_venues
+from arena.engine.live.venue_sync import live_venues
 from markets.polymarket.clob import CLOB_MID_SOURCE
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 from tests.engine.helpers import frozen_parses

@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 
 from arena.cohorts.config import parse_config
 from arena.db.models import PortfolioSnapshotRow
-from arena.engine.sources import open_source
+from arena.engine.runtime.sources import open_source
 from tests.engine.helpers import A, config, day, replay, script, tiny_dataset
 
 

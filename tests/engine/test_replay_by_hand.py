@@ -37,7 +37,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
-from arena.engine.ledger_store import load_books, reconcile
+from arena.engine.store.ledger_store import load_books, reconcile
 from arena.scoring import load_frames, scored_bets
 from tests.engine.helpers import A, B, C, config, day, replay, script, tiny_dataset
 
@@ -209,7 +209,7 @@ def test_ledger_replays_from_fills_and_caches_reconcile(replayed, engine: Engine
 def test_a_second_replay_of_the_same_cohort_changes_nothing(replayed, engine: Engine) -> None:  # type: ignore[no-untyped-def]
     import asyncio
 
-    from arena.engine.replay import ReplayRunner
+    from arena.engine.replay.runner import ReplayRunner
     from tests.engine.helpers import runtime
 
     _, rt = replayed

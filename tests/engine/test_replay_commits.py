@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import Engine, event
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.models import AgentRow, FillRow, PortfolioSnapshotRow
-from arena.engine.replay import replay_cohort
+from arena.engine.replay.runner import replay_cohort
 from tests.engine.helpers import config, day, launch_cohort, synthetic_dataset
 
 RELAX = "SET LOCAL synchronous_commit = off"

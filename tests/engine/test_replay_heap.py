@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from arena.heap import long_lived_heap
+from arena.core.heap import long_lived_heap
 
 
 def _failing_step(young: int, seen: list[tuple[int, tuple[int, ...]]]) -> None:

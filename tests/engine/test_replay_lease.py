@@ -12,10 +12,10 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db import leases
 from arena.db.engine import make_engine
-from arena.engine.replay_lease import RUN_LEASE_TTL, CohortBusy, lease_name, replay_lease
+from arena.engine.replay.lease import RUN_LEASE_TTL, CohortBusy, lease_name, replay_lease
 from tests.engine.helpers import tiny_dataset
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

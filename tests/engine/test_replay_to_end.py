@@ -16,9 +16,9 @@ from pathlib import Path
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.models import AgentRow, CohortRow, JobRunRow, PositionRow
-from arena.engine.replay import replay_cohort
+from arena.engine.replay.runner import replay_cohort
 from markets.replay import DatasetInfo, write_dataset
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 from tests.engine.helpers import A, config, day, launch_cohort, script

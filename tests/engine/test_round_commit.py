@@ -20,13 +20,15 @@ from sqlmodel import Session, col, select
 from agents.types import Decision
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, FillRow
-from arena.engine import ledger_store, round_commit, rounds
-from arena.engine.claims import new_token
-from arena.engine.decisions import execute
-from arena.engine.ledger_store import lock_and_check, write_fills
-from arena.engine.quotes import build_quotes
-from arena.engine.round_commit import Staged, Stored
-from arena.engine.runtime import CohortRuntime
+from arena.engine.rounds import commit as round_commit
+from arena.engine.rounds import run as rounds
+from arena.engine.rounds.commit import Staged, Stored
+from arena.engine.rounds.decisions import execute
+from arena.engine.runtime.cohort import CohortRuntime
+from arena.engine.runtime.quotes import build_quotes
+from arena.engine.store import ledger_store
+from arena.engine.store.claims import new_token
+from arena.engine.store.ledger_store import lock_and_check, write_fills
 from markets.replay import ReplaySource
 from portfolio import Bet, MarketId, Money
 from tests.db.waits import engine_waits

@@ -14,10 +14,10 @@ from sqlmodel import Session, select
 
 from arena.cohorts.config import parse_config
 from arena.db.models import CohortRow, DecisionRow, FillRow, RoundMarketRow, RoundRow
-from arena.engine.agent_http import AgentHttpClients
-from arena.engine.quotes import build_quotes, taker_fee
-from arena.engine.replay import ReplayRunner
-from arena.engine.rounds import run_round
+from arena.engine.replay.runner import ReplayRunner
+from arena.engine.rounds.run import run_round
+from arena.engine.runtime.agent_http import AgentHttpClients
+from arena.engine.runtime.quotes import build_quotes, taker_fee
 from portfolio import Bet, DecisionRejected, Ledger, Rules, Sell, Side
 from tests.engine.helpers import (
     A,

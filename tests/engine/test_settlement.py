@@ -14,12 +14,12 @@ from sqlmodel import Session, col, select
 from arena.db.engine import session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
 from arena.db.models import CohortRow, FillRow, JobRunRow, ResolutionRow
-from arena.engine.completion import complete_if_done
-from arena.engine.ledger_store import reconcile
-from arena.engine.resolving import OverrideError, override, pending_markets
-from arena.engine.rounds import run_round
-from arena.engine.runtime import CohortRuntime
-from arena.engine.settlement import settle
+from arena.engine.books.completion import complete_if_done
+from arena.engine.books.resolving import OverrideError, override, pending_markets
+from arena.engine.books.settlement import settle
+from arena.engine.rounds.run import run_round
+from arena.engine.runtime.cohort import CohortRuntime
+from arena.engine.store.ledger_store import reconcile
 from markets.types import Resolution, ResolutionKind
 from portfolio import SettlementRejected
 from tests.engine.helpers import (

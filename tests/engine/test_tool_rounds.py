@@ -15,8 +15,8 @@ from sqlmodel import Session, col, select
 
 from arena.corpus.store import import_corpus
 from arena.db.models import DecisionRow, LLMRequestRow, ToolCallRow
-from arena.engine.agent_http import AgentHttpClients
-from arena.engine.replay import ReplayRunner
+from arena.engine.replay.runner import ReplayRunner
+from arena.engine.runtime.agent_http import AgentHttpClients
 from arena.reports import log_tables
 from tests.engine.helpers import A, B, C, config, day, launch_cohort, runtime, stored_decisions, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply

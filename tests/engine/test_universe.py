@@ -6,7 +6,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 from arena.cohorts.config import UniverseConfig
-from arena.engine.universe import hide_prices, select_universe
+from arena.engine.rounds.universe import hide_prices, select_universe
 from markets.types import Market, MarketSnapshot, PriceSnapshot, SnapshotEntry, Venue
 from tests.engine.helpers import day
 

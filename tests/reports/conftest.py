@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import Engine
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from tests.dashboard.world import build_world
 
 # Shaped like an OpenRouter key, so both the environment scrub and the key-shape scrub must work.

@@ -15,12 +15,12 @@ import pytest
 from sqlalchemy import Engine, func, select
 
 from agents.llm.settings import TEMPLATES_DIR
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.models import AgentRow, DecisionRow, FillRow, PortfolioSnapshotRow
 from arena.reports.bundle import build_report
 from arena.reports.escaping import markdown_literal
 from arena.reports.manifest import REPORT_FORMAT_VERSION
-from arena.scoring.registry import METRICS
+from arena.scoring.metrics.registry import METRICS
 from tests.dashboard.world import REPLAY
 
 TABLES = (

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import Engine
 from streamlit.testing.v1 import AppTest
 
-from arena.clock import SimulatedClock, SystemClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
-from arena.engine.replay import replay_cohort
-from arena.engine.sources import open_source
+from arena.core.clock import SimulatedClock, SystemClock
+from arena.engine.replay.runner import replay_cohort
+from arena.engine.runtime.sources import open_source
 from arena.reports.bundle import build_report
 from tests.dashboard.conftest import APP
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.reports import bundle
 from arena.reports.bundle import build_report
 from arena.reports.content import ReportError

@@ -9,7 +9,7 @@ from sqlalchemy import Engine
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.reports.bundle import build_report
 from tests.dashboard.world import REPLAY
 

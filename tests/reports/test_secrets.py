@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 from sqlalchemy import Engine
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.reports.bundle import build_report
 from arena.reports.redact import REDACTED, Redactor
 from tests.dashboard.world import REPLAY

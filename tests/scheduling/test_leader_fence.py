@@ -23,12 +23,12 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
 from arena.db import leases
 from arena.db.models import JobRunRow, MarketRow, MarketSnapshotRow
-from arena.engine.sources import open_source
+from arena.engine.runtime.sources import open_source
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 from tests.fakes.venue_gate import HoldFirstRequest, move_prices
 from tests.workers import ON_POSTGRES

@@ -11,17 +11,17 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
+from arena.core.settings import Settings
 from arena.db.models import DecisionRow, FillRow, MarketRow, PortfolioSnapshotRow, RoundRow
-from arena.engine.overview import cohort_overview
-from arena.engine.sources import open_source
+from arena.engine.runtime.sources import open_source
+from arena.reports.overview import cohort_overview
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
-from arena.scoring.costs import cost_metrics
-from arena.scoring.load import load_frames
-from arena.settings import Settings
+from arena.scoring.load.database import load_frames
+from arena.scoring.rules.costs import cost_metrics
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 
 START = datetime(2026, 8, 21, tzinfo=UTC)

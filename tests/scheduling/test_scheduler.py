@@ -17,13 +17,13 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
+from arena.core.settings import Settings
 from arena.db import leases
 from arena.db.models import JobRunRow
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import JobFailed, JobSpec, bucket_of, run_once
 from arena.scheduling.status import job_statuses
-from arena.settings import Settings
 
 T0 = datetime(2026, 3, 1, 12, 0, 30, tzinfo=UTC)
 TTL = timedelta(seconds=60)
@@ -81,7 +81,7 @@ _RACER = textwrap.dedent(
     """
     import os, sys, time
     from datetime import datetime, timedelta, UTC
-    from arena.clock import SimulatedClock
+    from arena.core.clock import SimulatedClock
     from arena.db.engine import make_engine
     from arena.scheduling.runs import JobSpec, run_once
 

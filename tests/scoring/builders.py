@@ -8,8 +8,8 @@ from typing import Any
 
 import polars as pl
 
-from arena.scoring.frames import SPECS, ScoringFrames
-from arena.scoring.inputs import Inputs
+from arena.scoring.load.frames import SPECS, ScoringFrames
+from arena.scoring.metrics.inputs import Inputs
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
 Row = dict[str, Any]

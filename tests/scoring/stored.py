@@ -23,7 +23,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
-from arena.engine.marks import record_closes
+from arena.engine.books.marks import record_closes
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 BIN, MULTI, VOID = "polymarket:bin", "polymarket:multi", "manifold:void"

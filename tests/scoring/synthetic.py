@@ -15,7 +15,7 @@ from decimal import Decimal
 import numpy as np
 import polars as pl
 
-from arena.scoring.frames import MONEY, TIME, ScoringFrames
+from arena.scoring.load.frames import MONEY, TIME, ScoringFrames
 
 START = datetime(2025, 1, 1, tzinfo=UTC)
 DAY_US = 86_400_000_000

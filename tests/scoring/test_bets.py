@@ -8,7 +8,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from arena.scoring.bets import scored_bets
+from arena.scoring.rules.bets import scored_bets
 from portfolio import metrics
 from portfolio.fills import Fill, FillKind
 from tests.scoring.builders import T0, build, buy, day, resolution, seat

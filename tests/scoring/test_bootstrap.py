@@ -5,7 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arena.scoring.bootstrap import Statistic, comparisons, intervals, percentile_interval, replicate_weights
+from arena.scoring.stats.bootstrap import (
+    Statistic,
+    comparisons,
+    intervals,
+    percentile_interval,
+    replicate_weights,
+)
 
 
 def test_replicate_weights_are_seeded_multinomial_draws() -> None:

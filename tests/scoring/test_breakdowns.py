@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.scoring.breakdowns import breakdowns
+from arena.scoring.rules.breakdowns import breakdowns
 from tests.scoring.builders import build, buy, day, resolution, seat
 
 

@@ -6,8 +6,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arena.scoring.calibration import BINS, murphy, reliability_table
-from arena.scoring.tables import calibration_summary, calibration_table
+from arena.scoring.board.tables import calibration_summary, calibration_table
+from arena.scoring.rules.calibration import BINS, murphy, reliability_table
 from tests.scoring.builders import build, buy, resolution, seat
 
 

@@ -8,8 +8,8 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from arena.scoring.frame_spec import FrameError
-from arena.scoring.frames import FILLS, ScoringFrames
+from arena.scoring.load.frame_spec import FrameError
+from arena.scoring.load.frames import FILLS, ScoringFrames
 from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement
 
 

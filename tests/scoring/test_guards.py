@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.scoring.guards import guard_metrics
+from arena.scoring.rules.guards import guard_metrics
 from tests.scoring.builders import build, day, decision, seat
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from arena.scoring.health import FailedAgent, failed_agents
+from arena.scoring.rules.health import FailedAgent, failed_agents
 
 
 def test_failed_agents_are_those_below_half_valid_answers() -> None:

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from arena.scoring import leaderboard
-from arena.scoring.imputed import imputed_event_scores, resolved_offers, stated_offers
-from arena.scoring.ranking import point_estimates
+from arena.scoring.board.ranking import point_estimates
+from arena.scoring.rules.imputed import imputed_event_scores, resolved_offers, stated_offers
 from tests.scoring.builders import Row, build, day, inputs, price, resolution, seat, statement
 
 X, Y, Z, M = "polymarket:x", "polymarket:y", "polymarket:z", "polymarket:m"

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 from arena.scoring import COLUMNS, Settings, leaderboard, leaderboard_document
-from arena.scoring.scores import LOG_CLIP
+from arena.scoring.rules.scores import LOG_CLIP
 from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement, window
 from tests.scoring.synthetic import World, synthetic_frames
 

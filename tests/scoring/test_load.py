@@ -12,7 +12,7 @@ from sqlmodel import select
 
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow, DecisionRow, PortfolioSnapshotRow, ResolutionRow
-from arena.engine.marks import record_closes
+from arena.engine.books.marks import record_closes
 from arena.scoring import LoadError, leaderboard, load_frames
 from tests.scoring.stored import BIN, MULTI, T0, VOID, populate
 

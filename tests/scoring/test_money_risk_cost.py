@@ -9,11 +9,11 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from arena.scoring.costs import cost_metrics
-from arena.scoring.labels import brier_label, return_label
-from arena.scoring.pnl import market_pnl, seat_values
-from arena.scoring.risk import daily_returns, risk_metrics
-from arena.scoring.summary import money, portfolio_metrics
+from arena.scoring.metrics.labels import brier_label, return_label
+from arena.scoring.metrics.summary import money, portfolio_metrics
+from arena.scoring.rules.costs import cost_metrics
+from arena.scoring.rules.pnl import market_pnl, seat_values
+from arena.scoring.rules.risk import daily_returns, risk_metrics
 from portfolio import Bet, Fill, FillKind, Ledger, MidQuotes, Rules, Sell
 from tests.scoring.builders import (
     build,

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from arena.scoring.pairs import head_to_head, market_stances, paired_comparison
-from arena.scoring.scores import suffixed
+from arena.scoring.board.pairs import head_to_head, market_stances, paired_comparison
+from arena.scoring.load.frames import suffixed
 from tests.scoring.builders import build, buy, day, price, resolution, seat, statement
 
 M1, M2, M3, M4, M5 = (f"polymarket:m{i}" for i in range(1, 6))

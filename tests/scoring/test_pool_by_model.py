@@ -20,7 +20,7 @@ from arena.db.models import (
     ResolutionRow,
     RoundRow,
 )
-from arena.engine.marks import record_closes
+from arena.engine.books.marks import record_closes
 from tests.scoring.stored import T0, _cohort, _decision, _market
 
 GPT = "llm openai/gpt-4o @ https://openrouter.ai/api/v1 prompt v1"

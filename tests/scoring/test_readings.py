@@ -13,8 +13,8 @@ from arena.cli import app
 from arena.cohorts.config import ConfigError, parse_config
 from arena.db.models import CohortRow
 from arena.scoring import ScoringFrames, Settings, leaderboard, leaderboard_document
-from arena.scoring.load import CohortScoring, cohort_scoring
-from arena.scoring.load_rows import LoadError
+from arena.scoring.load.database import CohortScoring, cohort_scoring
+from arena.scoring.load.rows import LoadError
 from tests.scoring.builders import build, buy, day, mark, resolution, seat
 from tests.scoring.stored import populate
 

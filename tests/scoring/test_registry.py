@@ -9,8 +9,8 @@ import polars as pl
 import pytest
 
 from arena.scoring import Settings, leaderboard_document
-from arena.scoring.metric_spec import Metric, Ratio
-from arena.scoring.registry import COLUMNS, METRICS, SORTABLE, docs_table, headline
+from arena.scoring.metrics.registry import COLUMNS, METRICS, SORTABLE, docs_table, headline
+from arena.scoring.metrics.spec import Metric, Ratio
 from tests.scoring.builders import build, buy, seat
 
 SCORING_DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"

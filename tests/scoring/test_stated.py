@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from arena.scoring.ranking import point_estimates
-from arena.scoring.stated import event_scores, standing_forecasts
-from arena.scoring.tables import calibration_summary
+from arena.scoring.board.ranking import point_estimates
+from arena.scoring.board.tables import calibration_summary
+from arena.scoring.rules.stated import event_scores, standing_forecasts
 from tests.scoring.builders import build, day, inputs, price, resolution, seat, statement
 
 X, Y, VOID = "polymarket:x", "polymarket:y", "polymarket:void"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from arena.scoring.sums import fmean, fstd, fsum
+from arena.scoring.rules.sums import fmean, fstd, fsum
 
 
 def test_a_groups_sum_is_its_rows_in_order() -> None:

@@ -14,8 +14,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from arena.scoring.frames import ScoringFrames
-from arena.scoring.tournament import split_prizes, tournament_standings
+from arena.scoring.load.frames import ScoringFrames
+from arena.scoring.rules.tournament import split_prizes, tournament_standings
 from tests.scoring.builders import build, day, price, resolution, seat, statement, window
 
 Q1, Q3 = "polymarket:tokyo", "polymarket:spx"

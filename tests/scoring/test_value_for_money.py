@@ -7,8 +7,8 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from arena.scoring.frames import COST
-from arena.scoring.value_for_money import brier_points, cost_per_point, per_unit
+from arena.scoring.load.frames import COST
+from arena.scoring.metrics.value_for_money import brier_points, cost_per_point, per_unit
 
 COLUMNS = ("brier", "brier_lo", "brier_hi", "brier_kelly", "brier_kelly_lo", "brier_kelly_hi", "brier_market")
 

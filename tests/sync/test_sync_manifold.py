@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
 from arena.sync.run import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.market_source import DbMarketSource
 from arena.db.models import MarketSnapshotRow
 from arena.sync.run import SyncSettings

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.engine import session_scope
 from arena.db.market_rows import market_row, write_markets
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
+from arena.core.clock import SimulatedClock
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
 from arena.sync.polymarket import _entry
 from arena.sync.run import SyncReport, SyncSettings, Tracked

@@ -20,14 +20,14 @@ import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
 from arena.db import leases
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import JobRunRow, RoundRow, WorkUnitRow
-from arena.engine.sources import open_source
+from arena.engine.runtime.sources import open_source
 from tests.engine.helpers import synthetic_dataset
 from tests.engine.ledger_log import assert_ledgers_reconcile
 from tests.fakes.openai_server import FakeOpenAIServer

@@ -17,23 +17,24 @@ from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.clock import SimulatedClock, SystemClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock, SystemClock
+from arena.core.settings import Settings
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, JobRunRow, RoundRow, WorkUnitRow
-from arena.engine.claims import new_token
-from arena.engine.replay import ReplayRunner
-from arena.engine.rounds import round_time
-from arena.engine.sources import open_source
-from arena.engine.unit_decision import decide_one, open_planned_round
+from arena.engine.live.jobs import RoundUnfinished
+from arena.engine.replay.runner import ReplayRunner
+from arena.engine.rounds.run import round_time
+from arena.engine.rounds.unit_decision import decide_one, open_planned_round
+from arena.engine.runtime.sources import open_source
+from arena.engine.store.claims import new_token
 from arena.scheduling.jobs import job_specs
+from arena.scheduling.planner import plan_round
 from arena.scheduling.runs import run_once
-from arena.settings import Settings
 from arena.workers import queue, roster
 from arena.workers.fence import CommitRefused, UnitFence
-from arena.workers.planner import RoundUnfinished, plan_round
 from arena.workers.settings import WorkerSettings
 from arena.workers.worker import Worker
 from tests.engine.helpers import config, launch_cohort, replay, runtime, synthetic_dataset

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from arena.clock import SimulatedClock
-from arena.engine.live import JobFailure
+from arena.core.clock import SimulatedClock
+from arena.engine.live.jobs import JobFailure
 from arena.scheduling import handoff
 from arena.workers import queue, roster
 from tests.engine.helpers import config, launch_cohort, tiny_dataset

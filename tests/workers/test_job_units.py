@@ -22,9 +22,10 @@ import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from arena.clock import SimulatedClock, SystemClock
 from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock, SystemClock
+from arena.core.settings import Settings
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import (
@@ -37,12 +38,11 @@ from arena.db.models import (
     WorkerRow,
     WorkUnitRow,
 )
-from arena.engine.marks import mark_rows
-from arena.engine.runtime import load_runtime
-from arena.engine.sources import open_source
+from arena.engine.books.marks import mark_rows
+from arena.engine.runtime.cohort import load_runtime
+from arena.engine.runtime.sources import open_source
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
-from arena.settings import Settings
 from arena.workers import queue
 from tests.fakes.polymarket_server import FakePolymarket
 from tests.fakes.venue_gate import HoldFirstRequest, move_prices

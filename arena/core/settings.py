@@ -1,0 +1,68 @@
+"""Process-wide settings read from the environment (``ARENA_*``), with safe defaults.
+
+``ARENA_HOME`` (default ``.arena`` in the current directory) holds local state; the default
+database is the SQLite file ``$ARENA_HOME/arena.db``. ``ARENA_DATABASE_URL`` overrides it, e.g.
+``postgresql://user:pass@host/arena``. The URL may carry a password, so it is a ``SecretStr``:
+dumps and reprs of ``Settings`` show it masked; ``db_url`` gives the real value to the engine.
+
+The ``*_every`` cadences and ``misfire_grace`` belong to the process running ``arena serve``, not
+to a cohort (per-cohort rules such as ``marks.every`` live in the cohort config). Durations are
+written like the cohort config's: ``15m``, ``1h``, ``90s``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+from pydantic import SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from arena.core.config_types import Duration
+from markets.endpoints import CLOB_URL, GAMMA_URL, MANIFOLD_URL
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ARENA_", extra="ignore", frozen=True)
+
+    home: Path = Path(".arena")
+    database_url: SecretStr | None = None
+    # Live venues' base URLs (the scheduler's sync job); point them at a mirror or a local fake.
+    gamma_url: str = GAMMA_URL
+    clob_url: str = CLOB_URL
+    manifold_url: str = MANIFOLD_URL
+    # ``arena serve``: how often each job looks for work. The marks job only checks which cohorts
+    # are due (each marks on its own ``marks.every``), so it polls often.
+    sync_every: Duration = timedelta(minutes=15)
+    rounds_every: Duration = timedelta(minutes=1)
+    marks_every: Duration = timedelta(minutes=1)
+    settle_every: Duration = timedelta(minutes=10)
+    complete_every: Duration = timedelta(hours=1)
+    # How late a job run may still start (the scheduler's misfire grace); later runs are skipped.
+    misfire_grace: Duration = timedelta(hours=1)
+    # The scheduler's leader lease: a standby takes over this long after the leader fell silent.
+    leader_lease: Duration = timedelta(seconds=60)
+    # Replays' own writes on PostgreSQL wait for the disk at each commit (``on``, the default); ``off``
+    # skips the wait (a server crash may lose the last commits, which a resumed replay redoes).
+    # Live cohorts always commit durably. See docs/storage.md "Commit durability of replays".
+    replay_synchronous_commit: bool = True
+
+    @field_validator("home")
+    @classmethod
+    def _absolute_home(cls, home: Path) -> Path:
+        """Pin a relative home to the directory the process started in, whatever it does later."""
+        return home.expanduser().resolve()
+
+    @field_validator("database_url")
+    @classmethod
+    def _non_empty_url(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None and not url.get_secret_value().strip():
+            raise ValueError("ARENA_DATABASE_URL is empty; unset it for the SQLite default or give a URL")
+        return url
+
+    @property
+    def db_url(self) -> str:
+        """The database URL to connect to: ``ARENA_DATABASE_URL``, else SQLite under ``home``."""
+        if self.database_url is not None:
+            return self.database_url.get_secret_value().strip()
+        return f"sqlite:///{self.home / 'arena.db'}"

@@ -1,0 +1,1 @@
+"""The books after a round: marks to market, settlement, resolutions and completion."""

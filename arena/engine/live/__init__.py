@@ -1,0 +1,1 @@
+"""Live mode: the jobs ``arena serve`` runs over every live cohort, and the venue sync."""

@@ -1,0 +1,1 @@
+"""Replay mode: a simulated clock stepped through a recorded dataset, one run per cohort."""

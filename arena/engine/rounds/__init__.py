@@ -1,0 +1,1 @@
+"""One decision round: the universe, the agents asked, decisions validated, fills stored."""

@@ -1,0 +1,98 @@
+"""Storing a round phase: every agent's decision and fills in ONE transaction.
+
+Each agent's answer is first executed on its in-memory ledger (``stage``). Then one transaction
+(``store_phase``) proves, per agent, that the claim is still ours (``held_claims``) and that the
+ledger still matches the database (``stale_books``), writes every decision's outcome in one
+statement and every agent's fills and positions in two more. An agent whose claim was taken over
+is left out (the other runner executes it); one whose ledger moved under it gets its decision
+recorded as a ``ledger_conflict`` error, not executed. A crash or any error rolls the whole phase
+back, so no agent's decision is ever half applied; a re-run finds the claims still ours (or
+expired) and redoes the phase. One transaction per phase instead of one per agent is most of
+what a replay of many agents spends on writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlmodel import Session
+
+from agents.types import Decision
+from arena.engine.rounds.decisions import Outcome, decision_values, execute
+from arena.engine.runtime.cohort import AgentSlot
+from arena.engine.store.claims import ERROR, Claim, finish_all, held_claims
+from arena.engine.store.ledger_store import FillBatch, stale_books, write_fill_batches
+from arena.tools.store import store_traces
+from portfolio import Quotes
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One agent's decision executed on its ledger, with the row values it will be stored as."""
+
+    slot: AgentSlot
+    claim: Claim
+    decision: Decision
+    outcome: Outcome
+    values: dict[str, Any]
+    cash: Decimal
+    max_bet: Decimal
+    decided_at: datetime  # when the answer was in: the real time live, the round's time in replay
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What ``store_phase`` did: agents whose claim was lost, and whose ledger had moved."""
+
+    lost: list[Staged]
+    conflicts: list[Staged]
+
+
+def stage(
+    slot: AgentSlot, claim: Claim, decision: Decision, quotes: Quotes, at: datetime, *, decided_at: datetime
+) -> Staged:
+    """Execute ``decision`` on the agent's ledger at ``quotes`` (fills at the round's time ``at``);
+    nothing is written yet."""
+    ledger = slot.book.ledger
+    cash, max_bet = ledger.cash, ledger.max_bet()
+    outcome = execute(ledger, decision, quotes, at, decision_id=str(claim.decision_id))
+    values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=decided_at)
+    return Staged(slot, claim, decision, outcome, values, cash, max_bet, decided_at)
+
+
+def store_phase(session: Session, staged: Sequence[Staged], at: datetime) -> Stored:
+    """Store the staged decisions in ``session`` (the caller commits); see the module docstring."""
+    still_ours = held_claims(session, [s.claim for s in staged])
+    # every staged agent's ledger is fenced, ours or not: on PostgreSQL the claims' answer then
+    # comes with the fence's, in one wait (a lost claim's agent is locked until this commits)
+    stale = stale_books(session, [s.slot.book for s in staged])
+    held = still_ours()
+    ours = [s for s in staged if s.claim.decision_id in held]
+    problems = {s.slot.id: stale[s.slot.id] for s in ours if s.slot.id in stale}
+    fresh = [s for s in ours if s.slot.id not in problems]
+    conflicts = [s for s in ours if s.slot.id in problems]
+    finish_all(
+        session,
+        [(s.claim, s.values) for s in fresh]
+        + [(s.claim, _conflict_values(s, problems[s.slot.id])) for s in conflicts],
+        locked=True,
+    )
+    # the research-tool calls and requests behind each stored decision
+    store_traces(session, ((s.claim.decision_id, s.slot.id, s.decision) for s in fresh + conflicts))
+    write_fill_batches(
+        session, [FillBatch(s.slot.book, s.outcome.fills, s.claim.decision_id) for s in fresh], at=at
+    )
+    return Stored(lost=[s for s in staged if s.claim.decision_id not in held], conflicts=conflicts)
+
+
+def _conflict_values(staged: Staged, message: str) -> dict[str, Any]:
+    """Another process moved this agent's ledger mid-round: the decision was made on a stale
+    portfolio, so it is recorded as an error and not executed."""
+    failed = Outcome(ERROR, (), f"not executed: {message}", "ledger_conflict")
+    return decision_values(
+        staged.decision, failed, cash_at_start=staged.cash, max_bet=staged.max_bet, at=staged.decided_at
+    )

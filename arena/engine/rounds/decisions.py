@@ -1,0 +1,117 @@
+"""Turning an agent's ``Decision`` into ledger fills and a ``decision`` row.
+
+Invalid output is never coerced: an agent error, a rule-breaking action or an unusable stated
+probability is recorded with its reason beside the raw response, and the agent holds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_UP, Decimal
+from typing import Any
+
+from agents.types import Decision
+from arena.db.types import storable_text
+from arena.engine.store.claims import DONE, ERROR, REJECTED
+from portfolio import Bet, DecisionRejected, Fill, Ledger, Quotes, Sell
+from portfolio.actions import Action
+
+_COST_QUANTUM = Decimal("1e-10")  # the decision.cost_usd column's precision
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status: str
+    fills: tuple[Fill, ...] = ()
+    error: str | None = None
+    error_kind: str | None = None
+
+
+def execute(ledger: Ledger, decision: Decision, quotes: Quotes, at: datetime, *, decision_id: str) -> Outcome:
+    """Apply the decision to ``ledger`` (all legs or none) and say what happened."""
+    if decision.is_error:
+        return Outcome(ERROR, (), decision.error, decision.error_kind or "agent_error")
+    problem = probability_problem(decision.probabilities)
+    if problem:
+        return Outcome(REJECTED, (), problem, "invalid_probabilities")
+    try:
+        fills = ledger.apply_decision(decision.actions, quotes, at, decision_id=decision_id)
+    except DecisionRejected as exc:
+        return Outcome(REJECTED, (), str(exc), "invalid_actions")
+    return Outcome(DONE, tuple(fills))
+
+
+def probability_problem(probabilities: Mapping[str, Mapping[str, float]]) -> str | None:
+    """Stated probabilities must be finite numbers in [0, 1] (they are stored and scored as given)."""
+    for market_id, by_outcome in probabilities.items():
+        for outcome, p in by_outcome.items():
+            if not _is_probability(p):
+                return f"stated probability for {outcome!r} of {market_id!r} must lie in [0, 1], got {p!r}"
+    return None
+
+
+def _is_probability(p: object) -> bool:
+    if isinstance(p, bool) or not isinstance(p, int | float | Decimal):
+        return False
+    return math.isfinite(p) and 0 <= p <= 1
+
+
+def action_json(action: Action) -> dict[str, str]:
+    """An action as stored; its ids are the agent's text (a rejected action is kept as it came)."""
+    if isinstance(action, Bet):
+        return {
+            "type": "bet",
+            "market_id": _text(action.market_id),
+            "outcome": _text(action.outcome),
+            "amount": str(action.amount),
+        }
+    assert isinstance(action, Sell)
+    return {"type": "sell", "position_id": _text(action.position_id), "percent": str(action.percent)}
+
+
+def _text(value: object) -> str:
+    """Agent-written text as stored; a plug-in's non-str id (an int) is stored as its str."""
+    return storable_text(value if isinstance(value, str) else str(value))
+
+
+def _optional_text(value: object | None) -> str | None:
+    return None if value is None else _text(value)
+
+
+def decision_values(
+    decision: Decision, outcome: Outcome, *, cash_at_start: Decimal, max_bet: Decimal, at: datetime
+) -> dict[str, Any]:
+    """Column values of the finished decision row.
+
+    Agent-written text (raw prompt and response included) is kept as given except for what
+    ``storable_text`` must change: NUL and lone surrogates, which neither backend can store, are
+    spelled as escapes.
+    """
+    usage = decision.usage
+    return {
+        "status": outcome.status,
+        "decided_at": at,
+        "raw_prompt": _optional_text(decision.raw_prompt),
+        "raw_response": _optional_text(decision.raw_response),
+        "actions_json": [action_json(a) for a in decision.actions],
+        "probabilities_json": {
+            _text(m): {_text(o): float(p) for o, p in ps.items()} for m, ps in decision.probabilities.items()
+        }
+        if outcome.error_kind != "invalid_probabilities"
+        else {},
+        "reasoning": _text(decision.reasoning or ""),  # the column holds "" for no reasoning
+        "error": _optional_text(outcome.error),
+        "error_kind": _optional_text(outcome.error_kind),
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "cost_usd": usage.cost_usd.quantize(_COST_QUANTUM, rounding=ROUND_UP),
+        "latency_s": usage.latency_s,
+        "attempts": usage.attempts,
+        "prompt_hash": _optional_text(decision.prompt_hash),
+        "prompt_version": _optional_text(decision.prompt_version),
+        "cash_at_start": cash_at_start,
+        "max_bet": max_bet,
+    }

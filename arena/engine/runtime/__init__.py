@@ -1,0 +1,1 @@
+"""A cohort ready to run: frozen config, market source, HTTP clients, budgets, views, quotes."""

@@ -1,0 +1,130 @@
+"""The leaderboard: every agent's metrics, intervals and comparison with the leader, in one frame.
+
+``leaderboard(frames)`` ranks the agents of whatever cohorts ``frames`` holds (narrow them first
+with ``frames.cohorts([...])`` or ``frames.as_of(t)``; pool by model with
+``arena.scoring.stats.pooling.by_model``). Over several cohorts, a seat whose agent never decided
+there is left out (``pooling.decided_seats``): it would dilute the return. Its columns are
+``COLUMNS``, in that order, built from the metric registry (``arena.scoring.metrics.registry``), and
+are the stable keys of ``arena leaderboard --json`` (documented in the README).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from arena.scoring.load.frames import ScoringFrames
+from arena.scoring.metrics.inputs import Inputs
+from arena.scoring.metrics.registry import COLUMNS, METRICS, SORTABLE
+from arena.scoring.metrics.spec import PerAgent
+from arena.scoring.metrics.summary import roster
+from arena.scoring.rules.pnl import market_pnl
+from arena.scoring.rules.sums import fsum
+from arena.scoring.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
+from arena.scoring.stats.intervals import bootstrap_columns, ratio_sources, sum_column
+from arena.scoring.stats.pooling import decided_seats
+
+__all__ = ["COLUMNS", "MIN_MARKETS", "SORTABLE", "leaderboard"]
+
+MIN_MARKETS = 30  # fewer resolved markets than this: intervals and comparisons are flagged
+COUNTS = ("bets", "staked", "resolved_bets", "resolved_markets")
+
+
+def leaderboard(
+    frames: ScoringFrames,
+    *,
+    by: str = "return_pct",
+    seed: int = 0,
+    replicates: int = DEFAULT_REPLICATES,
+    level: float = DEFAULT_LEVEL,
+    min_markets: int = MIN_MARKETS,
+) -> pl.DataFrame:
+    """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``."""
+    _check(by, level)
+    return ranked(
+        leaderboard_inputs(frames, min_markets), by=by, seed=seed, replicates=replicates, level=level
+    )
+
+
+def leaderboard_inputs(frames: ScoringFrames, min_markets: int = MIN_MARKETS) -> Inputs:
+    """What ``leaderboard(frames)`` ranks from: the decided seats' frames and their row tables."""
+    return Inputs.of(decided_seats(frames), min_markets=min_markets)
+
+
+def ranked(
+    inputs: Inputs,
+    *,
+    by: str = "return_pct",
+    seed: int = 0,
+    replicates: int = DEFAULT_REPLICATES,
+    level: float = DEFAULT_LEVEL,
+) -> pl.DataFrame:
+    """``leaderboard`` from its ``leaderboard_inputs`` (for callers that read those tables too)."""
+    _check(by, level)
+    table = _ranked(point_estimates(inputs), by)
+    intervals = bootstrap_columns(
+        table,
+        ratio_sources(inputs),
+        market_pnl(inputs.frames),
+        seed=seed,
+        replicates=replicates,
+        level=level,
+        min_markets=inputs.min_markets,
+    )
+    return table.join(intervals, on="agent", how="left", maintain_order="left").select(COLUMNS)
+
+
+def _check(by: str, level: float) -> None:
+    if by not in SORTABLE:
+        raise ValueError(f"cannot sort by {by!r}; choose one of {', '.join(SORTABLE)}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+
+
+def point_estimates(inputs: Inputs) -> pl.DataFrame:
+    """Every registered metric's value per agent (no intervals), one row per agent by name."""
+    table = roster(inputs.frames)
+    parts: dict[PerAgent, list[str]] = {}
+    for metric in METRICS:
+        if metric.per_agent is not None:
+            parts.setdefault(metric.per_agent, []).append(metric.key)
+    for compute, keys in parts.items():
+        table = table.join(
+            compute(inputs).select("agent", *keys), on="agent", how="left", maintain_order="left"
+        )
+    table = table.join(_ratios(inputs), on="agent", how="left", maintain_order="left")
+    table = table.with_columns(pl.col(c).fill_null(0) for c in COUNTS)
+    return table.with_columns(
+        metric.derive(inputs).alias(metric.key) for metric in METRICS if metric.derive is not None
+    )
+
+
+def _ratios(inputs: Inputs) -> pl.DataFrame:
+    """The ratio metrics per agent: ``Σ num / Σ den`` over their source's rows (null on nothing)."""
+    table = roster(inputs.frames).select("agent")
+    for source, rows in ratio_sources(inputs).items():
+        ratios = [m for m in METRICS if m.ratio is not None and m.ratio.source == source]
+        columns = sorted({sum_column(m, part) for m in ratios for part in ("num", "den")})
+        sums = rows.group_by("agent", maintain_order=True).agg(fsum(pl.col(c)).alias(c) for c in columns)
+        values = []
+        for m in ratios:
+            num, den = pl.col(sum_column(m, "num")), pl.col(sum_column(m, "den"))
+            value: pl.Expr = pl.when(den > 0).then(num / den)
+            if m.ratio is not None and m.ratio.skill:
+                value = 1.0 - value / m.ratio.reference
+            values.append(value.alias(m.key))
+        table = table.join(sums.select("agent", *values), on="agent", how="left", maintain_order="left")
+    return table
+
+
+def _ranked(table: pl.DataFrame, by: str) -> pl.DataFrame:
+    """Sorted best first on ``by`` (nulls last, ties by name), with ``rank`` (ties share a rank).
+
+    A failed agent (``arena.scoring.rules.health``) is not ranked among working agents: it comes after
+    them, without a rank, whatever its figures."""
+    failed = pl.col("failed").cast(pl.Boolean).fill_null(False)
+    key = pl.when(failed).then(None).otherwise(pl.col(by).cast(pl.Float64).fill_nan(None))
+    ordered = table.sort(
+        [failed, key, pl.col("agent")], descending=[False, SORTABLE[by], False], nulls_last=True
+    )
+    rank = pl.when(key.is_null()).then(None).otherwise(key.rank("min", descending=SORTABLE[by]))
+    return ordered.with_columns(rank=rank.cast(pl.Int64))

@@ -1,0 +1,342 @@
+"""Read the scoring frames from the arena database, for given cohorts.
+
+Reads go through ``arena.db.read_tables`` (light Core clauses of the columns selected, with the
+models' types), not the ORM models, so a reader such as ``arena leaderboard`` imports no ORM.
+
+The loader only reads and reshapes; every score is computed by the pure functions over the
+frames it returns. What it decides, and why:
+
+- ``bankroll`` of a seat is the cohort's ``rules.bankroll`` (from its frozen config).
+- ``baseline`` marks the deterministic reference bettors (``BASELINE_KINDS``).
+- A decision's time is its round's ``scheduled_at``: the snapshot time it was made against.
+  Decisions never answered (no ``decided_at``: still claimed, or *missed* because a live round
+  was found too late, ``arena.engine.rounds.missed``) are left out, so a missed round never
+  counts as an invalid answer; ``error_kind`` is null exactly when the decision had no error.
+- Stated probabilities come from decisions without error; other than binary markets (one YES
+  row), a market keeps one row per outcome stated.
+- Markets, resolutions and prices: ``load_markets``; listings, tournament windows, offers and
+  leakage guards: ``load_rounds``; the row plumbing they share: ``load_rows``.
+- Every query has an ``ORDER BY``: rows arrive in one order, so float sums add up in one order
+  and the same database always gives the same bits (``arena.scoring.rules.sums``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+import polars as pl
+from sqlalchemy import Engine, Select, and_, func, select, union_all
+from sqlalchemy.engine import Connection
+
+from agents.baselines import BASELINE_KINDS
+from arena.cohorts.config import RulesConfig
+from arena.cohorts.sections import ScoringConfig
+from arena.db.columnar import read_frame
+from arena.db.read_tables import (
+    agent,
+    cohort,
+    decision,
+    fill,
+    market,
+    portfolio_close,
+    portfolio_snapshot,
+    round_,
+)
+from arena.scoring.load import markets as load_markets
+from arena.scoring.load import rounds as load_rounds
+from arena.scoring.load.frames import (
+    DECISIONS,
+    Reading,
+    ScoringFrames,
+)
+from arena.scoring.load.rows import LoadError, frame_of
+
+
+@dataclass(frozen=True)
+class CohortScoring:
+    """The scoring choices a leaderboard takes from its cohorts: bootstrap seed and implied reading.
+
+    One cohort: its ``seed`` and ``scoring.implied``. Several pooled: those of the first cohort by
+    id, so every view of the same cohorts (CLI, JSON, dashboard, report) uses the same numbers.
+    """
+
+    seed: int = 0
+    implied: Reading = "fa"
+
+
+def cohort_scoring(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> CohortScoring:
+    """The ``CohortScoring`` of ``cohort_ids`` (all cohorts when None); defaults when there are none."""
+    query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
+    if cohort_ids is not None:
+        query = query.where(cohort.c.id.in_(list(cohort_ids)))
+    with _connected(bind) as connection:
+        first = connection.execute(query.limit(1)).first()
+    if first is None:
+        return CohortScoring()
+    try:
+        implied = ScoringConfig.model_validate(first.config_json.get("scoring", {})).implied
+    except ValueError as exc:
+        raise LoadError(f"cohort {first.id!r}: config_json.scoring is not valid ({exc})") from None
+    return CohortScoring(seed=first.seed, implied=implied)
+
+
+def load_frames(
+    bind: Engine | Connection,
+    cohort_ids: Sequence[str] | None = None,
+    *,
+    marks_until: datetime | None = None,
+) -> ScoringFrames:
+    """The scoring frames of ``cohort_ids`` (all cohorts when None) as stored in the database.
+
+    Portfolio marks come as daily closes; ``marks_until`` picks each day's close among the marks
+    at or before that time (what ``ScoringFrames.as_of`` needs for an exact mid-day view).
+    """
+    with _connected(bind) as connection:
+        cohorts = _cohorts(connection, cohort_ids)
+        agents = _agents(connection, cohorts)
+        fills = _fills(connection, list(cohorts))
+        decisions, forecasts = _decisions(connection, list(cohorts))
+        shown = load_rounds.shown(connection, list(cohorts))
+        involved = sorted(
+            set(fills["market_id"]) | set(forecasts["market_id"]) | {r.market_id for r in shown}
+        )
+        binary = load_markets.binary_markets(connection, involved)
+        listings = load_rounds.listings(connection, list(cohorts))
+        tournaments, windows = load_rounds.tournaments(connection, list(cohorts), listings)
+        return ScoringFrames.of(
+            agents=agents,
+            fills=fills,
+            resolutions=load_markets.resolutions(connection, involved),
+            prices=load_markets.prices(connection, involved, binary),
+            forecasts=load_markets.binary_on_yes(forecasts, binary),
+            snapshots=_snapshots(connection, list(cohorts), marks_until),
+            decisions=decisions,
+            listings=listings,
+            offers=load_rounds.offers(shown, binary),
+            guards=load_rounds.guards(connection, list(cohorts)),
+            tournaments=tournaments,
+            windows=windows,
+        )
+
+
+def model_identities(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> pl.DataFrame:
+    """Per seat (``cohort_id``, ``agent``): its ``model`` identity (``agents.registry.model_identity``)."""
+    # Here, not at the top: the registry imports every bettor kind and the HTTP client, which
+    # only pooling by model needs (``arena leaderboard`` starts faster without them).
+    from agents.registry import AgentConfigError, model_identity
+
+    query = select(agent.c.cohort_id, agent.c.name, agent.c.kind, agent.c.settings_json)
+    if cohort_ids is not None:
+        query = query.where(agent.c.cohort_id.in_(list(cohort_ids)))
+    with _connected(bind) as connection:
+        rows = connection.execute(query.order_by(agent.c.cohort_id, agent.c.name)).all()
+    models = []
+    for row in rows:
+        try:
+            models.append(model_identity(row.kind, row.settings_json or {}))
+        except AgentConfigError as exc:
+            raise LoadError(f"agent {row.name!r} of cohort {row.cohort_id!r}: {exc}") from None
+    return pl.DataFrame(
+        {"cohort_id": [r.cohort_id for r in rows], "agent": [r.name for r in rows], "model": models},
+        schema={"cohort_id": pl.String, "agent": pl.String, "model": pl.String},
+    )
+
+
+def _cohorts(connection: Connection, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
+    """Bankroll per cohort id; unknown ids are an error."""
+    query = select(cohort.c.id, cohort.c.config_json)
+    if cohort_ids is not None:
+        query = query.where(cohort.c.id.in_(list(cohort_ids)))
+    rows = connection.execute(query.order_by(cohort.c.id)).all()
+    found = {row.id: _bankroll(row.id, row.config_json) for row in rows}
+    missing = [c for c in cohort_ids or () if c not in found]
+    if missing:
+        raise LoadError(f"cohort {missing[0]!r} not found (see `arena cohort list`)")
+    return found
+
+
+def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
+    try:
+        return RulesConfig.model_validate(config.get("rules", {})).bankroll
+    except ValueError as exc:
+        raise LoadError(f"cohort {cohort_id!r}: config_json.rules is not valid ({exc})") from None
+
+
+def _agents(connection: Connection, cohorts: dict[str, Decimal]) -> pl.DataFrame:
+    rows = connection.execute(
+        select(agent.c.cohort_id, agent.c.name, agent.c.kind)
+        .where(agent.c.cohort_id.in_(list(cohorts)))
+        .order_by(agent.c.cohort_id, agent.c.name)
+    ).all()
+    return pl.DataFrame(
+        {
+            "cohort_id": [r.cohort_id for r in rows],
+            "agent": [r.name for r in rows],
+            "agent_kind": [r.kind for r in rows],
+            "baseline": [r.kind in BASELINE_KINDS for r in rows],
+            "bankroll": [cohorts[r.cohort_id] for r in rows],
+        },
+        schema_overrides={"bankroll": pl.Decimal(38, 6)},
+    )
+
+
+def _fills(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
+    query: Select[*tuple[Any, ...]] = (
+        select(
+            agent.c.cohort_id,
+            agent.c.name.label("agent"),
+            fill.c.market_id,
+            market.c.venue,
+            market.c.category,
+            fill.c.outcome,
+            fill.c.kind,
+            fill.c.amount,
+            fill.c.price,
+            fill.c.shares,
+            fill.c.max_bet,
+            decision.c.cash_at_start,
+            fill.c.realized_pnl,
+            fill.c.filled_at,
+        )
+        .select_from(fill)
+        .join(agent, agent.c.id == fill.c.agent_id)
+        .join(market, market.c.id == fill.c.market_id)
+        .outerjoin(decision, decision.c.id == fill.c.decision_id)
+        .where(agent.c.cohort_id.in_(cohort_ids))
+        .order_by(fill.c.id)
+    )
+    frame = read_frame(connection, query)
+    return frame.with_columns(
+        pl.col("price").cast(pl.Float64),
+        pl.col("realized_pnl").fill_null(Decimal(0)),
+        # Only a bet reads its decision's cash (the Kelly reading's φ); sells share decisions.
+        pl.when(pl.col("kind") == "buy").then(pl.col("cash_at_start")),
+    )
+
+
+def _decisions(connection: Connection, cohort_ids: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The decisions frame and the raw stated probabilities (one row per market and outcome)."""
+    query = (
+        select(
+            decision.c.id,
+            decision.c.cohort_id,
+            agent.c.name,
+            round_.c.scheduled_at,
+            decision.c.error,
+            decision.c.error_kind,
+            decision.c.prompt_tokens,
+            decision.c.completion_tokens,
+            decision.c.cost_usd,
+            decision.c.latency_s,
+            decision.c.probabilities_json,
+        )
+        .select_from(decision)
+        .join(agent, agent.c.id == decision.c.agent_id)
+        .join(round_, round_.c.id == decision.c.round_id)
+        .where(decision.c.cohort_id.in_(cohort_ids), decision.c.decided_at.is_not(None))
+        .order_by(decision.c.id)
+    )
+    return _decision_frames(connection.execute(query).all())
+
+
+def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    decisions = [
+        (
+            r.cohort_id,
+            r.name,
+            r.scheduled_at,
+            None if r.error is None else (r.error_kind or "error"),
+            r.prompt_tokens + r.completion_tokens,
+            r.cost_usd,
+            r.latency_s,
+        )
+        for r in rows
+    ]
+    frame = frame_of(decisions, DECISIONS)
+    # A cohort's decisions state thousands of probabilities: each is kept as (market, outcome, p)
+    # and the index of its decision, whose seat and time are then gathered as columns of ``frame``.
+    index: list[int] = []
+    stated: list[tuple[str, str, float]] = []
+    for i, r in enumerate(rows):
+        if r.error is None and r.probabilities_json:
+            own = [
+                (market_id, outcome, _probability(r.id, market_id, outcome, p))
+                for market_id, by_outcome in r.probabilities_json.items()
+                for outcome, p in by_outcome.items()
+            ]
+            index += [i] * len(own)
+            stated += own
+    markets, outcomes, probabilities = zip(*stated, strict=True) if stated else ((), (), ())
+    forecasts = frame[index].select(
+        "cohort_id",
+        "agent",
+        pl.Series("market_id", markets, dtype=pl.String),
+        pl.Series("outcome", outcomes, dtype=pl.String),
+        pl.Series("p", probabilities, dtype=pl.Float64),
+        stated_at="decided_at",
+    )
+    return frame, forecasts
+
+
+def _probability(decision_id: int, market_id: str, outcome: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise LoadError(
+            f"decision {decision_id}: probabilities_json[{market_id!r}][{outcome!r}] must be a number "
+            f"in [0, 1], got {value!r}"
+        )
+    return float(value)
+
+
+def _snapshots(connection: Connection, cohort_ids: list[str], until: datetime | None) -> pl.DataFrame:
+    """Each agent's last mark of every UTC day (at or before ``until``).
+
+    Scoring reads portfolios at daily resolution (latest value, daily returns, drawdown, deployed
+    share), so the close of each day carries everything it uses. The closes come from
+    ``portfolio_close``, kept by the mark writer; with ``until``, days before its day keep their
+    closes and its own day closes at its last mark up to ``until``.
+    """
+    mark, close = portfolio_snapshot.c, portfolio_close.c
+    closes: Any = select(close.agent_id, close.closed_at).where(close.cohort_id.in_(cohort_ids))
+    if until is not None:
+        midnight = until.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        same_day = (
+            select(mark.agent_id, func.max(mark.marked_at).label("closed_at"))
+            .where(mark.cohort_id.in_(cohort_ids), mark.marked_at >= midnight, mark.marked_at <= until)
+            .group_by(mark.agent_id)
+        )
+        closes = union_all(closes.where(close.day < midnight.date()), same_day)
+    day_closes = closes.subquery()
+    query = (
+        select(
+            mark.cohort_id,
+            agent.c.name,
+            mark.marked_at,
+            mark.cash,
+            mark.total_value,
+            mark.realized_pnl,
+            mark.unrealized_pnl,
+        )
+        .select_from(portfolio_snapshot)
+        .join(agent, agent.c.id == mark.agent_id)
+        .join(
+            day_closes, and_(day_closes.c.agent_id == mark.agent_id, day_closes.c.closed_at == mark.marked_at)
+        )
+        .order_by(mark.cohort_id, agent.c.name, mark.marked_at)
+    )
+    return read_frame(connection, query).rename({"name": "agent"})
+
+
+@contextmanager
+def _connected(bind: Engine | Connection) -> Iterator[Connection]:
+    """``bind`` itself, or a connection of the engine ``bind`` for the block: all of a load's
+    statements run in its one transaction (on SQLite one snapshot), closed (rolled back) after."""
+    if isinstance(bind, Connection):
+        yield bind
+        return
+    with bind.connect() as connection:
+        yield connection

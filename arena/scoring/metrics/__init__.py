@@ -1,0 +1,1 @@
+"""The leaderboard's metrics, each declared once: inputs, rule, label and direction."""

@@ -1,0 +1,1 @@
+"""Scoring rules over the frames: row-wise scores and per-agent aggregates of bets and money."""

@@ -1,0 +1,1 @@
+"""Statistics: the market-clustered bootstrap, intervals, and pooling across cohorts."""
