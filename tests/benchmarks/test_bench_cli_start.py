@@ -5,7 +5,7 @@ importing ``arena`` (``python -c "import arena"``), plus the scoring itself, tim
 that has already imported everything (the same command invoked a second time in-process). What
 lies above the floor is the imports the command needs. CPU seconds are printed beside wall
 seconds: on a shared 2-core machine wall time includes waiting for a core. ``arena --help`` is
-timed beside it, as the start-up of a command that imports nothing. Printed, never asserted on time.
+timed beside it, as the start-up of a command that imports nothing. Recorded, never asserted on time.
 
 The repository's modules are compiled to bytecode first (``python -m compileall``), as pip does
 when it installs a package: an installed arena starts from cached bytecode, while under
@@ -26,6 +26,7 @@ import time
 import pytest
 
 from tests.benchmarks.own_process import ROOT, compile_repository, run_measured
+from tests.benchmarks.results import Figure, record
 
 pytestmark = pytest.mark.benchmark
 RUNS = 5
@@ -83,15 +84,17 @@ def test_bench_leaderboard_start_up(demo: tuple[str, str]) -> None:
     url, cohort = demo
     cold, cold_cpu = _median_run("-m", "arena.cli", "leaderboard", "--cohort", cohort, "--database-url", url)
     python, python_cpu = _median_run("-c", "import arena")
-    help_s, help_cpu = _median_run("-m", "arena.cli", "--help")
+    help_s, _ = _median_run("-m", "arena.cli", "--help")
     code = f"import sys; sys.argv[1:] = [{cohort!r}, {url!r}]\n" + WARM.format(runs=RUNS)
     warm = run_measured(code)
     floor, floor_cpu = python + warm["warm_s"], python_cpu + warm["warm_cpu_s"]
-    print(
-        f"\narena leaderboard on the demo cohort (median of {RUNS}): cold {cold:.2f} s wall, "
-        f"{cold_cpu:.2f} s CPU (target ≤ 0.8 s); floor {floor:.2f} s wall, {floor_cpu:.2f} s CPU = "
-        f"start-up {python:.2f} s ({python_cpu:.2f} s CPU) + scoring {warm['warm_s']:.2f} s "
-        f"({warm['warm_cpu_s']:.2f} s CPU; warm, in-process); ratio {cold / floor:.2f} wall, "
-        f"{cold_cpu / floor_cpu:.2f} CPU; imports ≈ {cold_cpu - floor_cpu:.2f} s CPU; "
-        f"arena --help {help_s:.2f} s ({help_cpu:.2f} s CPU); load average {os.getloadavg()[0]:.1f}"
+    record(
+        "cli_start",
+        measures=f"`arena leaderboard` on the demo cohort from a cold process, median of {RUNS}",
+        command="pytest tests/benchmarks/test_bench_cli_start.py -s -m benchmark",
+        figures=[
+            Figure("cold, wall", cold, "s", floor=floor, target="≤ 0.8 s", met=cold <= 0.8),
+            Figure("cold, CPU", cold_cpu, "s", floor=floor_cpu),
+            Figure("`arena --help`, wall", help_s, "s", floor=python),
+        ],
     )

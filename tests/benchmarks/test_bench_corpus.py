@@ -34,6 +34,7 @@ from arena.corpus.documents import parse_document
 from arena.corpus.query_plan import plan_matches
 from arena.corpus.search import search_news, search_terms
 from arena.corpus.store import CORPUS, DOCUMENT, import_corpus
+from tests.benchmarks.results import Figure, record
 
 DOCUMENTS = int(os.environ.get("ARENA_BENCH_CORPUS_DOCS", "1000000"))
 SLICE = min(100_000, DOCUMENTS)
@@ -124,18 +125,10 @@ def test_bench_corpus_import_and_search(engine: Engine, corpus_files: tuple[Path
     import_corpus(engine, part, "slice")
     slice_s = time.perf_counter() - started
     floor_s = floor_insert(engine, part)
-    print(
-        f"\n[{backend}] import of {SLICE:,} documents: {SLICE / slice_s:,.0f} docs/s "
-        f"({slice_s:.1f} s); one-transaction insert floor {SLICE / floor_s:,.0f} docs/s "
-        f"({floor_s:.1f} s); ratio {slice_s / floor_s:.2f}"
-    )
-
     started = time.perf_counter()
     info = import_corpus(engine, full, "news")
     full_s = time.perf_counter() - started
     assert info.documents == DOCUMENTS
-    print(f"[{backend}] import of {DOCUMENTS:,} documents: {DOCUMENTS / full_s:,.0f} docs/s ({full_s:.0f} s)")
-
     rng = random.Random(3)
     lines = part.read_text(encoding="utf-8").splitlines()
     queries = []
@@ -164,14 +157,19 @@ def test_bench_corpus_import_and_search(engine: Engine, corpus_files: tuple[Path
             floor_ms.append((time.perf_counter() - started) * 1000)
     median, p95, p99 = statistics.median(search_ms), percentile(search_ms, 0.95), percentile(search_ms, 0.99)
     floor = statistics.median(floor_ms)
-    print(
-        f"[{backend}] search_news over {DOCUMENTS:,} documents, {QUERIES} queries: median {median:.1f} ms, "
-        f"p95 {p95:.1f} ms, p99 {p99:.1f} ms, max {max(search_ms):.1f} ms; "
-        f"indexed-lookup floor median {floor:.2f} ms "
-        f"(ratio {median / floor:.0f})"
+    common = by_path.get("every word common", [])
+    record(
+        f"corpus_{backend}",
+        measures=f"`arena corpus import` and `search_news` over {DOCUMENTS:,} documents ({backend})",
+        command="pytest tests/benchmarks/test_bench_corpus.py -s -m benchmark",
+        figures=[
+            Figure(f"import of {SLICE:,} documents", slice_s, "s", floor=floor_s),
+            Figure(f"import of {DOCUMENTS:,} documents", full_s, "s"),
+            Figure(f"search, median of {QUERIES} queries", median, "ms", floor=floor),
+            Figure("search, p95", p95, "ms", target="≤ 50 ms", met=p95 <= 50),
+            Figure("search, p99", p99, "ms"),
+            Figure(
+                "search when every word is common, p95", percentile(common, 0.95) if common else 0.0, "ms"
+            ),
+        ],
     )
-    for path, times in sorted(by_path.items()):
-        print(
-            f"[{backend}]   {path}: {paths[path]} queries, median {statistics.median(times):.1f} ms, "
-            f"p95 {percentile(times, 0.95):.1f} ms"
-        )

@@ -26,6 +26,7 @@ from arena.db.engine import make_engine, session_scope
 from arena.db.migrate import head_revision, upgrade
 from arena.db.models import PortfolioCloseRow, PortfolioSnapshotRow
 from arena.reports.bundle import build_report
+from tests.benchmarks.results import Figure, record
 from tests.dashboard.world import REPLAY, build_world
 
 pytestmark = pytest.mark.benchmark
@@ -175,8 +176,21 @@ def test_leaderboard_and_report_on_a_million_marks(
     engine.dispose()
     size = sum(p.stat().st_size for p in report.folder.rglob("*") if p.is_file()) / 1e6
     zipped = report.zip.stat().st_size / 1e6 if report.zip else 0.0
-    print(
-        f"\nleaderboard page, {ROWS:,} snapshot rows: cold {timings[0]:.2f} s, warm {timings[1]:.2f} s, "
-        f"new data {timings[2]:.2f} s"
-        f"\nreport of that cohort: {report_s:.2f} s ({size:.1f} MB folder, {zipped:.1f} MB zip)"
+    cold, warm, new = timings
+    record(
+        "dashboard",
+        measures=f"the dashboard's leaderboard page and `arena report` on {ROWS:,} portfolio marks",
+        command="pytest tests/benchmarks/test_bench_dashboard.py -s -m benchmark",
+        figures=[
+            Figure("leaderboard page, fresh process", cold, "s", target="< 2 s", met=cold < 2),
+            Figure("leaderboard page, new data", new, "s"),
+            Figure("leaderboard page, cached", warm, "s"),
+            Figure(
+                f"report ({size:.0f} MB folder, {zipped:.0f} MB zip)",
+                report_s,
+                "s",
+                target="< 30 s",
+                met=report_s < 30,
+            ),
+        ],
     )

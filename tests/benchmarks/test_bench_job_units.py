@@ -38,6 +38,7 @@ from arena.workers import queue
 from arena.workers.host import UnitContext
 from arena.workers.units import run_marks
 from markets.types import Venue
+from tests.benchmarks.results import Figure, record
 from tests.fakes.polymarket_server import FakePolymarket
 from tests.fakes.venue_gate import move_prices
 from tests.workers import ON_POSTGRES
@@ -129,27 +130,27 @@ def test_marks_of_one_instant_in_process_and_as_a_unit(pg: Engine) -> None:
             assert not live.marks_due(pg, cohort, clock.now())  # every agent marked
         rt = load_runtime(pg, cohort, environ={}, with_bettors=False)
         positions = sum(len(s.book.ledger.open_positions()) for s in rt.agents)
-    print(f"\n{AGENTS} agents, {positions} open positions, {MARKETS} markets synced (PostgreSQL)")
-    for how, runs in rows.items():
-        cpu, wall, server = (sorted(run[k] for run in runs) for k in range(3))
-        print(
-            f"marks of one instant, {how}: "
-            + ", ".join(
-                _spread(name, values)
-                for name, values in (("client CPU", cpu), ("wall", wall), ("PostgreSQL CPU", server))
-            )
-        )
-    for table, count, size in _table_sizes(pg):
-        print(f"{table}: {count} rows, {size / max(count, 1):.0f} bytes a row with its indexes")
     floor = statistics.median(f[1] for f in rows["in-process"])
     unit = statistics.median(f[1] for f in rows["unit"])
-    print(f"unit / in-process wall (medians): {unit / floor:.2f}")
-
-
-def _spread(name: str, values: list[float]) -> str:
-    """``name lo–hi ms (median m)`` of sorted seconds."""
-    lo, mid, hi = (v * 1000 for v in (values[0], statistics.median(values), values[-1]))
-    return f"{name} {lo:.0f}–{hi:.0f} ms (median {mid:.0f})"
+    figures = [
+        Figure(
+            f"marks of one instant, {how}, median {name}", statistics.median(r[k] for r in runs) * 1000, "ms"
+        )
+        for how, runs in rows.items()
+        for k, name in enumerate(("client CPU", "wall", "PostgreSQL CPU"))
+    ]
+    figures.append(Figure("marks of one instant as a unit, wall", unit * 1000, "ms", floor=floor * 1000))
+    figures += [
+        Figure(f"bytes a `{table}` row with its indexes", size / max(count, 1), "B")
+        for table, count, size in _table_sizes(pg)
+    ]
+    record(
+        "job_units",
+        measures=f"the marks of one instant ({AGENTS} agents, {positions} open positions, {MARKETS} markets) "
+        "in-process and as a queued unit, PostgreSQL",
+        command="pytest tests/benchmarks/test_bench_job_units.py -s -m benchmark -k marks",
+        figures=figures,
+    )
 
 
 def _table_sizes(engine: Engine) -> list[tuple[str, int, int]]:
@@ -190,7 +191,12 @@ def test_the_queue_path_alone(pg: Engine) -> None:
             pass  # an empty write unit: only the lease check before its commit
         assert queue.finish(pg, lease, clock.now())
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
-    print(
-        f"\nqueue path of one unit (PostgreSQL): {cpu / n * 1000:.1f} ms client CPU, "
-        f"{wall / n * 1000:.1f} ms wall"
+    record(
+        "queue_path",
+        measures="the queue's path of one unit with no work (enqueue, take, fenced write, finish)",
+        command="pytest tests/benchmarks/test_bench_job_units.py -s -m benchmark -k queue_path",
+        figures=[
+            Figure("client CPU a unit", cpu / n * 1000, "ms"),
+            Figure("wall a unit", wall / n * 1000, "ms"),
+        ],
     )

@@ -1,4 +1,4 @@
-"""Throughput of the portfolio engine: fills, marks and replay across many ledgers (printed, not asserted).
+"""Throughput of the portfolio engine: fills, marks and replay across many ledgers (recorded, not asserted).
 
 A seeded random workload: 40 agents trade 120 markets whose prices random-walk; decisions mix
 bets and sells of 1-3 legs, markets resolve (winner, 50-50 or void) and are replaced, until
@@ -18,6 +18,7 @@ import pytest
 
 from portfolio import Bet, Fill, Ledger, MidQuotes, Rules, Sell
 from portfolio.actions import Action
+from tests.benchmarks.results import Figure, record
 
 FILLS = 100_000
 POSITION_MARKS = 100_000
@@ -149,9 +150,9 @@ def test_ledger_throughput_for_fills_marks_and_replay() -> None:
     world = World(rng)
     ledgers = [Ledger(RULES, f"agent-{i}") for i in range(AGENTS)]
 
-    logs, fill_seconds, decisions = run_fills(rng, world, ledgers)
+    logs, fill_seconds, _ = run_fills(rng, world, ledgers)
     total_fills = sum(len(log) for log in logs.values())
-    calls, marked, mark_seconds = run_marks(rng, world, ledgers)
+    _, marked, mark_seconds = run_marks(rng, world, ledgers)
 
     tick = time.perf_counter()
     rebuilt = [
@@ -171,11 +172,13 @@ def test_ledger_throughput_for_fills_marks_and_replay() -> None:
         valuation = ledger.valuation(T0 + timedelta(days=400))
         assert ledger.cash >= 0
         assert valuation.total_value - RULES.bankroll == valuation.realized_pnl + valuation.unrealized_pnl
-    print(
-        f"\nportfolio ledger, {AGENTS} agents: {total_fills:,} fills "
-        f"({decisions:,} decisions, plus settlements): "
-        f"{total_fills / fill_seconds:,.0f} fills/s (validation included); "
-        f"replay {total_fills / replay_seconds:,.0f} fills/s; "
-        f"{marked:,} position marks in {calls:,} mark calls: {marked / mark_seconds:,.0f} position marks/s, "
-        f"{calls / mark_seconds:,.0f} mark calls/s"
+    record(
+        "ledger",
+        measures=f"the portfolio engine alone: {AGENTS} agents, {FILLS:,} fills, {POSITION_MARKS:,} marks",
+        command="pytest tests/benchmarks/test_bench_ledger.py -s -m benchmark",
+        figures=[
+            Figure("fills applied, validation included", total_fills / fill_seconds, "fills/s"),
+            Figure("ledgers rebuilt from their fills", total_fills / replay_seconds, "fills/s"),
+            Figure("positions marked", marked / mark_seconds, "marks/s"),
+        ],
     )

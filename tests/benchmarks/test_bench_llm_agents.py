@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.queues import Queue
@@ -52,6 +51,7 @@ from arena.db.models import DecisionRow
 from arena.engine.replay.runner import replay_cohort
 from arena.engine.runtime.agent_http import AgentHttpClients
 from tests.agents.corpus.world import entries, entry, market, valid_answer, view
+from tests.benchmarks.results import Figure, record
 from tests.engine.helpers import config, launch_cohort, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
@@ -155,12 +155,22 @@ def test_bench_100_llm_agents_through_a_replay_round(tmp_path: Path) -> None:
         ours.send("stop")
         child.join(timeout=10)
     assert one_statuses == ["done"] and statuses == ["done"] * AGENTS
-    print(
-        f"\nreplay round, default config: 1 LLM agent {one:.2f} s (the floor: one call, "
-        f"provider latency {PROVIDER_LATENCY_S:.1f} s); {AGENTS} LLM agents {hundred:.2f} s, "
-        f"ratio {hundred / one:.2f} (target ≤ 1.3); {AGENTS} hold agents (no provider) {holds:.2f} s; "
-        f"{AGENTS} LLM agents at the former default concurrency = 8: {eights:.2f} s; "
-        f"load average {os.getloadavg()[0]:.1f}"
+    record(
+        "llm_round",
+        measures=f"{AGENTS} LLM agents through a replay round, provider latency {PROVIDER_LATENCY_S:.1f} s",
+        command="pytest tests/benchmarks/test_bench_llm_agents.py -s -m benchmark -k through_a_replay",
+        figures=[
+            Figure(
+                f"{AGENTS} LLM agents",
+                hundred,
+                "s",
+                floor=one,
+                target="≤ 1.3× one agent",
+                met=hundred <= 1.3 * one,
+            ),
+            Figure(f"{AGENTS} hold agents, no provider", holds, "s"),
+            Figure(f"{AGENTS} LLM agents, concurrency 8", eights, "s", floor=one),
+        ],
     )
 
 
@@ -178,6 +188,8 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
         assert len(arrivals) == AGENTS
         return max(arrivals) - started  # perf_counter is CLOCK_MONOTONIC: comparable across processes
 
+    figures: list[Figure] = []
+
     async def run() -> None:
         async with AgentHttpClients() as clients:
             settings = LLMSettings(**SETTINGS, base_url=base_url)
@@ -185,18 +197,26 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
             bettors = [LLMBettor(f"llm-{i}", settings, clients.new_client(), key) for i in range(AGENTS)]
             for round_name in ("cold", "warm"):
                 started = time.perf_counter()
-                wall, cpu, decisions = await one_round(bettors, agent_view)
-                report(round_name, wall, cpu, last_arrival(started), decisions)
+                wall, _, decisions = await one_round(bettors, agent_view)
+                check(decisions)
+                last_arrival(started)
+                figures.append(
+                    Figure(
+                        f"{AGENTS} LLM agents decide, {round_name} connections",
+                        wall,
+                        "s",
+                        floor=PROVIDER_LATENCY_S,
+                        target="< 1.2× the provider's latency",
+                        met=wall < 1.2 * PROVIDER_LATENCY_S,
+                    )
+                )
             bare = [clients.new_client() for _ in range(AGENTS)]
             body = same_body(agent_view, settings)
             for round_name in ("cold", "warm"):
                 started = time.perf_counter()
-                wall, cpu = await bare_round(bare, f"{base_url}/chat/completions", body)
-                on_wire = last_arrival(started)
-                print(
-                    f"bare httpx, {round_name}: wall {wall:.3f} s, CPU {cpu:.3f} s, "
-                    f"on the wire after {on_wire:.3f} s"
-                )
+                wall, _ = await bare_round(bare, f"{base_url}/chat/completions", body)
+                last_arrival(started)
+                figures.append(Figure(f"bare httpx, {round_name}", wall, "s", floor=PROVIDER_LATENCY_S))
 
     try:
         anyio.run(run)
@@ -205,7 +225,16 @@ def test_bench_100_llm_agents_decide_concurrently() -> None:
             same_body(agent_view, LLMSettings(**SETTINGS, base_url=base_url)),
         )
         for round_name, wall in zip(("cold", "warm"), bare_in_two_processes(url, body), strict=True):
-            print(f"bare httpx in 2 processes, {round_name}: wall {wall:.3f} s")
+            figures.append(
+                Figure(f"bare httpx in 2 processes, {round_name}", wall, "s", floor=PROVIDER_LATENCY_S)
+            )
+        record(
+            "llm_decide",
+            measures=f"{AGENTS} LLM agents with 50-market prompts deciding at once, provider latency "
+            f"{PROVIDER_LATENCY_S:.1f} s; bare httpx posting the same bodies as a control",
+            command="pytest tests/benchmarks/test_bench_llm_agents.py -s -m benchmark -k concurrently",
+            figures=figures,
+        )
     finally:
         ours.send("stop")
         child.join(timeout=10)
@@ -244,15 +273,7 @@ def same_body(agent_view: AgentView, settings: LLMSettings) -> bytes:
     return encode_request(settings, render_prompt(agent_view, settings).messages(), DECISION_SCHEMA)
 
 
-def report(round_name: str, wall: float, cpu: float, on_wire: float, decisions: list[Decision]) -> None:
+def check(decisions: list[Decision]) -> None:
+    """Every agent answered with its three bets."""
     assert len(decisions) == AGENTS
     assert all(not d.is_error and len(d.actions) == 3 for d in decisions)
-    latencies = sorted(d.usage.latency_s for d in decisions)
-    median = latencies[len(latencies) // 2]
-    print(
-        f"\n{round_name} round: {AGENTS} LLM agents, provider latency {PROVIDER_LATENCY_S:.1f} s: "
-        f"wall {wall:.3f} s, ratio {wall / PROVIDER_LATENCY_S:.3f} (target < 1.2); CPU {cpu:.3f} s; "
-        f"on the wire after {on_wire:.3f} s; per-agent latency median {median:.3f} s, "
-        f"max {latencies[-1]:.3f} s; prompt {len(decisions[0].raw_prompt or ''):,} chars; "
-        f"load average {os.getloadavg()[0]:.1f}"
-    )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from tests.benchmarks.own_process import run_measured
+from tests.benchmarks.results import Figure, record
 
 CHILD = """
 import json, time
@@ -76,13 +77,21 @@ def test_bench_leaderboard_with_every_ranking_rule() -> None:
     assert figures["agents"] == figures["imputed"] == figures["kelly"] == figures["tournament"] == 100
     walls = sorted(wall for wall, _ in figures["runs"])
     median = walls[len(walls) // 2]
-    print(
-        f"\nranking rules: {figures['agents']} agents, {figures['markets']} markets, "
-        f"{figures['offers']:,} offered (round, market) rows, {figures['statements']:,} statements, "
-        f"{figures['bets']:,} bets"
+    peak = figures["peak_rss_mib"]
+    record(
+        "ranking_rules",
+        measures=f"the leaderboard with every ranking rule: {figures['agents']} agents, {figures['markets']} "
+        f"markets, {figures['statements']:,} statements, {figures['bets']:,} bets",
+        command="pytest tests/benchmarks/test_bench_ranking_rules.py -s -m benchmark",
+        figures=[
+            Figure(
+                "leaderboard, median of 3",
+                median,
+                "s",
+                floor=figures["floor_s"],
+                target="≤ 3 s",
+                met=median <= 3,
+            ),
+            Figure("peak RSS", peak, "MiB", target="≤ 2 GiB", met=peak <= 2048),
+        ],
     )
-    for i, (wall, cpu) in enumerate(figures["runs"], 1):
-        print(f"  leaderboard run {i}: {wall:.2f} s wall, {cpu:.2f} s CPU (2,000 replicates)")
-    print(f"  median {median:.2f} s wall (target ≤ 3 s); floor {figures['floor_s']:.3f} s")
-    print(f"  ratio to the floor: {median / figures['floor_s']:.0f}×")
-    print(f"  peak RSS of the process: {figures['peak_rss_mib']:.0f} MiB (target ≤ 2048 MiB)")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.own_process import run_measured
+from tests.benchmarks.results import Figure, record
 
 BASELINES = ("hold", "market", "random", "favorite", "contrarian", "kelly")
 
@@ -77,10 +78,15 @@ def test_replay_whole_bundled_dataset(tmp_path: Path) -> None:
     wall = time.perf_counter() - started
     peak_mib = figures["peak_rss_mib"]
     days, replay_s = figures["simulated_days"], figures["replay_s"]
-    print(
-        f"\nreplay of the bundled dataset, {len(BASELINES)} baselines, weekly rounds, daily marks (SQLite):\n"
-        f"  {days:.0f} simulated days, {figures['rounds']} rounds, {figures['fills']} fills\n"
-        f"  wall {wall:.1f} s (process incl. imports), setup {figures['setup_s']:.1f} s, "
-        f"replay {replay_s:.1f} s, CPU {figures['cpu_s']:.1f} s\n"
-        f"  {days / replay_s:.0f} simulated days/s; peak RSS {peak_mib:.0f} MiB"
+    record(
+        "replay",
+        measures=f"a replay of the bundled dataset: {len(BASELINES)} baselines, weekly rounds, daily marks",
+        command="pytest tests/benchmarks/test_bench_replay.py -s -m benchmark",
+        figures=[
+            Figure("wall of the process, imports included", wall, "s", target="< 60 s", met=wall < 60),
+            Figure("replay alone", replay_s, "s"),
+            Figure("CPU of the process", figures["cpu_s"], "s"),
+            Figure("simulated days a second", days / replay_s, "days/s"),
+            Figure("peak RSS", peak_mib, "MiB", target="< 1 GiB", met=peak_mib < 1024),
+        ],
     )

@@ -31,6 +31,7 @@ from markets.replay import load_dataset
 from tests.benchmarks.own_process import compile_repository
 from tests.benchmarks.replay_world import in_subprocess as _in_subprocess
 from tests.benchmarks.replay_world import write_world
+from tests.benchmarks.results import Figure, record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,10 +64,12 @@ def test_dataset_load_against_polars(world: Path) -> None:
         started = time.process_time()
         dataset = load_dataset(world)
         loads.append(time.process_time() - started)
-    print(
-        f"\ndataset load, {len(dataset.markets)} markets, {dataset.price_rows} price rows: "
-        f"{min(loads):.3f} s CPU; polars reading and parsing the same files {floor:.3f} s; "
-        f"ratio {min(loads) / floor:.1f}x (target <= 3x)"
+    load = min(loads)
+    record(
+        "dataset_load",
+        measures=f"loading a {len(dataset.markets):,}-market dataset ({dataset.price_rows:,} price rows)",
+        command="pytest tests/benchmarks/test_bench_replay_floors.py -s -m benchmark -k dataset_load",
+        figures=[Figure("load, CPU", load, "s", floor=floor, target="≤ 3× polars", met=load <= 3 * floor)],
     )
 
 
@@ -74,14 +77,23 @@ def test_dataset_load_against_polars(world: Path) -> None:
 def test_fifty_agent_cohort_cpu_memory_and_writes(world: Path, tmp_path: Path) -> None:
     url, floor = _sqlite(tmp_path / "r.db"), _sqlite(tmp_path / "floor.db")
     figures = _in_subprocess(f"replay_world({url!r}, {str(world)!r}, 50, floor_url={floor!r})")
-    print(
-        f"\n50 agents x 2,000 markets x 365 days, weekly rounds, daily marks (SQLite): "
-        f"{figures['rounds']:.0f} rounds, {figures['fills']:.0f} fills\n"
-        f"  CPU {figures['cpu_s']:.1f} s (target <= 6 s; load {figures['load_cpu_s']:.2f} s), "
-        f"wall {figures['wall_s']:.1f} s, peak RSS {figures['peak_mib']:.0f} MiB (target <= 250)\n"
-        f"  writes {figures['write_s']:.2f} s CPU; the same {figures['floor_rows']:.0f} rows in one "
-        f"transaction {figures['floor_s']:.2f} s; ratio {figures['write_s'] / figures['floor_s']:.1f}x "
-        "(target <= 10x)"
+    cpu, peak, writes = figures["cpu_s"], figures["peak_mib"], figures["write_s"]
+    record(
+        "replay_50_agents",
+        measures="50 baselines over 2,000 markets × 365 days, weekly rounds, daily marks (SQLite)",
+        command="pytest tests/benchmarks/test_bench_replay_floors.py -s -m benchmark -k fifty_agent",
+        figures=[
+            Figure("replay, CPU", cpu, "s", target="≤ 6 s", met=cpu <= 6),
+            Figure("peak RSS", peak, "MiB", target="≤ 250 MiB", met=peak <= 250),
+            Figure(
+                "writes, CPU",
+                writes,
+                "s",
+                floor=figures["floor_s"],
+                target="≤ 10× one transaction",
+                met=writes <= 10 * figures["floor_s"],
+            ),
+        ],
     )
 
 
@@ -111,7 +123,12 @@ def test_demo_replay_cpu(tmp_path: Path) -> None:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert done.returncode == 0, done.stderr[-3000:]
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    print(f"\n`arena replay demo-baselines.toml` (launch, replay, leaderboard, imports): {cpu:.1f} s CPU")
+    record(
+        "demo_replay",
+        measures="`arena replay data/configs/demo-baselines.toml`: launch, replay, leaderboard, imports",
+        command="pytest tests/benchmarks/test_bench_replay_floors.py -s -m benchmark -k demo_replay",
+        figures=[Figure("CPU of the command", cpu, "s")],
+    )
 
 
 # Rounds of the PostgreSQL comparison. This machine's speed drifts by a third within minutes (a
@@ -150,25 +167,29 @@ def test_postgres_replay_wall_against_sqlite(world: Path, tmp_path: Path, postgr
             rounds.append(figures)
     finally:
         admin.dispose()
-    load = os.getloadavg()[0]
-    print(f"\n20 agents x 2,000 markets x 365 days, {_PG_ROUNDS} rounds, load average {load:.1f}:")
-    for index, figures in enumerate(rounds, 1):
-        lite = figures["SQLite"]
-        print(f"  round {index}: SQLite wall {lite['wall_s']:.1f} s, CPU {lite['cpu_s']:.1f} s")
-        for label in modes:
-            post = figures[label]
-            ratio = post["wall_s"] / lite["wall_s"]
-            print(
-                f"    PostgreSQL, {label}: wall {post['wall_s']:.1f} s ({ratio:.2f}x), "
-                f"client CPU {post['cpu_s']:.1f} s ({post['cpu_s'] / lite['wall_s']:.2f}x), "
-                f"waiting {post['wall_s'] - post['cpu_s']:.1f} s, server CPU {post['server_cpu_s']:.1f} s"
-            )
+    figures = []
     for label in modes:
-        ratios = sorted(f[label]["wall_s"] / f["SQLite"]["wall_s"] for f in rounds)
-        alone = sorted(f[label]["cpu_s"] / f["SQLite"]["wall_s"] for f in rounds)
-        print(
-            f"  PostgreSQL, {label}: median ratio {statistics.median(ratios):.2f}x "
-            f"(rounds {', '.join(f'{r:.2f}' for r in ratios)}; target <= 1.2x); "
-            f"its client CPU alone {statistics.median(alone):.2f}x "
-            f"(rounds {', '.join(f'{r:.2f}' for r in alone)}): the ratio if the server answered at once"
-        )
+        ratios = [f[label]["wall_s"] / f["SQLite"]["wall_s"] for f in rounds]
+        middle = rounds[ratios.index(statistics.median_low(ratios))]
+        figures += [
+            Figure(
+                f"PostgreSQL, {label}, wall (the round of median ratio)",
+                middle[label]["wall_s"],
+                "s",
+                floor=middle["SQLite"]["wall_s"],
+                target="≤ 1.2× SQLite",
+                met=statistics.median(ratios) <= 1.2,
+            ),
+            Figure(
+                f"PostgreSQL, {label}, client CPU",
+                middle[label]["cpu_s"],
+                "s",
+                floor=middle["SQLite"]["wall_s"],
+            ),
+        ]
+    record(
+        "replay_postgres",
+        measures=f"20 baselines, 2,000 markets × 365 days, PostgreSQL against SQLite, {_PG_ROUNDS} rounds",
+        command="pytest tests/benchmarks/test_bench_replay_floors.py -s -m benchmark -k postgres",
+        figures=figures,
+    )

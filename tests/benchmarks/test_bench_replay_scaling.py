@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.benchmarks.replay_world import in_subprocess, write_world
+from tests.benchmarks.results import Figure, record
 
 BASE = (50, 2_000, 365)  # agents, markets, days
 SIZES = [
@@ -41,18 +42,18 @@ def test_replay_growth_with_agents_markets_and_days(tmp_path: Path) -> None:
         url = f"sqlite:///{tmp_path / f'r{agents}-{markets}-{days}.db'}"
         figures = in_subprocess(f"replay_world({url!r}, {str(world)!r}, {agents})")
         rows.append((agents, markets, days, figures, os.getloadavg()[0]))
-        print(f"\n{agents} agents x {markets} markets x {days} days: {figures}", flush=True)
     base = rows[0][3]
-    lines = [
-        "\nreplay growth (SQLite, weekly rounds, daily marks; factors against the first row)",
-        f"{'agents':>7} {'markets':>8} {'days':>5} {'size x':>7} {'CPU s':>7} {'CPU x':>6} {'load s':>7} "
-        f"{'wall s':>7} {'peak MiB':>9} {'rounds':>7} {'fills':>7} {'load avg':>9}",
-    ]
-    for agents, markets, days, f, load in rows:
+    figures = []
+    for agents, markets, days, f, _ in rows:
         size = agents * markets * days / (BASE[0] * BASE[1] * BASE[2])
-        lines.append(
-            f"{agents:>7} {markets:>8} {days:>5} {size:>7.1f} {f['cpu_s']:>7.1f} "
-            f"{f['cpu_s'] / base['cpu_s']:>6.2f} {f['load_cpu_s']:>7.2f} {f['wall_s']:>7.1f} "
-            f"{f['peak_mib']:>9.0f} {f['rounds']:>7.0f} {f['fills']:>7.0f} {load:>9.2f}"
-        )
-    print("\n".join(lines))
+        shape = f"{agents} agents × {markets:,} markets × {days} days ({size:g}× the first)"
+        figures += [
+            Figure(f"{shape}, CPU", f["cpu_s"], "s", floor=base["cpu_s"]),
+            Figure(f"{shape}, peak RSS", f["peak_mib"], "MiB", floor=base["peak_mib"]),
+        ]
+    record(
+        "replay_scaling",
+        measures="how a replay's CPU and memory grow with agents, markets and days (floor: the first)",
+        command="pytest tests/benchmarks/test_bench_replay_scaling.py -s -m benchmark",
+        figures=figures,
+    )

@@ -1,7 +1,7 @@
 """Scoring at scale: 100 agents, 200,000 resolved bets on 5,000 markets, 2,000-replicate intervals.
 
 Target: the full leaderboard in under 3 s and 2 GiB. Measured in a fresh interpreter so the
-peak memory is the scoring's own (plus the frames it scores), never asserted on: printed.
+peak memory is the scoring's own (plus the frames it scores), never asserted on: recorded.
 Run with ``make bench`` (or ``pytest tests/benchmarks/test_bench_scoring.py -s -m benchmark``).
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from tests.benchmarks.own_process import run_measured
+from tests.benchmarks.results import Figure, record
 
 RUNS = 3
 
@@ -50,14 +51,16 @@ def test_bench_full_leaderboard() -> None:
     assert figures["agents"] == 100
     assert figures["resolved_bets"] > 150_000
     walls = sorted(wall for wall, _ in figures["runs"])
-    print(
-        f"\nscoring benchmark: {figures['agents']} agents, {figures['bets']:,} bets "
-        f"({figures['resolved_bets']:,} resolved) on {figures['markets']:,} markets, "
-        f"{figures['statements']:,} stated probabilities, {figures['prices']:,} prices"
+    median = walls[len(walls) // 2]
+    peak = figures["peak_rss_mib"]
+    record(
+        "scoring",
+        measures=f"the full leaderboard: {figures['agents']} agents, {figures['bets']:,} bets on "
+        f"{figures['markets']:,} markets, 2,000-replicate intervals",
+        command="pytest tests/benchmarks/test_bench_scoring.py -s -m benchmark",
+        figures=[
+            Figure(f"leaderboard, median of {RUNS}", median, "s", target="< 3 s", met=median < 3),
+            Figure("JSON document with breakdowns and calibration", figures["document_s"], "s"),
+            Figure("peak RSS", peak, "MiB", target="< 2 GiB", met=peak < 2048),
+        ],
     )
-    print(f"  frames generated in {figures['generated_s']:.2f} s (not part of the target)")
-    for i, (wall, cpu) in enumerate(figures["runs"], 1):
-        print(f"  leaderboard run {i}: {wall:.2f} s wall, {cpu:.2f} s CPU (2,000 replicates)")
-    print(f"  median {walls[len(walls) // 2]:.2f} s wall (target < 3 s)")
-    print(f"  full JSON document (+ breakdowns, calibration tables): {figures['document_s']:.2f} s")
-    print(f"  peak RSS of the process: {figures['peak_rss_mib']:.0f} MiB (target < 2048 MiB)")

@@ -39,6 +39,7 @@ from arena.sync.run import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.types import Venue
 from tests.benchmarks.own_process import run_measured
+from tests.benchmarks.results import Figure, record
 
 pytestmark = pytest.mark.benchmark
 T = TypeVar("T")
@@ -164,20 +165,24 @@ def test_bench_sync_10k_markets(engine: Engine, fake: FakeVenue) -> None:
     source = DbMarketSource(engine, [Venue.POLYMARKET])
     snapshot, snapshot_t = timed(None, lambda: source.snapshot(clock.now()))
     assert len(snapshot.entries) == MARKETS
-    print(
-        f"\n[bench sync {backend}] {MARKETS} markets, 100/page; load average {os.getloadavg()[0]:.1f}\n"
-        f"  first sync {first_t} ({first.markets_written} markets, {first.snapshots_written} snapshots)\n"
-        f"  no-change re-sync {same_t}, 0 rows written: "
-        f"{first_t.wall / same_t.wall:.1f}× faster than the first in wall time, "
-        f"{first_t.cpu / same_t.cpu:.1f}× in CPU\n"
-        f"  the same re-sync in a fresh process (a one-shot `arena markets sync`: every payload's "
-        f"listing facts read, TLS context built) {alone}: {first_t.wall / alone.wall:.1f}× in wall "
-        f"time, {first_t.cpu / alone.cpu:.1f}× in CPU\n"
-        f"  fetch floor (bare httpx, same requests, JSON decoded) {floor_t}: the re-sync takes "
-        f"{same_t.wall / floor_t.wall:.2f}× its wall time, {same_t.cpu / floor_t.cpu:.2f}× its CPU; "
-        f"the first sync over the floor: {first_t.wall / floor_t.wall:.1f}× wall\n"
-        f"  heartbeat re-sync {beat_t} ({beat.snapshots_written} snapshots); "
-        f"DbMarketSource.snapshot {snapshot_t.wall:.2f}s"
+    record(
+        f"sync_{backend}",
+        measures=f"`arena markets sync` of {MARKETS:,} Polymarket markets from the fake venue ({backend})",
+        command="pytest tests/benchmarks/test_bench_sync.py -s -m benchmark -k 10k",
+        figures=[
+            Figure("first sync, wall", first_t.wall, "s", floor=floor_t.wall),
+            Figure(
+                "no-change re-sync, wall",
+                same_t.wall,
+                "s",
+                floor=floor_t.wall,
+                target="≥ 5× faster than the first",
+                met=first_t.wall >= 5 * same_t.wall,
+            ),
+            Figure("no-change re-sync in a fresh process, wall", alone.wall, "s", floor=floor_t.wall),
+            Figure("heartbeat re-sync, wall", beat_t.wall, "s", floor=floor_t.wall),
+            Figure(f"a {MARKETS:,}-market snapshot", snapshot_t.wall, "s"),
+        ],
     )
 
 
@@ -232,8 +237,12 @@ def test_bench_sync_memory(tmp_path: Path, fake: FakeVenue) -> None:
     code = f"import sys; sys.argv[1:] = [{url!r}, {fake.url!r}]\n"
     figures = run_measured(code + MEMORY_CHILD)
     assert figures["selected"] == MARKETS
-    print(
-        f"\n[bench sync memory] first sync of {MARKETS} markets: peak Python allocations "
-        f"{figures['traced_mib']:.0f} MiB (tracemalloc, run took {figures['seconds']:.1f}s under tracing); "
-        f"peak RSS of the syncing process {figures['peak_rss_mib']:.0f} MiB"
+    record(
+        "sync_memory",
+        measures=f"the first sync of {MARKETS:,} markets in a process of its own (SQLite)",
+        command="pytest tests/benchmarks/test_bench_sync.py -s -m benchmark -k memory",
+        figures=[
+            Figure("peak Python allocations", figures["traced_mib"], "MiB"),
+            Figure("peak RSS", figures["peak_rss_mib"], "MiB"),
+        ],
     )

@@ -13,9 +13,7 @@ The provider runs in a process of its own, as a real one would be remote.
 from __future__ import annotations
 
 import json
-import math
 import multiprocessing
-import os
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -25,12 +23,12 @@ import anyio
 import pytest
 from sqlmodel import Session, func, select
 
-from arena.cohorts.provider_limits import MAX_CONCURRENCY
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
 from arena.db.models import DecisionRow, ToolCallRow
 from arena.engine.rounds.run import run_round
 from arena.engine.runtime.agent_http import AgentHttpClients
+from tests.benchmarks.results import Figure, record
 from tests.engine.helpers import A, config, day, launch_cohort, runtime, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
 
@@ -106,21 +104,27 @@ def test_bench_a_round_of_100_tool_using_agents(tmp_path: Path) -> None:
     child.start()
     base_url = ours.recv()
     try:
-        floor, floor_cpu, _, floor_agent = one_round(tmp_path / "direct", base_url, "bench/direct")
-        wall, cpu, calls, agent = one_round(tmp_path / "research", base_url, "bench/researcher")
+        floor, _, _, floor_agent = one_round(tmp_path / "direct", base_url, "bench/direct")
+        wall, _, calls, agent = one_round(tmp_path / "research", base_url, "bench/researcher")
     finally:
         ours.send("stop")
         child.join(timeout=10)
     assert calls == AGENTS * len(CALLS)
-    waves = math.ceil(AGENTS / MAX_CONCURRENCY)
     steps = len(CALLS) + 1
-    print(f"\nslowest agent decision: tool round {agent:.3f} s, one-step round {floor_agent:.3f} s")
-    print(
-        f"{AGENTS} agents, default concurrency {MAX_CONCURRENCY} ({waves} wave(s)), "
-        f"{steps} steps of {LATENCY_S:.1f} s: "
-        f"wall {wall:.3f} s, CPU {cpu:.3f} s; ratio to the 4 s target {wall / (steps * LATENCY_S):.3f} "
-        f"(goal <= 1.2, needs concurrency >= {AGENTS}); ratio to the latency floor of "
-        f"{waves} wave(s) {wall / (waves * steps * LATENCY_S):.3f}; one-step round (same path) "
-        f"{floor:.3f} s, CPU {floor_cpu:.3f} s, tool round / ({steps} x one-step round) "
-        f"{wall / (steps * floor):.3f}; load average {os.getloadavg()[0]:.1f}"
+    target = steps * LATENCY_S
+    record(
+        "tool_round",
+        measures=f"a round of {AGENTS} LLM agents, {len(CALLS)} tool calls each, {LATENCY_S:.1f} s a step",
+        command="pytest tests/benchmarks/test_bench_tool_rounds.py -s -m benchmark",
+        figures=[
+            Figure(
+                f"the round, {steps} steps",
+                wall,
+                "s",
+                floor=steps * floor,
+                target=f"≤ 1.2 × {target:g} s",
+                met=wall <= 1.2 * target,
+            ),
+            Figure("slowest agent's decision", agent, "s", floor=steps * floor_agent),
+        ],
     )

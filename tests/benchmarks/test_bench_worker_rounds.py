@@ -48,6 +48,7 @@ from arena.scheduling.planner import plan_round
 from arena.workers import roster
 from markets.replay import DatasetInfo, write_dataset
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
+from tests.benchmarks.results import Figure, record
 from tests.benchmarks.test_bench_llm_agents import provider
 from tests.workers.llm_study import start_worker, stop
 
@@ -201,13 +202,15 @@ def test_bench_a_round_of_llm_agents_by_workers(schemas: list[str], tmp_path: Pa
     finally:
         ours.send("stop")
         child.join(timeout=10)
-    print(
-        f"\none round of {AGENTS} LLM agents (provider 1.0 s, every agent holds; load average "
-        f"{os.getloadavg()[0]:.1f}): in one process {floor:.2f} s, CPU {floor_cpu:.2f} s (floor)"
+    figures = [Figure("one process (run_round)", floor, "s")]
+    for n, (wall, _, workers) in zip(WORKERS, runs, strict=True):
+        figures += [
+            Figure(f"{n} worker(s), wall", wall, "s", floor=floor),
+            Figure(f"{n} worker(s), CPU of the workers", sum(workers), "s", floor=floor_cpu),
+        ]
+    record(
+        "worker_round",
+        measures=f"one round of {AGENTS:,} LLM agents planned as decision units for workers (provider 1.0 s)",
+        command="pytest tests/benchmarks/test_bench_worker_rounds.py -s -m benchmark",
+        figures=figures,
     )
-    for n, (wall, cpu, workers) in zip(WORKERS, runs, strict=True):
-        per_worker = ", ".join(f"{w:.2f}" for w in workers)
-        print(
-            f"{n} worker(s): {wall:.2f} s ({wall / floor:.2f}x the floor); planner CPU {cpu:.2f} s; "
-            f"CPU per worker [{per_worker}] s, total {sum(workers):.2f} s"
-        )

@@ -25,6 +25,7 @@ from sqlmodel import Session, select
 
 from arena.db.engine import make_engine
 from arena.db.models import CohortRow, WorkUnitRow
+from tests.benchmarks.results import Figure, record
 from tests.benchmarks.server_cpu import ServerCpu
 from tests.workers.study import ROOT, arena, start_worker
 
@@ -140,15 +141,30 @@ def test_bench_workers_study(schemas: list[str], tmp_path: Path, monkeypatch: py
         with ServerCpu(make_url(schemas[0])) as server:
             wall, cpu = run()
         figures[label] = (wall, cpu, server.seconds, load)
-    print(f"\n{COHORTS} demo cohorts on PostgreSQL; floor: one process replaying them in a row;")
-    print("commits off: ARENA_REPLAY_SYNCHRONOUS_COMMIT=off. Wall; CPU of the clients and the server:")
-    for label, (wall, cpu, server, load) in figures.items():
-        print(f"  {label}: {wall:.1f} s; client {cpu:.1f} s, server {server:.1f} s; load average {load:.1f}")
     wall = {label: f[0] for label, f in figures.items()}
-    overhead_cpu = figures["1 worker"][1] / figures["floor"][1] - 1
-    print(
-        f"  queue overhead (1 worker vs floor): wall {wall['1 worker'] / wall['floor'] - 1:+.1%}, "
-        f"client CPU {overhead_cpu:+.1%} (target <= 10%)\n"
-        f"  2 workers over 1: {wall['1 worker'] / wall['2 workers']:.2f}x durable, "
-        f"{wall['1 worker, commits off'] / wall['2 workers, commits off']:.2f}x commits off (target >= 1.7x)"
+    one, two = wall["1 worker"], wall["2 workers"]
+    record(
+        "workers",
+        measures=f"{COHORTS} demo cohorts queued and drained by `arena worker` processes on PostgreSQL",
+        command="pytest tests/benchmarks/test_bench_workers.py -s -m benchmark",
+        figures=[
+            Figure(
+                "1 worker, wall",
+                one,
+                "s",
+                floor=wall["floor"],
+                target="≤ 1.1× the floor",
+                met=one <= 1.1 * wall["floor"],
+            ),
+            Figure(
+                "2 workers, wall", two, "s", floor=one, target="≤ 1/1.7 of one worker", met=one >= 1.7 * two
+            ),
+            Figure("1 worker, commits off, wall", wall["1 worker, commits off"], "s", floor=wall["floor"]),
+            Figure(
+                "2 workers, commits off, wall",
+                wall["2 workers, commits off"],
+                "s",
+                floor=wall["1 worker, commits off"],
+            ),
+        ],
     )

@@ -1,4 +1,4 @@
-"""How long the bundled dataset takes to load and to serve a daily replay (printed, not asserted)."""
+"""How long the bundled dataset takes to load and to serve a daily replay (recorded, not asserted)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from markets.replay import BUNDLED_DATASET_DIR, ReplaySource, check_point_in_time, load_dataset
+from tests.benchmarks.results import Figure, record
 
 
 @pytest.mark.benchmark
@@ -16,7 +17,6 @@ def test_replay_dataset_load_and_daily_snapshots() -> None:
     dataset = load_dataset(BUNDLED_DATASET_DIR)
     loaded = time.perf_counter()
     source = ReplaySource(dataset)
-    indexed = time.perf_counter()
     assert source.start is not None and source.end is not None
 
     days, entries, as_of = 0, 0, source.start
@@ -35,11 +35,18 @@ def test_replay_dataset_load_and_daily_snapshots() -> None:
     tick = time.perf_counter()
     check_point_in_time(source, [source.start + timedelta(days=d) for d in range(0, days, 7)])
     checked = time.perf_counter() - tick
-    print(
-        f"\nreplay dataset: load {loaded - started:.3f} s, index {indexed - loaded:.3f} s; "
-        f"{days} daily snapshots {snapshot_seconds * 1000 / days:.2f} ms each "
-        f"(mean {entries / days:.0f} open markets); marks+resolutions for all {len(dataset.markets)} "
-        f"markets {marks_seconds * 1000 / days:.2f} ms per day; "
-        f"whole span {snapshot_seconds + marks_seconds:.2f} s; "
-        f"point-in-time check over {len(range(0, days, 7))} weekly times {checked:.2f} s"
+    record(
+        "replay_dataset",
+        measures="the bundled dataset: load, daily snapshots, marks and resolutions, the point-in-time check",
+        command="pytest tests/benchmarks/test_replay_benchmark.py -s -m benchmark",
+        figures=[
+            Figure("load", loaded - started, "s"),
+            Figure("a daily snapshot", snapshot_seconds * 1000 / days, "ms"),
+            Figure(
+                f"marks and resolutions of all {len(dataset.markets)} markets, a day",
+                marks_seconds * 1000 / days,
+                "ms",
+            ),
+            Figure(f"point-in-time check, {len(range(0, days, 7))} weekly times", checked, "s"),
+        ],
     )
