@@ -1,10 +1,9 @@
 """The ``arena`` command line: mounts the commands of ``arena.commands``, each imported when it runs.
 
-Why lazily: the command modules pull in very different things (the scheduler, the replay engine,
-HTTP clients, the report builder with plotly). ``arena leaderboard`` should pay for scoring only
-and ``arena --help`` for nothing, so each command is named here with its one-line help, and its
-module is imported only when the command is invoked (``tests/commands/test_cli_imports.py`` checks
-that these lines match the commands' own help, and what each command imports).
+Every command is named here with its one-line help; its module is imported only when the command
+is invoked, so ``arena --help`` imports no command and ``arena leaderboard`` only scoring
+(docs/design/cli-start-up.md has the figures; ``tests/commands/test_cli_imports.py`` checks that
+these lines match the commands' own help, and what each command imports).
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ from types import ModuleType
 from typing import Any
 
 import typer
-from typer import _click as click  # typer vendors click; its commands and contexts are these classes
 from typer.core import TyperCommand, TyperGroup, TyperOption
 
 # Typer's rich help prints each option's type, flags included (``--json <bool>``), which reads as
@@ -97,7 +95,7 @@ COMMANDS: dict[str, Entry] = {
 }
 
 
-def load(name: str) -> click.Command:
+def load(name: str) -> TyperCommand | TyperGroup:
     """The real command ``name``, importing its module now."""
     entry = COMMANDS[name]
     module = _import_for_good(entry.module)
@@ -106,21 +104,19 @@ def load(name: str) -> click.Command:
         holder.add_typer(module.app, name=name, help=entry.help)
     else:
         module.register(holder)
-    return typer.main.get_group(holder).commands[name]
+    command = typer.main.get_group(holder).commands[name]
+    if not isinstance(command, TyperCommand | TyperGroup):
+        raise TypeError(f"typer built {type(command).__name__} for arena {name}")
+    return command
 
 
 def _import_for_good(name: str) -> ModuleType:
-    """Import a command's module with the cyclic garbage collector paused, then freeze what it made.
-
-    A command's imports (SQLAlchemy, the ORM models, polars, numpy...) are about 180,000 objects
-    that live as long as the process. While they were imported, every full collection walked all
-    of them again and found nothing to free, and the command's own work paid for more such walks
-    (together 0.1–0.15 s CPU of ``arena leaderboard``'s start). Frozen (``gc.freeze``), the collector
-    stops scanning them; refcounting still frees anything, and the command's own objects are
-    collected as usual. A module already imported (the CLI invoked in-process) is returned as is.
-    """
+    """Import a command's module, then freeze what it made (``gc.freeze``); a module already
+    imported (the CLI invoked in-process) is returned as is."""
     if name in sys.modules:
         return sys.modules[name]
+    # The imports are ~180,000 objects that live as long as the process: with the collector paused
+    # and then frozen, no full collection walks them again (a fifth of a cold command's CPU).
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -139,14 +135,15 @@ class LazyGroup(TyperGroup):
         super().__init__(**attrs)
         self.commands.update({name: TyperCommand(name, help=entry.help) for name, entry in COMMANDS.items()})
 
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    # ``ctx`` is typer's context; typed ``Any`` as typer's own base class (vendored click) is private.
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
     def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
-        name, command, rest = super().resolve_command(ctx, args)
-        return name, (load(name) if name in COMMANDS else command), rest
+        self, ctx: Any, args: list[str]
+    ) -> tuple[str | None, TyperCommand | TyperGroup | None, list[str]]:
+        name, _, rest = super().resolve_command(ctx, args)  # every command it knows is in COMMANDS
+        return name, (load(name) if name in COMMANDS else None), rest
 
 
 app = typer.Typer(
