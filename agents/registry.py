@@ -111,8 +111,20 @@ def _llm_api_key(settings: Any, environ: Mapping[str, str]) -> str | None:
     return key or None
 
 
+def _llm_endpoint_checked(settings: Any, environ: Mapping[str, str]) -> None:
+    """Every ``env:`` reference of the headers and ``base_url`` names a variable that is set."""
+    from agents.llm.endpoint import references
+
+    for name in references(settings.extra_headers, settings.base_url):
+        if not environ.get(name):
+            raise AgentConfigError(
+                f'llm settings: environment variable {name!r} (named by an "env:" value) is not set'
+            )
+
+
 def _check_llm(settings: Any, environ: Mapping[str, str]) -> None:
     _llm_api_key(settings, environ)
+    _llm_endpoint_checked(settings, environ)
 
 
 def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
@@ -121,7 +133,8 @@ def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
     if ctx.new_http_client is None:
         raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs new_http_client")
     key = _llm_api_key(settings, ctx.environ)
-    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.new_http_client(), key)
+    _llm_endpoint_checked(settings, ctx.environ)
+    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.new_http_client(), key, ctx.environ)
     return bettor
 
 

@@ -223,7 +223,7 @@ class AgentConfig(BaseModel):
 
 # Added after the first release (see ``config_hash``): whole sections, and keys of older sections.
 LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget", "llm_limits")
-LATER_KEYS = {"schedule": ("catch_up_grace",)}
+LATER_KEYS = {"schedule": ("catch_up_grace",), "llm_limits": ("max_pause_s",)}
 
 
 class CohortConfig(Strict):
@@ -312,6 +312,8 @@ class CohortConfig(Strict):
             if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):
                 del frozen[section]
         for section, keys in LATER_KEYS.items():
+            if section not in frozen:  # a later section left out whole, above
+                continue
             defaults = type(getattr(self, section))().model_dump(mode="json")
             for key in keys:
                 if frozen[section][key] == defaults[key]:

@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlmodel import select
 
 from arena.cohorts.config import CohortConfig, parse_config
 from arena.db.engine import session_scope
@@ -386,3 +387,27 @@ def _resolve_sell(action: Any, ledger: Ledger) -> Any:
         assert position_id is not None
         return Sell(position_id, action.percent)
     return action
+
+
+# Secrets an older version let a config hold: not key-shaped, not in the environment, so only the
+# structured redaction of headers and URLs can keep them out of what is shown.
+OLD_CONFIG_SECRETS = ("c00kie-session-77aa11", "goog-key-5e5e5e5e", "hunter2-basic-pw", "query-sig-0f0f0f")
+
+
+def plant_old_config_secrets(engine: Engine, cohort_id: str) -> None:
+    """Give the cohort's LLM agents (settings and frozen config) the secrets of ``OLD_CONFIG_SECRETS``
+    in ``extra_headers`` and ``base_url``, as a config from before the ``env:`` rule stored them."""
+    cookie, goog, password, signature = OLD_CONFIG_SECRETS
+    planted = {
+        "extra_headers": {"Cookie": f"session={cookie}", "X-Goog-Api-Key": goog, "X-Title": "arena"},
+        "base_url": f"https://user:{password}@llm.example/v1?api-version=2024&sig={signature}",
+    }
+    with session_scope(engine) as session:
+        cohort = session.get(CohortRow, cohort_id)
+        assert cohort is not None
+        config = dict(cohort.config_json)
+        config["agents"] = [{**a, **planted} if a["kind"] == "llm" else a for a in config["agents"]]
+        cohort.config_json = config
+        llms = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id, AgentRow.kind == "llm"))
+        for agent in llms:
+            agent.settings_json = {**agent.settings_json, **planted}
