@@ -21,6 +21,6 @@ class LLMLimitsConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    requests_per_second: float = Field(default=100, gt=0)
+    requests_per_second: float = Field(default=100, gt=0, le=1_000_000)
     max_in_flight: int = Field(default=128, ge=1, le=MAX_CONCURRENCY)
     max_pause_s: float = Field(default=60.0, ge=0, le=MAX_PAUSE_S)
