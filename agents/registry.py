@@ -208,13 +208,20 @@ def model_identity(kind: str, settings: Mapping[str, Any]) -> str:
     """What makes two seats the same bettor across cohorts, whatever their display names.
 
     An LLM is its endpoint, model and prompt: ``llm <model> @ <base_url> prompt <version>`` (the
-    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity).
+    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity). Only
+    those settings are read, and the URL as it may be shown (``display_url``): settings stored by
+    an older version, with a secret in a header or the URL, still have an identity, never showing it.
     Every other kind is its kind and its complete settings, defaults filled in, as canonical
     JSON (a ``favorite`` staking 5% and one staking 10% are different bettors).
     """
-    parsed = _settings(kind, settings)
     if kind == "llm":
-        return f"llm {parsed.model} @ {parsed.base_url} prompt {parsed.prompt_version}"
+        from agents.llm.endpoint import display_url
+        from agents.llm.settings import OPENROUTER_BASE_URL
+
+        identity = _settings(kind, {k: v for k, v in settings.items() if k in ("model", "prompt_version")})
+        url = display_url(str(settings.get("base_url") or OPENROUTER_BASE_URL))
+        return f"llm {identity.model} @ {url} prompt {identity.prompt_version}"
+    parsed = _settings(kind, settings)
     fields = parsed.model_dump(mode="json")
     return kind + (" " + json.dumps(fields, sort_keys=True, separators=(",", ":")) if fields else "")
 

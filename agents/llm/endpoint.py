@@ -156,7 +156,8 @@ def display_headers(headers: Mapping[str, object]) -> dict[str, object]:
 
 
 def display_url(url: str) -> str:
-    """What may be shown of a stored URL: no userinfo, and only harmless or reference query values."""
+    """What may be shown of a stored URL: no userinfo, only harmless or reference query values,
+    and no trailing slash on the path (as ``check_base_url`` stores it)."""
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -167,4 +168,4 @@ def display_url(url: str) -> str:
         for k, v in parse_qsl(parts.query, keep_blank_values=True)
     ]
     query = urlencode(shown, safe="[]:", quote_via=quote)
-    return urlunsplit(parts._replace(netloc=netloc, query=query, fragment=""))
+    return urlunsplit(parts._replace(netloc=netloc, path=parts.path.rstrip("/"), query=query, fragment=""))

@@ -411,3 +411,48 @@ def plant_old_config_secrets(engine: Engine, cohort_id: str) -> None:
         llms = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id, AgentRow.kind == "llm"))
         for agent in llms:
             agent.settings_json = {**agent.settings_json, **planted}
+
+
+POISONED = "poisoned-old"
+
+
+def add_poisoned_cohort(engine: Engine, cohort_id: str = POISONED) -> None:
+    """A cohort an older version let launch with values now out of range (a bankroll of 1e400, a
+    negative seed), with agents, a round and a decision, as it would have been left."""
+    config = world_config(REPLAY, None).model_dump(mode="json")
+    config = {**config, "name": "Poisoned by an old version", "seed": -7}
+    config["rules"] = {**config["rules"], "bankroll": "1E+400"}
+    with session_scope(engine) as session:
+        session.add(
+            CohortRow(
+                id=cohort_id,
+                name=config["name"],
+                mode="replay",
+                status="running",
+                seed=-7,
+                config_json=config,
+                config_hash="old",
+                arena_version="0.0.1",
+                created_at=T0 + 2 * DAY,  # the newest cohort: what the dashboard shows first
+            )
+        )
+        agent = AgentRow(cohort_id=cohort_id, name="hold", kind="hold", settings_json={}, created_at=T0)
+        session.add(agent)
+        session.flush()
+        rnd = RoundRow(cohort_id=cohort_id, round_index=0, scheduled_at=T0, status="done")
+        session.add(rnd)
+        session.flush()
+        assert agent.id is not None and rnd.id is not None
+        session.add(
+            DecisionRow(
+                round_id=rnd.id,
+                agent_id=agent.id,
+                cohort_id=cohort_id,
+                claim_token="t",
+                status="done",
+                claimed_at=T0,
+                decided_at=T0,
+                cash_at_start=Decimal("999999"),
+                max_bet=Decimal(1),
+            )
+        )
