@@ -4,7 +4,8 @@
   bytes, compressed as it is sent (a few KB on the wire per GiB inflated);
 - ``Huge(size, declared=True)``: 200 with ``size`` bytes of plain body, its length declared or
   not (then the body ends when the connection closes);
-- ``Drip(interval)``: 200 declaring a body it then sends one byte every ``interval`` seconds.
+- ``Drip(interval)``: 200 declaring a body it then sends one byte every ``interval`` seconds;
+- ``Payload(body)``: 200 with ``body``, as large as a limit allows (for benchmarks to measure).
 
 A real HTTP/1.1 server (stdlib ``ThreadingHTTPServer``), so clients read the body off a socket
 as they would from a venue or a provider. ``sent`` counts the body bytes written before the
@@ -41,7 +42,12 @@ class Drip:
     length: int = 10_000
 
 
-Abuse = Bomb | Huge | Drip
+@dataclass(frozen=True)
+class Payload:
+    body: bytes
+
+
+Abuse = Bomb | Huge | Drip | Payload
 
 
 class HostileServer:
@@ -113,6 +119,11 @@ def _abuse(handler: BaseHTTPRequestHandler, owner: HostileServer) -> None:
         handler.send_header("Content-Length", str(abuse.length))
         handler.end_headers()
         _drip(abuse, owner, write)
+        return
+    if isinstance(abuse, Payload):
+        handler.send_header("Content-Length", str(len(abuse.body)))
+        handler.end_headers()
+        write(abuse.body)
         return
     handler.send_header("Connection", "close")  # the body may end when the connection does
     if isinstance(abuse, Bomb):
