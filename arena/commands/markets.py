@@ -18,10 +18,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.commands import resolutions
-from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
+from arena.commands.options import DatabaseOption, fail, open_engine, portable_command, process_settings
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
-from arena.core.settings import Settings
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
@@ -83,7 +82,7 @@ def sync_command(
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    env = Settings()
+    env = process_settings()  # a bad ARENA_* value is one line, not a traceback
     settings = SyncSettings(
         top_n=top_n,
         min_liquidity=min_liquidity,

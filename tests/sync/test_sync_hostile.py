@@ -92,3 +92,12 @@ def test_a_sync_that_outlives_its_deadline_writes_nothing(database: str) -> None
     )
     assert time.monotonic() - started < 15
     assert stored(database) == (0, 0)
+
+
+def test_a_bad_limit_in_the_environment_is_one_line(database: str) -> None:
+    code, output, _ = sync_against(Huge(size=10), database, ARENA_SYNC_DEADLINE="forever")
+    assert code == 2
+    assert output.strip().splitlines() == [
+        "error: ARENA_SYNC_DEADLINE: expected a positive duration like '7d', '12h', '30m' or '90s', "
+        "got 'forever'"
+    ]
