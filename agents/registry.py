@@ -111,8 +111,20 @@ def _llm_api_key(settings: Any, environ: Mapping[str, str]) -> str | None:
     return key or None
 
 
+def _llm_endpoint_checked(settings: Any, environ: Mapping[str, str]) -> None:
+    """Every ``env:`` reference of the headers and ``base_url`` names a variable that is set."""
+    from agents.llm.endpoint import references
+
+    for name in references(settings.extra_headers, settings.base_url):
+        if not environ.get(name):
+            raise AgentConfigError(
+                f'llm settings: environment variable {name!r} (named by an "env:" value) is not set'
+            )
+
+
 def _check_llm(settings: Any, environ: Mapping[str, str]) -> None:
     _llm_api_key(settings, environ)
+    _llm_endpoint_checked(settings, environ)
 
 
 def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
@@ -121,7 +133,8 @@ def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
     if ctx.new_http_client is None:
         raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs new_http_client")
     key = _llm_api_key(settings, ctx.environ)
-    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.new_http_client(), key)
+    _llm_endpoint_checked(settings, ctx.environ)
+    bettor: Bettor = LLMBettor(ctx.name, settings, ctx.new_http_client(), key, ctx.environ)
     return bettor
 
 
@@ -195,13 +208,20 @@ def model_identity(kind: str, settings: Mapping[str, Any]) -> str:
     """What makes two seats the same bettor across cohorts, whatever their display names.
 
     An LLM is its endpoint, model and prompt: ``llm <model> @ <base_url> prompt <version>`` (the
-    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity).
+    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity). Only
+    those settings are read, and the URL as it may be shown (``display_url``): settings stored by
+    an older version, with a secret in a header or the URL, still have an identity, never showing it.
     Every other kind is its kind and its complete settings, defaults filled in, as canonical
     JSON (a ``favorite`` staking 5% and one staking 10% are different bettors).
     """
-    parsed = _settings(kind, settings)
     if kind == "llm":
-        return f"llm {parsed.model} @ {parsed.base_url} prompt {parsed.prompt_version}"
+        from agents.llm.endpoint import display_url
+        from agents.llm.settings import OPENROUTER_BASE_URL
+
+        identity = _settings(kind, {k: v for k, v in settings.items() if k in ("model", "prompt_version")})
+        url = display_url(str(settings.get("base_url") or OPENROUTER_BASE_URL))
+        return f"llm {identity.model} @ {url} prompt {identity.prompt_version}"
+    parsed = _settings(kind, settings)
     fields = parsed.model_dump(mode="json")
     return kind + (" " + json.dumps(fields, sort_keys=True, separators=(",", ":")) if fields else "")
 

@@ -70,6 +70,45 @@ class AgentView:
     toolbox: Toolbox | None = None
 
 
+# What one provider request may plausibly cost (docs/limits-and-safety.md "Limits"): a figure past
+# these is the provider's error, recorded as the request's error and counted at the ceiling.
+MAX_REQUEST_COST_USD = Decimal(1000)
+MAX_REQUEST_TOKENS = 10_000_000
+# What one decision may hold in all: its token totals fit a 32-bit column.
+MAX_DECISION_TOKENS = 2_000_000_000
+MAX_DECISION_REQUESTS = 10_000
+
+
+def spend_problem(prompt_tokens: object, completion_tokens: object, cost_usd: object) -> str | None:
+    """Why one request's reported usage is not plausible (None: it is): token counts must be
+    whole numbers in [0, ``MAX_REQUEST_TOKENS``], the cost a finite number of dollars in
+    [0, ``MAX_REQUEST_COST_USD``]."""
+    for name, tokens in (("prompt_tokens", prompt_tokens), ("completion_tokens", completion_tokens)):
+        if not _whole(tokens, MAX_REQUEST_TOKENS):
+            return f"usage.{name} must be a whole number in [0, {MAX_REQUEST_TOKENS:,}], got {_shown(tokens)}"
+    if not _dollars(cost_usd, MAX_REQUEST_COST_USD):
+        return (
+            f"usage.cost must be a number of dollars in [0, {MAX_REQUEST_COST_USD}], got {_shown(cost_usd)}"
+        )
+    return None
+
+
+def _whole(value: object, most: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most
+
+
+def _dollars(value: object, most: Decimal) -> bool:
+    """A finite Decimal (or int) in [0, most]; checked for finiteness first, since comparing a NaN raises."""
+    if isinstance(value, bool) or not isinstance(value, Decimal | int):
+        return False
+    return Decimal(value).is_finite() and 0 <= value <= most
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
 @dataclass(frozen=True, slots=True)
 class RequestUsage:
     """Tokens, cost and latency of one provider request of a decision; ``outcome`` is ``answer``,
@@ -92,6 +131,38 @@ class Usage:
     latency_s: float = 0.0
     attempts: int = 0
     requests: tuple[RequestUsage, ...] = ()
+
+    def problem(self) -> str | None:
+        """Why these figures cannot be recorded as given (None: they can): any request's own
+        problem (``spend_problem``), or totals past what one decision may hold."""
+        if not _whole(self.attempts, MAX_DECISION_REQUESTS) or len(self.requests) > MAX_DECISION_REQUESTS:
+            return f"usage.attempts must be a whole number in [0, {MAX_DECISION_REQUESTS:,}]"
+        for request in self.requests:
+            if found := spend_problem(request.prompt_tokens, request.completion_tokens, request.cost_usd):
+                return found
+        requests = max(1, self.attempts, len(self.requests))
+        if not _dollars(self.cost_usd, MAX_REQUEST_COST_USD * requests):
+            return (
+                f"usage.cost of {requests} request(s) must be a number of dollars in "
+                f"[0, {MAX_REQUEST_COST_USD * requests}], got {_shown(self.cost_usd)}"
+            )
+        for name, total in (
+            ("prompt_tokens", self.prompt_tokens),
+            ("completion_tokens", self.completion_tokens),
+        ):
+            if not _whole(total, MAX_DECISION_TOKENS):
+                limit = f"[0, {MAX_DECISION_TOKENS:,}]"
+                return f"usage.{name} of the decision must be in {limit}, got {_shown(total)}"
+        if not isinstance(self.latency_s, int | float) or not 0 <= self.latency_s < float("inf"):
+            return f"usage.latency_s must be a finite number of seconds, got {_shown(self.latency_s)}"
+        return None
+
+    def counted(self) -> Usage:
+        """What is recorded of usage that has a ``problem``: no tokens, and the cost at its
+        ceiling for every request (unknown, so a budget cap still stops the agent)."""
+        attempts = self.attempts if _whole(self.attempts, MAX_DECISION_REQUESTS) else 0
+        requests = max(1, attempts, min(len(self.requests), MAX_DECISION_REQUESTS))
+        return Usage(cost_usd=MAX_REQUEST_COST_USD * requests, attempts=requests)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from arena.reports.series import thin_marks
 from arena.reports.state import DatabaseState, database_state
 from arena.scoring import ScoringFrames, calibration_summary, calibration_table, leaderboard, load_frames
 from arena.scoring.board.tables import SOURCES
-from arena.scoring.load.database import CohortScoring, cohort_scoring
+from arena.scoring.load.database import CohortScoring, cohort_scoring, unscorable
 from arena.scoring.rules.bets import scored_bets
 
 TTL = timedelta(minutes=10)  # a string would make Streamlit import pandas to parse it
@@ -67,6 +67,13 @@ def version(url: str) -> Version:
 def cohorts(url: str, data: Version) -> pl.DataFrame:
     with _read(url) as connection:
         return catalog.cohorts(connection)
+
+
+@st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)
+def unscorable_cohorts(url: str, data: Version) -> dict[str, str]:
+    """Cohorts this version cannot score (frozen by an older one with values now out of range)."""
+    with _read(url) as connection:
+        return unscorable(connection)
 
 
 @st.cache_data(ttl=TTL, max_entries=16, show_spinner=False)

@@ -117,7 +117,20 @@ def context() -> Context:
     choice = st.session_state.get(COHORT_KEY)
     if choice != ALL and choice not in table["cohort_id"].to_list():  # e.g. a cohort deleted meanwhile
         choice = _default_cohort(table)
+    _unscorable(url, data, str(choice))
     return Context(url, data, table, str(choice))
+
+
+def _unscorable(url: str, data: queries.Version, choice: str) -> None:
+    """One line per cohort left out of "All cohorts" because it cannot be scored; a page of such
+    a cohort says why and stops (its frozen config came from an older version, out of range)."""
+    poisoned = queries.unscorable_cohorts(url, data)
+    if choice in poisoned:
+        st.error(f"Cohort {streamlit_literal(choice)} cannot be shown: {streamlit_literal(poisoned[choice])}")
+        st.stop()
+    if choice == ALL:
+        for cohort_id, reason in poisoned.items():
+            st.warning(f"Cohort {streamlit_literal(cohort_id)} is not scored: {streamlit_literal(reason)}")
 
 
 def single_cohort(ctx: Context) -> str:

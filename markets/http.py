@@ -1,6 +1,7 @@
 """The shared layer of the HTTP venues: polite JSON requests, and the vocabulary of their payloads.
 
-Every venue call goes through ``JsonApi``: a timeout on every request, a client-side sliding-window
+Every venue call goes through ``JsonApi``: a timeout on every read and an overall deadline on every
+request, a decoded body of at most ``max_body_bytes`` (``markets.bounded``), a client-side sliding-window
 rate limiter per endpoint (kept under the venue's published budget, because Cloudflare throttles
 per window), and retries with exponential backoff and full jitter on 429, 5xx, transport errors,
 timeouts and non-JSON bodies (an HTML challenge page or a truncated body is transient). A 429's
@@ -31,6 +32,7 @@ import anyio
 import httpx
 import msgspec
 
+from markets.bounded import BodyTooLarge, UnreadableBody, fetch_bounded
 from markets.types import PRICE_PLACES
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,7 @@ Decode = Callable[[bytes], Any]  # a response body to its value; ValueError: not
 _JSON_BODY = {"Content-Type": "application/json"}  # request bodies are encoded once, as bytes
 _PRICE_QUANTUM = Decimal(1).scaleb(-PRICE_PLACES)
 _ZERO, _ONE = Decimal(0), Decimal(1)
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024  # a Gamma page or a /books batch is a few MB at most
 
 
 class VenueHTTPError(Exception):
@@ -56,12 +59,15 @@ class PayloadError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class RetryPolicy:
-    """How hard to try. ``timeout`` bounds every single request (connect, read, write, pool)."""
+    """How hard to try, and how much to take. ``timeout`` bounds each step of a request (connect,
+    read, write, pool), ``deadline`` the whole of one attempt, ``max_body_bytes`` its decoded body."""
 
     attempts: int = 5
     base_delay: float = 0.5
     max_delay: float = 30.0
     timeout: float = 15.0
+    deadline: float = 60.0
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     # A server asking us to wait longer than this is treated as an outage, not a pause.
     max_retry_after: float = 120.0
 
@@ -179,14 +185,24 @@ class JsonApi:
     ) -> tuple[_Success | _Failure, float | None]:
         """One try: the decoded JSON, or why it failed and how long the server asked us to wait."""
         headers = None if content is None else _JSON_BODY
+        policy = self.policy
+        request = self._client.build_request(
+            method, url, params=params, content=content, headers=headers, timeout=policy.timeout
+        )
         try:
-            response = await self._client.request(
-                method, url, params=params, content=content, headers=headers, timeout=self.policy.timeout
+            response = await fetch_bounded(
+                self._client, request, max_bytes=policy.max_body_bytes, deadline_s=policy.deadline
             )
+        except BodyTooLarge as exc:  # asking again would fetch the same body: final
+            raise VenueHTTPError(f"{method} {url}: {exc}") from None
+        except TimeoutError:
+            return _Failure(f"no complete answer within the {policy.deadline:g}s deadline"), None
         except httpx.TimeoutException as exc:
-            return _Failure(f"timed out after {self.policy.timeout:g}s ({type(exc).__name__})"), None
+            return _Failure(f"timed out after {policy.timeout:g}s ({type(exc).__name__})"), None
         except httpx.TransportError as exc:
             return _Failure(f"transport error {type(exc).__name__}: {exc}"), None
+        except UnreadableBody as exc:
+            return _Failure(f"unreadable body: {exc}"), None
         status = response.status_code
         if status == 429 or status >= 500:
             return _Failure(f"HTTP {status}"), retry_after_seconds(response.headers)

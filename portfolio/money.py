@@ -30,6 +30,8 @@ SHARE_QUANTUM = Decimal("0.000001")
 ZERO = Decimal(0)
 ONE = Decimal(1)
 HUNDRED = Decimal(100)
+# No amount of money the ledger handles reaches this: its stores hold |x| < 10^12.
+MONEY_LIMIT = Decimal(10) ** 12
 
 # 60 significant digits hold the exact product of two 28-digit decimals; ROUND_DOWN makes an
 # inexact quotient a truncation, so truncating it again to the grid gives the exact floor.
@@ -112,9 +114,12 @@ def is_mark_price(value: object) -> bool:
 
 
 def fmt_money(value: Decimal) -> str:
-    """``$1,234.50`` for messages; more digits only when cents would hide a difference."""
+    """``$1,234.50`` for messages; more digits only when cents would hide a difference (an
+    amount past ``MONEY_LIMIT`` is written as it came, e.g. ``$1E+999``)."""
     if not value.is_finite():
         return str(value)
+    if abs(value) >= MONEY_LIMIT:
+        return f"${value}"
     sign, magnitude = ("-", -value) if value < 0 else ("", value)
     cents = magnitude.quantize(Decimal("0.01"), context=_EXACT)
     if cents == magnitude:

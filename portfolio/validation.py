@@ -18,7 +18,16 @@ from decimal import Decimal
 
 from portfolio.actions import Action, Bet, Sell
 from portfolio.execution import bet_amount, shares_to_sell, trade_fee
-from portfolio.money import HUNDRED, ZERO, exact, fmt_money, is_decimal, is_tradable_price, money_down
+from portfolio.money import (
+    HUNDRED,
+    MONEY_LIMIT,
+    ZERO,
+    exact,
+    fmt_money,
+    is_decimal,
+    is_tradable_price,
+    money_down,
+)
 from portfolio.positions import gross_proceeds, shares_bought
 from portfolio.quotes import Quotes, Side
 from portfolio.rules import Rules
@@ -146,6 +155,8 @@ class _Checker:
         """Size limits and funding; only a well-formed amount counts towards the decision's total."""
         if not is_decimal(bet.amount):
             return f"amount must be a finite decimal number of dollars, got {bet.amount!r}"
+        if abs(bet.amount) >= MONEY_LIMIT:  # past it, rounding to the micro-dollar would overflow
+            return f"amount {fmt_money(Decimal(bet.amount))} is out of range (below {fmt_money(MONEY_LIMIT)})"
         amount = bet_amount(bet)
         if amount < self.rules.min_bet:
             return f"amount {fmt_money(amount)} is below the minimum bet {fmt_money(self.rules.min_bet)}"

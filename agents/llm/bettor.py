@@ -2,7 +2,8 @@
 
 ``decide`` never raises for anything the provider or the model does: a failed call or an
 answer that stays invalid becomes a Decision with ``error``/``error_kind`` set, no actions,
-and the raw text kept. An invalid answer is never repaired into a decision; the model is
+and the raw text kept (up to ``max_raw_kept_chars``; past it, its size and sha256). An
+invalid answer is never repaired into a decision; the model is
 shown what was wrong and asked again (``invalid_retries`` times), which is the only way an
 answer can change.
 """
@@ -11,12 +12,14 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import httpx
 
-from agents.llm.client import ChatClient, Meter
+from agents.llm.client import CHAT_PATH, ChatClient, Meter
 from agents.llm.context import OutputContext
+from agents.llm.endpoint import Endpoint
 from agents.llm.errors import ChatError, ErrorKind
 from agents.llm.output import DECISION_SCHEMA, InvalidOutput, ParsedOutput, parse_decision
 from agents.llm.prompt import RenderedPrompt, load_templates, render_prompt
@@ -25,6 +28,7 @@ from agents.llm.settings import LLMSettings
 from agents.llm.tool_loop import ToolSession
 from agents.llm.wire import ChatMessage, Completion
 from agents.types import AgentView, Decision, Usage
+from markets.bounded import kept_text
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +75,18 @@ class LLMBettor:
     uses_peers = False
 
     def __init__(
-        self, name: str, settings: LLMSettings, client: httpx.AsyncClient, api_key: str | None
+        self,
+        name: str,
+        settings: LLMSettings,
+        client: httpx.AsyncClient,
+        api_key: str | None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
+        """``environ`` resolves the settings' ``env:`` references (headers, query parameters)."""
         self.name = name
         self.settings = settings
-        self._chat = ChatClient(name, settings, client, Secret(api_key))
+        endpoint = Endpoint.resolve(settings.base_url, settings.extra_headers, environ or {}, path=CHAT_PATH)
+        self._chat = ChatClient(name, settings, client, Secret(api_key, endpoint.secrets), endpoint)
         load_templates(settings.prompt_version)  # a broken template fails at start-up, not in a round
 
     def __repr__(self) -> str:
@@ -97,7 +108,8 @@ class LLMBettor:
             attempts=meter.requests,
             requests=tuple(meter.log),
         )
-        decision = _decision(result, raw, prompt, messages, usage)
+        kept = None if raw is None else kept_text(raw, self.settings.max_raw_kept_chars)
+        decision = _decision(result, kept, prompt, messages, usage)
         return replace(decision, tool_calls=tuple(tools.calls)) if tools else decision
 
     def _tool_session(self, view: AgentView) -> ToolSession | None:

@@ -2,8 +2,11 @@
 
 Only 429 and 5xx (and dropped connections) are retried: they are the provider's trouble and
 usually pass. 401/402/400 are configuration problems that a retry cannot fix, and a timeout
-has already spent ``timeout_s``. Every attempt's tokens and cost go into the meter, so a
-decision's cost includes the calls that failed (the peer arena undercounted exactly these).
+has already spent ``timeout_s``, which bounds the whole exchange (a server trickling its body
+is cut there). A body past ``max_response_bytes`` is cut as it streams (``markets.bounded``)
+and fails the request for good: asking again would fetch the same. Every attempt's tokens and
+cost go into the meter, so a decision's cost includes the calls that failed (the peer arena
+undercounted exactly these).
 """
 
 from __future__ import annotations
@@ -18,14 +21,17 @@ from typing import Any
 import anyio
 import httpx
 
+from agents.llm.endpoint import Endpoint
 from agents.llm.errors import ChatError, ErrorKind, Spend
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import ChatMessage, Completion, encode_request, parse_response
 from agents.tools import ToolSpec
 from agents.types import RequestUsage
+from markets.bounded import BodyTooLarge, UnreadableBody, fetch_bounded
 
 log = logging.getLogger(__name__)
+CHAT_PATH = "/chat/completions"
 
 
 @dataclass(slots=True)
@@ -55,16 +61,24 @@ class ChatClient:
     """
 
     def __init__(
-        self, agent_name: str, settings: LLMSettings, http: httpx.AsyncClient, secret: Secret
+        self,
+        agent_name: str,
+        settings: LLMSettings,
+        http: httpx.AsyncClient,
+        secret: Secret,
+        endpoint: Endpoint | None = None,
     ) -> None:
+        """``endpoint``: the resolved URL and headers (``Endpoint.resolve``); without one, the
+        settings' own, which then may hold no ``env:`` reference."""
         self._agent = agent_name
         self._settings = settings
         self._http = http
         self._secret = secret
-        self._url = httpx.URL(f"{settings.base_url}/chat/completions")  # parsed once, not per call
+        endpoint = endpoint or Endpoint.resolve(settings.base_url, settings.extra_headers, {}, path=CHAT_PATH)
+        self._url = httpx.URL(endpoint.url)  # parsed once, not per call
         # Lower-cased, so that a user's own content-type replaces ours instead of doubling it.
         self._headers = {"content-type": "application/json"} | {
-            name.lower(): value for name, value in settings.extra_headers.items()
+            name.lower(): value for name, value in endpoint.headers.items()
         }
 
     async def complete(
@@ -114,22 +128,32 @@ class ChatClient:
     async def _send_once(self, body: bytes, meter: Meter) -> Completion:
         meter.requests += 1
         headers = {**self._headers, **self._secret.auth_headers()}
-        timeout = self._settings.timeout_s
+        settings = self._settings
+        timeout = settings.timeout_s
+        request = self._http.build_request("POST", self._url, content=body, headers=headers, timeout=timeout)
         started = time.perf_counter()
         try:
-            with anyio.fail_after(timeout):
-                response = await self._http.post(self._url, content=body, headers=headers, timeout=timeout)
+            response = await fetch_bounded(
+                self._http, request, max_bytes=settings.max_response_bytes, deadline_s=timeout
+            )
         except (TimeoutError, httpx.TimeoutException):
             meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TIMEOUT.value)
             raise ChatError(ErrorKind.TIMEOUT, f"no answer within timeout_s={timeout:g}") from None
-        except httpx.TransportError as exc:
+        except BodyTooLarge:
+            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TOO_LARGE.value)
+            raise ChatError(
+                ErrorKind.TOO_LARGE,
+                f"the response body exceeds max_response_bytes={settings.max_response_bytes:,} "
+                "(decoded); it was not read further",
+            ) from None
+        except (httpx.TransportError, UnreadableBody) as exc:
             meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.SERVER.value)
             detail = self._secret.scrub(f"{type(exc).__name__}: {exc}")
             raise ChatError(ErrorKind.SERVER, f"connection failed: {detail}") from None
         text = self._secret.scrub(response.text)
         latency = time.perf_counter() - started
         try:
-            completion = parse_response(response.status_code, response.headers, text, self._settings)
+            completion = parse_response(response.status_code, response.headers, text, settings)
         except ChatError as error:
             meter.add(error.spend, latency_s=latency, outcome=error.kind.value)
             raise

@@ -22,6 +22,8 @@ class ErrorKind(StrEnum):
     LENGTH = "length"  # finish_reason=length: the answer was cut at max_tokens
     INVALID_OUTPUT = "invalid_output"  # an answer that fails the output schema or the rules
     TOOL_LOOP = "tool_loop"  # the model kept calling tools after it was told its budget was spent
+    TOO_LARGE = "response_too_large"  # a body past max_response_bytes: cut, never retried
+    INVALID_USAGE = "invalid_usage"  # usage (cost, tokens) out of range: recorded, never retried
 
     @property
     def retriable(self) -> bool:

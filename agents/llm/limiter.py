@@ -9,8 +9,9 @@ and retry together. The limiter makes the arena keep to the provider's limits in
 - rate: a token bucket refilled at ``requests_per_second`` and holding at most ``max_in_flight``
   tokens, so a whole in-flight window may start together and the sustained rate stays at the limit;
 - Retry-After: a 429 or 503 carrying ``Retry-After`` (delta-seconds) holds every new request to
-  that provider until it has passed. The answered request's own retry stays the client's business
-  (``ChatClient`` waits the same time before asking again).
+  that provider until it has passed, for at most ``max_pause_s``: one agent's answer saying "wait
+  a day" must not stop the provider's other agents for a day. The answered request's own retry
+  stays the client's business (``ChatClient`` waits the same time, within its ``max_wait_s``).
 
 Providers are told apart by the origin (scheme, host, port) of the request, so agents using
 different models at one provider share its limits. The limiter sits in the HTTP client of each
@@ -109,12 +110,42 @@ class LimitedClient(httpx.AsyncClient):
         super().__init__(**kwargs)
         self._limiters = limiters
 
-    async def send(self, request: httpx.Request, **kwargs: Any) -> httpx.Response:
+    async def send(self, request: httpx.Request, *, stream: bool = False, **kwargs: Any) -> httpx.Response:
+        """Send within a slot of the provider's limiter, held until the body is read: for a
+        streamed response (``markets.bounded`` reads them), until the response is closed."""
         limiter = self._limiters.for_url(request.url)
-        async with limiter.slot():  # held until the answer is in (``send`` reads it unless streaming)
-            response = await super().send(request, **kwargs)
+        slot = limiter.slot()
+        await slot.__aenter__()
+        try:
+            response = await super().send(request, stream=stream, **kwargs)
+        except BaseException:
+            await slot.__aexit__(None, None, None)
+            raise
+        if stream and isinstance(response.stream, httpx.AsyncByteStream):
+            response.stream = _ReleasingStream(response.stream, slot)
+        else:
+            await slot.__aexit__(None, None, None)
         if response.status_code in _PROVIDER_BUSY:
             wait = retry_after_seconds(response.headers)
             if wait is not None:
-                limiter.pause(wait)
+                limiter.pause(min(wait, self._limiters.limits.max_pause_s))
         return response
+
+
+class _ReleasingStream(httpx.AsyncByteStream):
+    """A response body that gives its limiter slot back when it is closed."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, slot: Any) -> None:
+        self._inner, self._slot = inner, slot
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._inner.aclose()
+        finally:
+            slot, self._slot = self._slot, None
+            if slot is not None:
+                await slot.__aexit__(None, None, None)

@@ -1,8 +1,13 @@
 """Per-agent settings of an LLM bettor, as written in a cohort config.
 
 The settings are stored with the cohort (``agent.settings_json``), so they must never hold a
-secret: ``api_key_env`` names the environment variable the arena reads the key from, and an
-``Authorization`` header in ``extra_headers`` is refused.
+secret: ``api_key_env`` names the environment variable the arena reads the key from, and any
+other secret (a header, a query parameter of ``base_url``) is a reference ``"env:NAME"``
+(``agents.llm.endpoint``).
+
+What a provider may send back is bounded: ``max_response_bytes`` of decoded body per response,
+``timeout_s`` for the whole exchange, ``max_wait_s`` for a ``Retry-After``; and what is kept of
+it: ``max_raw_kept_chars`` of raw text in ``decision.raw_response``.
 """
 
 from __future__ import annotations
@@ -16,11 +21,20 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from agents.llm.endpoint import check_base_url, check_headers
+
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "api-key", "x-api-key"})
+# Limits on what one provider may send (docs/limits-and-safety.md "Limits").
+MAX_TIMEOUT_S = 3_600.0
+MAX_WAIT_S = 600.0
+DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024  # a completion is a few KB; reasoning traces tens of KB
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+DEFAULT_MAX_RAW_KEPT_CHARS = 256 * 1024
+MAX_USD_PER_MTOK = Decimal(10_000)
+MAX_BUDGET_USD = Decimal(1_000_000_000)
 
 ResponseFormat = Literal["json_schema", "json_object", "none"]
 # Prompt versions whose system prompt explains the research tools (docs/tools.md).
@@ -47,7 +61,7 @@ class BudgetSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    max_cost_usd: Decimal | None = Field(default=None, ge=0)
+    max_cost_usd: Decimal | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
 
 
 class LLMSettings(BaseModel):
@@ -60,17 +74,19 @@ class LLMSettings(BaseModel):
     api_key_env: str | None = "OPENROUTER_API_KEY"
     temperature: float | None = Field(default=None, ge=0, le=2)
     max_tokens: int | None = Field(default=4096, gt=0)
-    timeout_s: float = Field(default=120.0, gt=0)
+    timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)  # the whole exchange, body included
     transport_retries: int = Field(default=2, ge=0, le=10)
-    backoff_s: float = Field(default=1.0, ge=0)
-    max_wait_s: float = Field(default=60.0, ge=0)
+    backoff_s: float = Field(default=1.0, ge=0, le=MAX_WAIT_S)
+    max_wait_s: float = Field(default=60.0, ge=0, le=MAX_WAIT_S)
+    max_response_bytes: int = Field(default=DEFAULT_MAX_RESPONSE_BYTES, ge=64 * 1024, le=MAX_RESPONSE_BYTES)
+    max_raw_kept_chars: int = Field(default=DEFAULT_MAX_RAW_KEPT_CHARS, ge=1024, le=MAX_RESPONSE_BYTES)
     invalid_retries: int = Field(default=1, ge=0, le=5)
     knowledge_cutoff: date | None = None
     reasoning: dict[str, Any] | None = None
     prompt_version: str = "v1"
     response_format: ResponseFormat = "json_schema"
-    usd_per_mtok_input: Decimal | None = Field(default=None, ge=0)
-    usd_per_mtok_output: Decimal | None = Field(default=None, ge=0)
+    usd_per_mtok_input: Decimal | None = Field(default=None, ge=0, le=MAX_USD_PER_MTOK)
+    usd_per_mtok_output: Decimal | None = Field(default=None, ge=0, le=MAX_USD_PER_MTOK)
     max_markets: int = Field(default=50, gt=0, le=1000)
     max_description_chars: int = Field(default=1200, ge=0)
     prompt_token_budget: int = Field(default=24_000, ge=1_000)
@@ -90,9 +106,7 @@ class LLMSettings(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
-        if not value.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {value!r}")
-        return value.rstrip("/")
+        return check_base_url(value)
 
     @field_validator("api_key_env")
     @classmethod
@@ -128,13 +142,7 @@ class LLMSettings(BaseModel):
     @field_validator("extra_headers")
     @classmethod
     def _no_secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
-        secret = sorted(name for name in value if name.lower() in _SECRET_HEADERS)
-        if secret:
-            raise ValueError(
-                f"extra_headers must not carry credentials ({', '.join(secret)}); "
-                "the key comes from the variable named by api_key_env"
-            )
-        return value
+        return check_headers(value)
 
     def cost_from_tokens(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
         """Cost from the price table, for providers that report tokens but no cost (0 if unpriced)."""

@@ -12,11 +12,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import Any, cast
 
 from agents.llm.errors import ChatError, ErrorKind, Spend
 from agents.llm.settings import LLMSettings
 from agents.tools import ToolSpec
+from agents.types import MAX_REQUEST_COST_USD, spend_problem
 
 _MESSAGE_CHARS = 300  # how much of an error body goes into a one-line error message
 
@@ -160,7 +161,15 @@ def parse_response(status: int, headers: Mapping[str, str], text: str, settings:
         )
     if not isinstance(payload, dict):
         raise ChatError(ErrorKind.SERVER, f"HTTP 200 with a non-JSON body: {_clip(text)!r}", text)
-    spend = _spend(payload.get("usage"), settings)
+    spend, problem = _spend(payload.get("usage"), settings)
+    if problem is not None:
+        raise ChatError(
+            ErrorKind.INVALID_USAGE,
+            f"HTTP 200 with implausible usage: {problem}; counted as ${MAX_REQUEST_COST_USD} "
+            "(the most one request may cost)",
+            text,
+            spend=spend,
+        )
     if "error" in payload:
         code = payload["error"].get("code") if isinstance(payload["error"], dict) else None
         kind = (
@@ -226,28 +235,47 @@ def _content_text(content: Any) -> str:
     return ""
 
 
-def _spend(usage: Any, settings: LLMSettings) -> Spend:
-    """Tokens as reported; cost as reported (OpenRouter ``usage.cost``), else from the price table."""
+def _spend(usage: Any, settings: LLMSettings) -> tuple[Spend, str | None]:
+    """Tokens as reported; cost as reported (OpenRouter ``usage.cost``), else from the price table.
+
+    Figures that are not plausible (``agents.types.spend_problem``: NaN, negative, a cost of
+    1e308, a billion tokens) come back with the problem, counted as no tokens and the ceiling
+    cost, since what the request really cost is unknown."""
     if not isinstance(usage, dict):
-        return Spend()
+        return Spend(), None
     prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
     reported = _money(usage.get("cost"))
-    cost = reported if reported is not None else settings.cost_from_tokens(prompt, completion)
-    return Spend(prompt, completion, cost)
+    problem = spend_problem(prompt, completion, Decimal(0) if reported is None else reported)
+    if problem is None:  # the counts are whole numbers and the cost, if any, a Decimal in range
+        tokens = cast(int, prompt), cast(int, completion)
+        cost = settings.cost_from_tokens(*tokens) if reported is None else cast(Decimal, reported)
+        problem = spend_problem(*tokens, cost)  # a price table can make plausible tokens cost too much
+        if problem is None:
+            return Spend(*tokens, cost), None
+    return Spend(cost_usd=MAX_REQUEST_COST_USD), problem
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+def _count(value: Any) -> object:
+    """A token count as reported: missing is 0; a whole float (``1000.0``) is its int; anything
+    else is kept for ``spend_problem`` to refuse."""
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
-def _money(value: Any) -> Decimal | None:
+def _money(value: Any) -> object:
+    """A reported cost: missing is None (the price table decides); a number or decimal string is a
+    Decimal; anything else is kept for ``spend_problem`` to refuse."""
+    if value is None:
+        return None
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        return None
+        return value
     try:
-        amount = Decimal(str(value))
+        return Decimal(str(value).strip())
     except InvalidOperation:
-        return None
-    return amount if amount.is_finite() and amount >= 0 else None
+        return value
 
 
 def _json_or_none(text: str) -> Any:

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -29,12 +29,29 @@ from pydantic import (
 
 from arena.cohorts.provider_limits import MAX_CONCURRENCY, LLMLimitsConfig
 from arena.cohorts.sections import BudgetConfig, MarksConfig, PricesConfig, ScoringConfig, ToolsConfig
-from arena.core.config_types import Duration, PositiveAmount, Probability, Strict, UtcDateTime
+from arena.core.config_types import (
+    MAX_DURATION,
+    Duration,
+    PositiveAmount,
+    Probability,
+    Strict,
+    UtcDateTime,
+    format_duration,
+)
 from markets.types import Venue
 from portfolio.rules import DEFAULT_BANKROLL, DEFAULT_MAX_BET_FRACTION, DEFAULT_MIN_BET, Rules
 from portfolio.units import Money
 
 DEFAULT_DATASET = "data/forecastbench"
+# Limits of a cohort (docs/limits-and-safety.md "Limits"): counts a config may ask for, and when
+# it may start. What the cohort implies in all (rounds, marks, decisions) is checked at launch
+# (``arena.cohorts.workload``).
+MAX_ROUNDS = 100_000
+MAX_SEED = 2**31 - 1  # the cohort.seed column is a 32-bit integer on PostgreSQL
+MAX_DAYS = 36_500
+MAX_MARKETS = 100_000
+EARLIEST_START = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST_START = datetime(2200, 1, 1, tzinfo=UTC)
 
 
 class ConfigError(ValueError):
@@ -51,8 +68,18 @@ class ScheduleConfig(Strict):
 
     every: Duration = timedelta(days=7)
     # None: keep deciding until the replay data ends (live cohorts must give a number).
-    rounds: int | None = Field(default=None, ge=1)
+    rounds: int | None = Field(default=None, ge=1, le=MAX_ROUNDS)
     catch_up_grace: Duration = timedelta(hours=1)
+
+    @model_validator(mode="after")
+    def _span_fits(self) -> ScheduleConfig:
+        """The last round must be a date: ``every × rounds`` within ``MAX_DURATION``."""
+        span = self.every.total_seconds() * (self.rounds or 1)
+        if span > MAX_DURATION.total_seconds():
+            raise ValueError(
+                f"every × rounds spans {span / 86_400:,.0f} days; at most {format_duration(MAX_DURATION)}"
+            )
+        return self
 
 
 def decisions_end(start: datetime | None, schedule: ScheduleConfig) -> datetime | None:
@@ -89,11 +116,11 @@ class RulesConfig(Strict):
 class UniverseConfig(Strict):
     """Which markets a round offers: filters first, then ``order_by``, then the first ``max_markets``."""
 
-    max_markets: int = Field(default=50, ge=1)
+    max_markets: int = Field(default=50, ge=1, le=MAX_MARKETS)
     venues: tuple[Venue, ...] = (Venue.POLYMARKET, Venue.MANIFOLD)
-    min_volume: Annotated[Decimal, Field(ge=0), PlainSerializer(str)] | None = None
-    min_days_to_close: float | None = Field(default=None, ge=0)
-    max_days_to_close: float | None = Field(default=None, gt=0)
+    min_volume: Annotated[Decimal, Field(ge=0, le=Decimal(10) ** 15), PlainSerializer(str)] | None = None
+    min_days_to_close: float | None = Field(default=None, ge=0, le=MAX_DAYS)
+    max_days_to_close: float | None = Field(default=None, gt=0, le=MAX_DAYS)
     min_price: Probability = Decimal("0.02")
     max_price: Probability = Decimal("0.98")
     order_by: Literal["volume", "close_time", "market_id"] = "volume"
@@ -132,7 +159,7 @@ class PriceVisibility(Strict):
     the cohort start (to measure forecasts made without anchoring on the market)."""
 
     mode: Literal["always", "never", "after_days"] = "always"
-    after_days: int | None = Field(default=None, ge=0)
+    after_days: int | None = Field(default=None, ge=0, le=MAX_DAYS)
 
     @model_validator(mode="before")
     @classmethod
@@ -223,7 +250,7 @@ class AgentConfig(BaseModel):
 
 # Added after the first release (see ``config_hash``): whole sections, and keys of older sections.
 LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget", "llm_limits")
-LATER_KEYS = {"schedule": ("catch_up_grace",)}
+LATER_KEYS = {"schedule": ("catch_up_grace",), "llm_limits": ("max_pause_s",)}
 
 
 class CohortConfig(Strict):
@@ -233,7 +260,7 @@ class CohortConfig(Strict):
     dataset: str | None = None
     venue: Venue | None = None
     start: UtcDateTime | None = None
-    seed: int = 0
+    seed: int = Field(default=0, ge=0, le=MAX_SEED)
     schedule: ScheduleConfig = ScheduleConfig()
     rules: RulesConfig = RulesConfig()
     universe: UniverseConfig = UniverseConfig()
@@ -289,6 +316,14 @@ class CohortConfig(Strict):
             )
         return self
 
+    @field_validator("start")
+    @classmethod
+    def _start_in_range(cls, start: datetime | None) -> datetime | None:
+        problem = None if start is None else start_problem(start)
+        if problem:
+            raise ValueError(problem)
+        return start
+
     @property
     def decisions_end(self) -> datetime | None:
         return decisions_end(self.start, self.schedule)
@@ -312,12 +347,26 @@ class CohortConfig(Strict):
             if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):
                 del frozen[section]
         for section, keys in LATER_KEYS.items():
+            if section not in frozen:  # a later section left out whole, above
+                continue
             defaults = type(getattr(self, section))().model_dump(mode="json")
             for key in keys:
                 if frozen[section][key] == defaults[key]:
                     del frozen[section][key]
         canonical = json.dumps(frozen, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def start_problem(start: datetime) -> str | None:
+    """Why a cohort cannot start at ``start`` (None: it can). It must lie in [``EARLIEST_START``,
+    ``LATEST_START``): no market predates the first, and a schedule from the second could run
+    past what a date holds (year 9999)."""
+    if EARLIEST_START <= start < LATEST_START:
+        return None
+    return (
+        f"{start.isoformat()} is outside the supported range "
+        f"[{EARLIEST_START:%Y-%m-%d}, {LATEST_START:%Y-%m-%d})"
+    )
 
 
 def _describe(error: Mapping[str, Any]) -> str:

@@ -1,8 +1,9 @@
 """Launching a cohort from a config (its life after that, pause/resume/cancel, is ``lifecycle``).
 
 Launching checks everything that could fail later (every agent's settings, plug-ins, scripts and
-API keys; the dataset; the start time) before anything is written, then freezes the effective
-config with its sha256 and creates the cohort and its agents in one transaction. Nothing about a
+API keys; the dataset; the start time; the rounds, marks and decisions the cohort implies,
+``arena.cohorts.workload``) before anything is written, then freezes the effective config with
+its sha256 and creates the cohort and its agents in one transaction. Nothing about a
 cohort is read from the TOML again: an agent's model can never change mid-cohort.
 """
 
@@ -19,8 +20,9 @@ from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from agents.registry import AgentConfigError, validate_agent
-from arena.cohorts.config import CohortConfig, ConfigError
+from arena.cohorts.config import CohortConfig, ConfigError, start_problem
 from arena.cohorts.leakage import excluded_in_window, knowledge_cutoff, launch_warnings
+from arena.cohorts.workload import Work, check_work, implied_work
 from arena.core.clock import Clock
 from arena.core.provenance import git_commit_label, package_version
 from arena.db.engine import session_scope
@@ -38,6 +40,7 @@ class Launched:
     excluded: int
     created: bool  # False: a cohort with this id and the same config already existed
     warnings: tuple[str, ...] = ()  # what the leakage guard cannot protect (see arena.cohorts.leakage)
+    work: Work | None = None  # what the cohort implies: rounds, marks, decisions
 
 
 def check_agents(config: CohortConfig, environ: Mapping[str, str]) -> None:
@@ -61,6 +64,8 @@ def effective_config(config: CohortConfig, source: MarketSource, clock: Clock) -
         )
         if start is None:
             raise ConfigError("start: the dataset has no prices, so no start time can be chosen")
+        if problem := start_problem(start):
+            raise ConfigError(f"start: the dataset's first price, {problem}; give a start in range")
     if end is not None and start > end:
         raise ConfigError(f"start: {start.isoformat()} is after the dataset's last instant {end.isoformat()}")
     first = getattr(source, "start", None) if config.mode == "replay" else None
@@ -91,6 +96,10 @@ def launch(
     check_agents(config, environ)
     frozen = effective_config(config, source, clock)
     assert frozen.start is not None
+    work = implied_work(
+        frozen, frozen.start, getattr(source, "end", None) if frozen.mode == "replay" else None
+    )
+    check_work(frozen, work)
     excluded = excluded_in_window(frozen, source, frozen.start)
     warnings = tuple(launch_warnings(frozen, _round_times_before_cutoff(frozen, source)))
     for warning in warnings:
@@ -102,10 +111,10 @@ def launch(
             if existing is not None:
                 if existing.config_hash != frozen.config_hash():
                     raise ConfigError(f"cohort {cohort_id!r} already exists with a different config")
-                return Launched(cohort_id, frozen, existing.excluded_markets, False, warnings)
+                return Launched(cohort_id, frozen, existing.excluded_markets, False, warnings, work)
         chosen = cohort_id or _free_id(session, frozen.name, now)
         _insert(session, chosen, frozen, excluded, now)
-    return Launched(chosen, frozen, excluded, True, warnings)
+    return Launched(chosen, frozen, excluded, True, warnings, work)
 
 
 def _round_times_before_cutoff(config: CohortConfig, source: MarketSource) -> Iterator[datetime]:

@@ -9,13 +9,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, PlainSerializer
 
-from arena.core.config_types import Duration, Strict
+from arena.core.config_types import MAX_AMOUNT, Duration, Strict
 
 
 class MarksConfig(Strict):
     every: Duration = timedelta(days=1)
     # Open positions in markets unresolved this long after their close are reported as stale.
-    stale_after_days: int = Field(default=30, ge=1)
+    stale_after_days: int = Field(default=30, ge=1, le=36_500)
 
 
 class PricesConfig(Strict):
@@ -56,4 +56,6 @@ class BudgetConfig(Strict):
     """A dollar cap on what all the cohort's agents together may spend on providers; once it is
     reached, every agent that spends holds (with the reason recorded)."""
 
-    max_cost_usd: Annotated[Decimal, Field(ge=0), PlainSerializer(str)] | None = None
+    max_cost_usd: (
+        Annotated[Decimal, Field(ge=0, le=MAX_AMOUNT, allow_inf_nan=False), PlainSerializer(str)] | None
+    ) = None

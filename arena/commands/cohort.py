@@ -62,6 +62,8 @@ def launch_command(
     verb = "Launched" if launched.created else "Already launched:"
     console.print(f"{verb} cohort [bold]{launched.cohort_id}[/] ({config.mode}, {len(config.agents)} agents)")
     console.print(f"config sha256 {launched.config.config_hash()}")
+    if launched.work is not None:
+        console.print(f"implies {launched.work.describe()}")
     if launched.excluded:
         console.print(
             f"leakage guard: {launched.excluded} markets closing by an agent's knowledge cutoff are excluded"
@@ -104,7 +106,10 @@ def show_command(
     cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
 ) -> None:
     """A cohort's config, agents (value, P/L, bets, errors), rounds and stale positions."""
-    overview = cohort_overview(open_engine(database_url), cohort_id)
+    try:
+        overview = cohort_overview(open_engine(database_url), cohort_id)
+    except ConfigError as exc:  # frozen by an older version with values now out of range
+        fail(f"cohort {cohort_id!r} cannot be shown: {exc}", code=1)
     if overview is None:
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
     render_overview(overview)

@@ -101,7 +101,11 @@ def info_command(
     table.add_row("published", f"{_when(info.first_published)} … {_when(info.last_published)}")
     table.add_row("imported from", escape(info.source_file))
     table.add_row("imported at", _when(info.imported_at))
-    table.add_row("dropped", f"{sum(info.dropped.values()):,} (restricted sources)")
+    table.add_row(
+        "dropped",
+        f"{sum(info.dropped.values()):,} (restricted sources: forecasting sites and prediction markets, "
+        "which the Autocast competition rules forbid)",
+    )
     table.add_row("deny-list", escape(", ".join(info.deny_list) or "(empty)"))
     console.print(table)
     _print_dropped(info)

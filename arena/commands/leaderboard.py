@@ -16,7 +16,7 @@ from arena.core.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.state import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
-from arena.scoring.load.database import cohort_scoring, model_identities
+from arena.scoring.load.database import cohort_scoring, model_identities, unscorable
 from arena.scoring.stats.pooling import by_model
 
 POOL_BY = ("name", "model")
@@ -62,6 +62,7 @@ def leaderboard_command(
     when = _parse_as_of(as_of)
     engine = _open(database_url)
     try:
+        skipped = unscorable(engine) if cohort is None else {}
         frames = load_frames(engine, cohort, marks_until=when)
         chosen = cohort_scoring(engine, cohort)
         if pool_by == "model":
@@ -70,6 +71,8 @@ def leaderboard_command(
         _fail(str(exc))
     finally:
         engine.dispose()
+    for cohort_id, reason in skipped.items():  # left out of "all cohorts", never silently
+        typer.echo(f"note: cohort {cohort_id} is not scored: {reason}", err=True)
     cohorts = sorted(set(frames.agents["cohort_id"]))
     frames = frames if when is None else frames.as_of(when)
     settings = Settings(

@@ -18,14 +18,13 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.commands import resolutions
-from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
+from arena.commands.options import DatabaseOption, fail, open_engine, portable_command, process_settings
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
-from arena.core.settings import Settings
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
-from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.run import SyncDeadlineExceeded, SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.replay.format import DatasetError, DatasetInfo
 from markets.replay.write import write_dataset
@@ -83,6 +82,7 @@ def sync_command(
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    env = process_settings()  # a bad ARENA_* value is one line, not a traceback
     settings = SyncSettings(
         top_n=top_n,
         min_liquidity=min_liquidity,
@@ -92,9 +92,8 @@ def sync_command(
         fetch_books=books,
         history_days=history_days,
         discovery=Discovery(discovery).value,
-    )
+    ).limited_by(env)
     engine = open_engine(database_url)
-    env = Settings()
     urls = VenueUrls(
         gamma=gamma_url or env.gamma_url,
         clob=clob_url or env.clob_url,
@@ -102,13 +101,19 @@ def sync_command(
     )
     with _RichProgress() as progress:
 
-        async def main() -> SyncReport:
-            return await sync_venue(engine, SystemClock(), venue, settings, urls=urls, progress=progress)
+        async def main() -> SyncReport | SyncDeadlineExceeded:
+            try:
+                return await sync_venue(engine, SystemClock(), venue, settings, urls=urls, progress=progress)
+            except SyncDeadlineExceeded as exc:
+                return exc
 
         report = anyio.run(main)
+    if isinstance(report, SyncDeadlineExceeded):
+        fail(str(report), code=1)
     _print_report(report)
     if report.problems and report.selected + report.refreshed == 0:
-        raise typer.Exit(1)
+        subject, reason = report.problems[0]
+        fail(f"sync of {venue.value} kept nothing: {subject}: {reason}", code=1)
 
 
 @app.command("record")

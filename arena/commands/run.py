@@ -218,6 +218,8 @@ def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> 
         source = open_source(config, engine)
     launched = launch(engine, config, source=source, environ=os.environ, clock=SystemClock())
     console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
+    if launched.work is not None:
+        console.print(f"implies {launched.work.describe()}")
     if launched.excluded:
         console.print(f"leakage guard: {launched.excluded} markets excluded (closing by a knowledge cutoff)")
     for warning in launched.warnings:

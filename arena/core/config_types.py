@@ -9,21 +9,45 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+# The longest duration anything takes (docs/limits-and-safety.md "Limits"): a century.
+MAX_DURATION = timedelta(days=36_500)
+# Money in a config: what the ledger's columns hold with room for a bet's payout (they hold
+# |x| < 10^12), on the ledger's micro-dollar grid.
+MAX_AMOUNT = Decimal(1_000_000_000)
+AMOUNT_PLACES = 6
 
 
 def _parse_duration(value: object) -> timedelta:
-    """Accept ``"7d"``, ``"12h"``, ``"30m"`` or ``"90s"``: whole units, so schedules stay aligned."""
+    """Accept ``"7d"``, ``"12h"``, ``"30m"`` or ``"90s"``: whole units, so schedules stay aligned;
+    at most ``MAX_DURATION``."""
     if isinstance(value, timedelta):
-        return value
-    match = re.fullmatch(r"\s*(\d+)\s*([dhms])\s*", str(value))
-    if not match or int(match.group(1)) == 0:
-        raise ValueError(f"expected a positive duration like '7d', '12h', '30m' or '90s', got {value!r}")
-    amount, unit = int(match.group(1)), match.group(2)
-    return timedelta(seconds=amount * _UNIT_SECONDS[unit])
+        seconds = value.total_seconds()
+    else:
+        match = re.fullmatch(r"\s*(\d{1,30})\s*([dhms])\s*", str(value))
+        if not match or int(match.group(1)) == 0:
+            raise ValueError(f"expected a positive duration like '7d', '12h', '30m' or '90s', got {value!r}")
+        seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+    if not 0 < seconds <= MAX_DURATION.total_seconds():
+        raise ValueError(
+            f"expected a positive duration of at most {format_duration(MAX_DURATION)}, got {value!r}"
+        )
+    return timedelta(seconds=seconds)
 
 
 _UNIT_SECONDS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+
+
+def _amount(value: Decimal) -> Decimal:
+    """A config's dollars: at most ``MAX_AMOUNT``, on the micro-dollar grid (never rounded)."""
+    if value > MAX_AMOUNT:
+        raise ValueError(f"must be at most {MAX_AMOUNT:,} (the ledger's range), got {value}")
+    if value != value.quantize(Decimal(1).scaleb(-AMOUNT_PLACES)):
+        raise ValueError(
+            f"must have at most {AMOUNT_PLACES} decimal places (the ledger's micro-dollar), got {value}"
+        )
+    return value
 
 
 def format_duration(delta: timedelta) -> str:
@@ -50,7 +74,11 @@ Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerialize
 UtcDateTime = Annotated[
     datetime, BeforeValidator(_parse_utc), PlainSerializer(lambda d: d.isoformat().replace("+00:00", "Z"))
 ]
-PositiveAmount = Annotated[Decimal, Field(gt=0), PlainSerializer(str)]
+# allow_inf_nan: a TOML float 1e400 is infinity, which is not an amount; the check order matters,
+# since quantizing a huge amount would raise.
+PositiveAmount = Annotated[
+    Decimal, Field(gt=0, allow_inf_nan=False), AfterValidator(_amount), PlainSerializer(str)
+]
 Probability = Annotated[Decimal, Field(ge=0, le=1), PlainSerializer(str)]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from pydantic import SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena.core.config_types import Duration
@@ -46,6 +46,13 @@ class Settings(BaseSettings):
     # skips the wait (a server crash may lose the last commits, which a resumed replay redoes).
     # Live cohorts always commit durably. See docs/storage.md "Commit durability of replays".
     replay_synchronous_commit: bool = True
+    # What a venue may send (docs/limits-and-safety.md "Limits"): the decoded body of one response,
+    # the whole of one request (connect to last byte), the network part of one sync run, and how
+    # much of one raw payload is stored (past it, its size and sha256 instead).
+    venue_max_body_bytes: int = Field(default=32 * 1024 * 1024, ge=64 * 1024, le=1024**3)
+    venue_request_deadline: Duration = timedelta(seconds=60)
+    sync_deadline: Duration = timedelta(minutes=30)
+    venue_raw_kept_bytes: int = Field(default=1024 * 1024, ge=1024, le=1024**3)
 
     @field_validator("home")
     @classmethod

@@ -3,7 +3,8 @@
 An import is one transaction: documents are inserted in bulk batches as the file streams by (on
 SQLite into a staging table, copied and indexed in id order at the end), and the first bad line
 rolls everything back, so a corpus is either whole or absent. Documents from
-restricted sources (``arena.corpus.deny_list``) are counted by the domain they matched and left out.
+restricted sources (``arena.corpus.deny_list``) are counted by the domain they matched, and whether
+their url or their source named it, and left out.
 """
 
 from __future__ import annotations
@@ -114,9 +115,9 @@ def import_corpus(
         batch: list[dict[str, Any]] = []
         count = 0
         for _, document in read_documents(stream, path.name):
-            denied = deny.match(document.url, document.source)
-            if denied is not None:
-                dropped[denied] += 1
+            denial = deny.denial(document.url, document.source)
+            if denial is not None:
+                dropped[str(denial)] += 1  # e.g. "metaculus.com (by its source)"
                 continue
             batch.append(
                 {

@@ -580,7 +580,8 @@ class CorpusRow(ArenaTable, table=True):
     """A named corpus of dated documents that research tools search (``arena corpus import``).
 
     ``dropped_json`` counts the documents the import left out, by the deny-list entry they
-    matched; ``deny_list_json`` is the list that import applied, so a corpus says what it excludes.
+    matched and what named it (``metaculus.com (by its source)``); ``deny_list_json`` is the list
+    that import applied, so a corpus says what it excludes.
     """
 
     __tablename__ = "corpus"

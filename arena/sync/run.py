@@ -21,17 +21,20 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import partial
 from typing import Any, Literal, Protocol
 
+import anyio
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from arena.core.clock import Clock
+from arena.core.config_types import format_duration
 from arena.core.heap import long_lived_heap
+from arena.core.settings import Settings
 from arena.db.engine import session_scope
 from arena.db.market_rows import (
     Stored,
@@ -47,8 +50,9 @@ from arena.db.market_rows import (
     write_snapshots,
 )
 from arena.sync.unchanged import recently_priced, write_stamps
+from markets.bounded import kept_json
 from markets.concurrency import gather_bounded
-from markets.http import PayloadError, VenueHTTPError
+from markets.http import DEFAULT_MAX_BODY_BYTES, PayloadError, VenueHTTPError
 from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 # A market as a venue listed it, with the raw payload it was parsed from (for its sync stamp).
@@ -76,6 +80,21 @@ class SyncSettings:
     manifold_scan: int = 2000  # Manifold: how many recently traded markets to consider
     concurrency: int = 8
     write_batch: int = 500
+    # Bounds on what the venue may send (``limited_by`` reads them from the environment's settings).
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES  # decoded, per response
+    request_deadline: timedelta = timedelta(seconds=60)  # one request, connect to last byte
+    deadline: timedelta = timedelta(minutes=30)  # the run's requests, all of them
+    raw_kept_bytes: int = 1024 * 1024  # a raw payload stored; past it, its size and sha256
+
+    def limited_by(self, env: Settings) -> SyncSettings:
+        """These settings under the environment's limits (``ARENA_VENUE_*``, ``ARENA_SYNC_DEADLINE``)."""
+        return replace(
+            self,
+            max_body_bytes=env.venue_max_body_bytes,
+            request_deadline=env.venue_request_deadline,
+            deadline=env.sync_deadline,
+            raw_kept_bytes=env.venue_raw_kept_bytes,
+        )
 
     def liquidity_floor(self, venue: Venue) -> Decimal:
         return self.min_liquidity if self.min_liquidity is not None else DEFAULT_MIN_LIQUIDITY[venue]
@@ -118,6 +137,10 @@ class SyncReport:
     def pending(self, undecided: Undecided) -> None:
         log.info("sync %s: %s not resolved yet: %s", self.venue.value, undecided.market_id, undecided.reason)
         self.undecided.append(undecided)
+
+
+class SyncDeadlineExceeded(Exception):
+    """A sync whose requests did not finish within its deadline; nothing of it was written."""
 
 
 class Progress(Protocol):
@@ -258,20 +281,42 @@ async def _sync(
     ids = {market_id: venue_id for market_id, (venue_id, _) in stored.items()}
     stamps = {market_id: stamp for market_id, (_, stamp) in stored.items()}
     tracked = Tracked(ids, stamps, partial(_read_raw, engine), partial(_recently_priced, engine))
+    try:
+        with anyio.fail_after(settings.deadline.total_seconds()):
+            observations = await _observe(engine, collector, clock, tracked, now, settings, report, progress)
+    except TimeoutError:
+        raise SyncDeadlineExceeded(
+            f"sync of {collector.venue.value} stopped at its deadline of "
+            f"{format_duration(settings.deadline)} (ARENA_SYNC_DEADLINE) before writing anything"
+        ) from None
+    _write(engine, observations, clock.now(), settings, report, progress)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+async def _observe(
+    engine: Engine,
+    collector: Collector,
+    clock: Clock,
+    tracked: Tracked,
+    now: datetime,
+    settings: SyncSettings,
+    report: SyncReport,
+    progress: Progress,
+) -> list[Observation]:
+    """Every request of the run: the collector's observations, with history for new markets."""
     observations = await collector.collect(clock, tracked, settings, report, progress)
     with session_scope(engine, write=False) as session:
         known = existing_markets(
-            session, [o.market.market_id for o in observations if o.market.market_id not in ids]
+            session, [o.market.market_id for o in observations if o.market.market_id not in tracked.ids]
         )
-    known.update(ids)
+    known.update(tracked.ids)
     fresh = [o.market for o in observations if o.snapshots and o.market.market_id not in known]
     if fresh and settings.history_days > 0:
         histories = await collector.backfill(fresh, now, settings, report, progress)
         for obs in observations:
             obs.history = histories.get(obs.market.market_id, [])
-    _write(engine, observations, clock.now(), settings, report, progress)
-    report.seconds = time.perf_counter() - started
-    return report
+    return observations
 
 
 def _read_raw(engine: Engine, market_ids: Iterable[str]) -> dict[str, Any]:
@@ -355,16 +400,19 @@ def _rows(
     batch: list[Observation], stored: Mapping[str, Stored], now: datetime, settings: SyncSettings
 ) -> tuple[list[dict[str, Any]], ...]:
     markets, snapshots, history, resolutions = [], [], [], []
+    kept = partial(kept_json, limit=settings.raw_kept_bytes)  # a raw payload past it: size and sha256
     for obs in batch:
         previous = stored.get(obs.market.market_id)
-        row = market_row(obs.market, obs.raw, now)
+        row = market_row(obs.market, {}, now)
         if previous is None or any(row[c] != previous.row[c] for c in previous.row):
-            markets.append({**row, "sync_stamp": obs.stamp or None})
+            markets.append({**row, "raw_json": kept(dict(obs.raw)), "sync_stamp": obs.stamp or None})
         latest = previous.latest if previous else {}
-        snapshots += [snapshot_row(s, raw) for s, raw in obs.snapshots if _worth_writing(s, latest, settings)]
+        snapshots += [
+            snapshot_row(s, kept(raw)) for s, raw in obs.snapshots if _worth_writing(s, latest, settings)
+        ]
         history += [snapshot_row(s, None) for s in obs.history]
         if obs.resolution is not None and not (previous and previous.resolved):
-            resolutions.append(resolution_row(obs.resolution, now, dict(obs.raw)))
+            resolutions.append(resolution_row(obs.resolution, now, kept(dict(obs.raw))))
     return markets, snapshots, history, resolutions
 
 

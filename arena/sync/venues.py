@@ -7,7 +7,7 @@ run, closed at the end, with connection limits sized for the batched CLOB calls.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import anyio
 import httpx
@@ -42,8 +42,14 @@ async def sync_venue(
     policy: RetryPolicy | None = None,
     progress: Progress | None = None,
 ) -> SyncReport:
-    """One sync of ``venue`` into ``engine``'s database."""
+    """One sync of ``venue`` into ``engine``'s database. Every request is bounded by ``settings``
+    (decoded body, deadline), whatever else ``policy`` (attempts, timeouts) says."""
     urls = urls or VenueUrls()
+    policy = replace(
+        policy or RetryPolicy(),
+        max_body_bytes=settings.max_body_bytes,
+        deadline=settings.request_deadline.total_seconds(),
+    )
     limits = httpx.Limits(
         max_connections=4 * settings.concurrency, max_keepalive_connections=2 * settings.concurrency
     )

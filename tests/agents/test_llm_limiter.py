@@ -90,6 +90,30 @@ def test_retry_after_holds_every_agent_calling_that_provider() -> None:
     assert len(later) == 2 and all(0.55 <= wait < 1.5 for wait in later)
 
 
+def test_an_absurd_retry_after_holds_the_providers_other_agents_no_longer_than_max_pause_s() -> None:
+    with FakeOpenAIServer() as server:
+        server.script(
+            Reply.error(429, "come back later", retry_after=99999999999), Reply.ok("{}"), Reply.ok("{}")
+        )
+        url = f"{server.base_url}/chat/completions"
+        limits = ProviderLimits(requests_per_second=100, max_in_flight=10, max_pause_s=0.5)
+
+        async def run() -> float:
+            async with AgentHttpClients() as http:
+                assert (
+                    await http.new_client(limits).post(url, content=BODY, headers=JSON)
+                ).status_code == 429
+                told = time.perf_counter()
+                others = [http.new_client(limits), http.new_client(limits)]
+                with anyio.fail_after(10):  # the old limiter held them for 3,000 years
+                    assert await _post_all(others, url) == [200, 200]
+                return told
+
+        told = anyio.run(run)
+        later = [r.received_at - told for r in server.requests[1:]]
+    assert len(later) == 2 and all(0.45 <= wait < 1.5 for wait in later)
+
+
 def test_another_provider_is_not_held_by_ones_retry_after() -> None:
     with FakeOpenAIServer() as busy, FakeOpenAIServer() as calm:
         busy.script(Reply.error(503, "overloaded", retry_after=5))

@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from agents.llm.errors import ChatError, ErrorKind
+from agents.llm.errors import ChatError, ErrorKind, Spend
 from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import ChatMessage, encode_request, parse_response, retry_after_seconds
@@ -92,17 +92,39 @@ def test_the_price_table_prices_tokens_when_no_cost_is_reported() -> None:
     assert parsed.spend.cost_usd == Decimal("0.002")  # 1000 × $1/M + 500 × $2/M
 
 
-@pytest.mark.parametrize(
-    "usage",
-    [None, "n/a", {"prompt_tokens": -1, "completion_tokens": True}, {"prompt_tokens": "10", "cost": "NaN"}],
-)
-def test_missing_or_malformed_usage_counts_nothing(usage: Any) -> None:
+@pytest.mark.parametrize("usage", [None, "n/a", {}])
+def test_missing_usage_counts_nothing(usage: Any) -> None:
     parsed = parse_response(200, {}, completion({"content": "x"}, usage), SETTINGS)
     assert (parsed.spend.prompt_tokens, parsed.spend.completion_tokens, parsed.spend.cost_usd) == (
         0,
         0,
         Decimal(0),
     )
+
+
+@pytest.mark.parametrize(
+    ("usage", "problem"),
+    [
+        ({"prompt_tokens": -1, "completion_tokens": 3}, "usage.prompt_tokens must be a whole number"),
+        ({"prompt_tokens": 3, "completion_tokens": True}, "usage.completion_tokens must be a whole number"),
+        ({"prompt_tokens": "10", "cost": 0.1}, "got '10'"),
+        ({"prompt_tokens": 10**12}, "in [0, 10,000,000], got 1000000000000"),
+        ({"cost": "NaN"}, "usage.cost must be a number of dollars in [0, 1000], got Decimal('NaN')"),
+        ({"cost": 1e308}, "got Decimal('1E+308')"),
+        ({"cost": -0.5}, "got Decimal('-0.5')"),
+        ({"cost": [1]}, "got [1]"),
+        ({"prompt_tokens": 9_000_000, "completion_tokens": 9_000_000}, "usage.cost must be"),  # priced
+    ],
+)
+def test_implausible_usage_is_the_requests_error_counted_at_the_ceiling(usage: Any, problem: str) -> None:
+    priced = SETTINGS.model_copy(
+        update={"usd_per_mtok_input": Decimal(100), "usd_per_mtok_output": Decimal(100)}
+    )
+    with pytest.raises(ChatError) as caught:
+        parse_response(200, {}, completion({"content": "x"}, usage), priced)
+    assert caught.value.kind is ErrorKind.INVALID_USAGE and problem in caught.value.message
+    assert caught.value.message.startswith("HTTP 200 with implausible usage: ")
+    assert caught.value.spend == Spend(0, 0, Decimal(1000))  # unknown: counted as the most one request costs
 
 
 def test_content_as_parts_and_null_content() -> None:

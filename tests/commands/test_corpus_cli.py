@@ -33,10 +33,14 @@ def test_import_then_info_and_list(db_url: str, tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "news.jsonl", rows)
     code, out, err = _arena(db_url, "corpus", "import", str(path), "--name", "news")
     assert code == 0, err
-    assert "Imported corpus news: 2 documents." in out and "restricted source polymarket.com: 1" in out
+    assert "Imported corpus news: 2 documents." in out
+    assert "restricted source polymarket.com (by its url): 1" in out
     code, out, _ = _arena(db_url, "corpus", "info", "news")
     assert code == 0 and "2025-01-02T00:00:00+00:00 … 2025-01-04T00:00:00+00:00" in out
-    assert "1 (restricted sources)" in out
+    assert "1 (restricted sources:" in " ".join(out.split()) and "Autocast competition rules" in " ".join(
+        out.split()
+    )
+    assert "restricted source polymarket.com (by its url): 1" in out
     code, out, _ = _arena(db_url, "corpus", "list")
     assert code == 0 and "news" in out and "2025-01-04" in out
     # --deny-list replaces the default list, --deny adds to it: here polymarket.com is kept.

@@ -36,7 +36,11 @@ def test_import_keeps_documents_and_counts_restricted_ones(engine: Engine, tmp_p
     path = write_jsonl(tmp_path / "news.jsonl", rows)
     info = import_corpus(engine, path, "news", on_progress=progress.append, batch_size=1)
     assert info.documents == 2
-    assert info.dropped == {"metaculus.com": 2, "polymarket.com": 1}
+    assert info.dropped == {
+        "metaculus.com (by its source)": 1,
+        "metaculus.com (by its url)": 1,
+        "polymarket.com (by its url)": 1,
+    }
     assert (info.first_published, info.last_published) == (T0 + timedelta(days=0.5), T0 + timedelta(days=3))
     assert info.source_file == "news.jsonl" and "kalshi.com" in info.deny_list
     assert progress[-1] == path.stat().st_size and progress == sorted(progress)

@@ -13,7 +13,7 @@ from arena.db.engine import make_engine, session_scope
 from arena.db.models import CohortRow
 from arena.reports.escaping import WORD_JOINER
 from tests.dashboard.conftest import PLANTED, Runner, screen_text
-from tests.dashboard.world import LIVE, REPLAY
+from tests.dashboard.world import LIVE, OLD_CONFIG_SECRETS, REPLAY, plant_old_config_secrets
 
 Dashboard = Callable[[str], Runner]
 
@@ -225,3 +225,21 @@ def test_a_baseline_that_calls_no_model_gets_no_cost_chart(page: Runner) -> None
     assert "No model calls (no tokens, no cost)" in text
     assert len(app.get("plotly_chart")) < 3  # no cost and latency chart for a bot that calls no model
     assert [t.label for t in app.tabs] == ["Open (1)", "Closed and settled (2)"]  # open first: it holds one
+
+
+@pytest.mark.parametrize(
+    ("name", "widgets"), [("cohort", {}), ("agent", {"agent_name": "gpt-4o", "agent_raw": True})]
+)
+def test_secrets_an_older_config_held_in_headers_and_urls_never_reach_the_screen(
+    dashboard: Dashboard, world_url: str, tmp_path: Path, name: str, widgets: dict[str, object]
+) -> None:
+    copy = tmp_path / "old-config.db"
+    shutil.copyfile(world_url.removeprefix("sqlite:///"), copy)
+    engine = make_engine(f"sqlite:///{copy}")
+    plant_old_config_secrets(engine, REPLAY)
+    engine.dispose()
+    app = dashboard(f"sqlite:///{copy}")(name, cohort=REPLAY, **widgets)
+    text = _clean(app)
+    assert [s for s in OLD_CONFIG_SECRETS if s in text] == []
+    if name == "cohort":  # the frozen configuration is shown, its harmless parts as written
+        assert "X-Title" in text and "api-version=2024" in text and "[REDACTED]" in text

@@ -24,6 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from sqlalchemy import Engine
+from sqlmodel import select
 
 from arena.cohorts.config import CohortConfig, parse_config
 from arena.db.engine import session_scope
@@ -386,3 +387,72 @@ def _resolve_sell(action: Any, ledger: Ledger) -> Any:
         assert position_id is not None
         return Sell(position_id, action.percent)
     return action
+
+
+# Secrets an older version let a config hold: not key-shaped, not in the environment, so only the
+# structured redaction of headers and URLs can keep them out of what is shown.
+OLD_CONFIG_SECRETS = ("c00kie-session-77aa11", "goog-key-5e5e5e5e", "hunter2-basic-pw", "query-sig-0f0f0f")
+
+
+def plant_old_config_secrets(engine: Engine, cohort_id: str) -> None:
+    """Give the cohort's LLM agents (settings and frozen config) the secrets of ``OLD_CONFIG_SECRETS``
+    in ``extra_headers`` and ``base_url``, as a config from before the ``env:`` rule stored them."""
+    cookie, goog, password, signature = OLD_CONFIG_SECRETS
+    planted = {
+        "extra_headers": {"Cookie": f"session={cookie}", "X-Goog-Api-Key": goog, "X-Title": "arena"},
+        "base_url": f"https://user:{password}@llm.example/v1?api-version=2024&sig={signature}",
+    }
+    with session_scope(engine) as session:
+        cohort = session.get(CohortRow, cohort_id)
+        assert cohort is not None
+        config = dict(cohort.config_json)
+        config["agents"] = [{**a, **planted} if a["kind"] == "llm" else a for a in config["agents"]]
+        cohort.config_json = config
+        llms = session.exec(select(AgentRow).where(AgentRow.cohort_id == cohort_id, AgentRow.kind == "llm"))
+        for agent in llms:
+            agent.settings_json = {**agent.settings_json, **planted}
+
+
+POISONED = "poisoned-old"
+
+
+def add_poisoned_cohort(engine: Engine, cohort_id: str = POISONED) -> None:
+    """A cohort an older version let launch with values now out of range (a bankroll of 1e400, a
+    negative seed), with agents, a round and a decision, as it would have been left."""
+    config = world_config(REPLAY, None).model_dump(mode="json")
+    config = {**config, "name": "Poisoned by an old version", "seed": -7}
+    config["rules"] = {**config["rules"], "bankroll": "1E+400"}
+    with session_scope(engine) as session:
+        session.add(
+            CohortRow(
+                id=cohort_id,
+                name=config["name"],
+                mode="replay",
+                status="running",
+                seed=-7,
+                config_json=config,
+                config_hash="old",
+                arena_version="0.0.1",
+                created_at=T0 + 2 * DAY,  # the newest cohort: what the dashboard shows first
+            )
+        )
+        agent = AgentRow(cohort_id=cohort_id, name="hold", kind="hold", settings_json={}, created_at=T0)
+        session.add(agent)
+        session.flush()
+        rnd = RoundRow(cohort_id=cohort_id, round_index=0, scheduled_at=T0, status="done")
+        session.add(rnd)
+        session.flush()
+        assert agent.id is not None and rnd.id is not None
+        session.add(
+            DecisionRow(
+                round_id=rnd.id,
+                agent_id=agent.id,
+                cohort_id=cohort_id,
+                claim_token="t",
+                status="done",
+                claimed_at=T0,
+                decided_at=T0,
+                cash_at_start=Decimal("999999"),
+                max_bet=Decimal(1),
+            )
+        )

@@ -6,8 +6,9 @@ import asyncio
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import ClassVar
 
-from agents.types import AgentView, Decision
+from agents.types import AgentView, Decision, Usage
 from portfolio.actions import Bet
 
 
@@ -98,3 +99,22 @@ class SloppyBettor:
             bet = Bet(123, "YES", Decimal(10))  # type: ignore[arg-type]
             return Decision(actions=(bet,), probabilities={123: {"YES": 0.5}})  # type: ignore[dict-item]
         return Decision(error="boom", error_kind="bad\x00kind", prompt_hash="h\ud800", prompt_version="v\x00")
+
+
+class AbsurdUsageBettor:
+    """Reports usage no request could have (``mode``: a cost of 1e308, a NaN cost, negative
+    tokens) beside a bet it would like executed."""
+
+    uses_peers = False
+    USAGES: ClassVar[dict[str, Usage]] = {
+        "huge-cost": Usage(cost_usd=Decimal("1e308"), attempts=1),
+        "nan-cost": Usage(cost_usd=Decimal("NaN"), attempts=1),
+        "negative-tokens": Usage(prompt_tokens=-5, attempts=1),
+    }
+
+    def __init__(self, name: str, mode: str) -> None:
+        self.name, self.usage = name, self.USAGES[mode]
+
+    async def decide(self, view: AgentView) -> Decision:
+        market = view.snapshot.entries[0].market.market_id
+        return Decision(actions=(Bet(market, "YES", Decimal(100)),), usage=self.usage, raw_response="{}")

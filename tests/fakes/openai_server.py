@@ -32,7 +32,7 @@ _READ_CHUNK = 65_536
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    path: str
+    path: str  # the request target, query included
     headers: dict[str, str]  # lower-cased names; a repeated field's values joined by ", "
     body: Any
     received_at: float  # time.perf_counter()
@@ -216,7 +216,7 @@ class FakeOpenAIServer:
             conn.start_next_cycle()
 
     def _answer(self, target: str, headers: dict[str, str], raw: bytes) -> tuple[Reply, str]:
-        if target != "/v1/chat/completions":
+        if target.partition("?")[0] != "/v1/chat/completions":  # a query (api-version=...) is fine
             return Reply.error(404, f"no route {target}"), ""
         try:  # as strict as a real API: UTF-8 only, and NaN/Infinity are not JSON
             body: Any = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)

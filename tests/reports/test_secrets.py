@@ -13,7 +13,7 @@ from sqlalchemy import Engine
 from arena.core.clock import SimulatedClock
 from arena.reports.bundle import build_report
 from arena.reports.redact import REDACTED, Redactor
-from tests.dashboard.world import REPLAY
+from tests.dashboard.world import OLD_CONFIG_SECRETS, REPLAY, plant_old_config_secrets
 from tests.reports.conftest import PLANTED
 
 
@@ -74,3 +74,36 @@ def test_secret_keyed_settings_are_replaced_but_variable_names_kept() -> None:
     assert redactor.document(document) == {
         "agents": [{"api_key": REDACTED, "api_key_env": "OPENROUTER_API_KEY", "model": "m"}]
     }
+
+
+def test_secrets_an_older_config_held_in_headers_and_urls_appear_nowhere(
+    world: Engine, clock: SimulatedClock, tmp_path: Path
+) -> None:
+    plant_old_config_secrets(world, REPLAY)
+    report = build_report(world, REPLAY, tmp_path / "out" / "demo", clock=clock, environ={})
+    out = tmp_path / "out"
+    files = [p for p in out.rglob("*") if p.is_file()]
+    found = [
+        (str(path.relative_to(out)), secret)
+        for path in files
+        for secret in OLD_CONFIG_SECRETS
+        if secret in _all_text(path)
+    ]
+    assert found == []
+    agents = (report.folder / "tables/agents.csv").read_text()
+    assert '""X-Title"": ""arena""' in agents and "api-version=2024" in agents  # harmless values stay
+
+
+def _all_text(path: Path) -> str:
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    if path.suffix == ".parquet":
+        text += _parquet_text(data)
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            for member in archive.namelist():
+                inner = archive.read(member)
+                text += inner.decode("utf-8", errors="replace")
+                if member.endswith(".parquet"):
+                    text += _parquet_text(inner)
+    return text

@@ -171,7 +171,7 @@ def test_a_frozen_tournament_config_that_cannot_be_read_is_named(engine: Engine)
     with pytest.raises(LoadError) as caught:
         load_frames(engine, ["c1"])
     message = str(caught.value)
-    assert "cohort 'c1': config_json is not valid (tournament.reference: " in message and "\n" not in message
+    assert "cohort 'c1' cannot be scored: tournament.reference: " in message and "\n" not in message
 
 
 def test_windows_and_settings_come_from_the_frozen_config(engine: Engine) -> None:

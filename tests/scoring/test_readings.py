@@ -112,5 +112,5 @@ def test_every_view_takes_seed_and_reading_from_the_cohort(engine: Engine) -> No
     document = json.loads(result.stdout)
     assert (document["bootstrap"]["seed"], document["implied"]) == (5, "kelly")
     _set(engine, "c2", config_json={"rules": {"bankroll": "10000"}, "scoring": {"implied": "both"}})
-    with pytest.raises(LoadError, match=r"cohort 'c2': config_json\.scoring is not valid"):
+    with pytest.raises(LoadError, match=r"cohort 'c2' cannot be scored: scoring.implied: "):
         cohort_scoring(engine, ["c2"])

@@ -153,3 +153,17 @@ async def test_new_markets_get_their_bet_history(engine, fake, clock) -> None:
     )
     with Session(engine) as session:
         assert session.exec(select(func.count()).select_from(MarketSnapshotRow)).one() == 4 + 2
+
+
+async def test_a_raw_payload_past_its_limit_is_stored_as_its_size_and_sha256(engine, clock) -> None:
+    with FakeManifold() as venue:
+        venue.add(lite_market(0, creatorBio="b" * 5000))  # a field the sync does not read
+        venue.add(lite_market(1))
+        settings = SyncSettings(history_days=0, max_days_to_close=None, raw_kept_bytes=2000)
+        report = await sync(engine, venue, clock, settings)
+    assert report.selected == 2 and report.problems == []
+    big, small = (rows(engine, MarketRow, MarketRow.id == key(i))[0] for i in (0, 1))
+    assert big.raw_json["not_kept"].endswith("exceeds the limit of 2,000")
+    assert big.raw_json["id"] == REAL_MARKETS[0][0] and len(big.raw_json["sha256"]) == 64
+    assert small.raw_json["id"] == REAL_MARKETS[1][0] and "not_kept" not in small.raw_json
+    assert big.question == REAL_MARKETS[0][1]  # what was parsed from it is stored as ever

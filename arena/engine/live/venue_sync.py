@@ -44,7 +44,7 @@ def sync_one_venue(engine: Engine, clock: Clock, venue: Venue) -> str:
     worker's unit); a sync that stored nothing and met problems raises."""
     settings = Settings()
     urls = VenueUrls(gamma=settings.gamma_url, clob=settings.clob_url, manifold=settings.manifold_url)
-    report = sync_venue_blocking(engine, clock, venue, SyncSettings(), urls=urls)
+    report = sync_venue_blocking(engine, clock, venue, SyncSettings().limited_by(settings), urls=urls)
     if report.problems and report.selected + report.refreshed == 0:
         raise RuntimeError(f"{venue}: sync stored nothing ({len(report.problems)} problems)")
     return f"{venue}: {report.selected} selected, {report.refreshed} refreshed"

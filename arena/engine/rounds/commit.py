@@ -22,7 +22,7 @@ from typing import Any
 from sqlmodel import Session
 
 from agents.types import Decision
-from arena.engine.rounds.decisions import Outcome, decision_values, execute
+from arena.engine.rounds.decisions import Outcome, decision_values, execute, with_plausible_usage
 from arena.engine.runtime.cohort import AgentSlot
 from arena.engine.store.claims import ERROR, Claim, finish_all, held_claims
 from arena.engine.store.ledger_store import FillBatch, stale_books, write_fill_batches
@@ -59,6 +59,7 @@ def stage(
     nothing is written yet."""
     ledger = slot.book.ledger
     cash, max_bet = ledger.cash, ledger.max_bet()
+    decision = with_plausible_usage(decision)
     outcome = execute(ledger, decision, quotes, at, decision_id=str(claim.decision_id))
     values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=decided_at)
     return Staged(slot, claim, decision, outcome, values, cash, max_bet, decided_at)

@@ -1,14 +1,17 @@
 """Turning an agent's ``Decision`` into ledger fills and a ``decision`` row.
 
 Invalid output is never coerced: an agent error, a rule-breaking action or an unusable stated
-probability is recorded with its reason beside the raw response, and the agent holds.
+probability is recorded with its reason beside the raw response, and the agent holds. So is
+usage that cannot be real (``Usage.problem``: a cost of 1e308, NaN tokens), whatever bettor
+reported it: the decision is an ``invalid_usage`` error, its cost counted at the ceiling per
+request (``Usage.counted``) so budget caps still hold, and the run goes on.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_UP, Decimal
 from typing import Any
@@ -20,6 +23,7 @@ from portfolio import Bet, DecisionRejected, Fill, Ledger, Quotes, Sell
 from portfolio.actions import Action
 
 _COST_QUANTUM = Decimal("1e-10")  # the decision.cost_usd column's precision
+INVALID_USAGE = "invalid_usage"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +32,22 @@ class Outcome:
     fills: tuple[Fill, ...] = ()
     error: str | None = None
     error_kind: str | None = None
+
+
+def with_plausible_usage(decision: Decision) -> Decision:
+    """``decision`` itself, or, when its usage cannot be real, an ``invalid_usage`` error (the
+    agent holds) keeping its texts, with the usage that is recorded instead."""
+    problem = decision.usage.problem()
+    if problem is None:
+        return decision
+    return replace(
+        decision,
+        actions=(),
+        probabilities={},
+        usage=decision.usage.counted(),
+        error=f"{problem}; counted as the most its requests may cost",
+        error_kind=INVALID_USAGE,
+    )
 
 
 def execute(ledger: Ledger, decision: Decision, quotes: Quotes, at: datetime, *, decision_id: str) -> Outcome:

@@ -148,7 +148,8 @@ def load_runtime(
         ).all()
         books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
     source = source or open_source(config, engine)
-    limits = ProviderLimits(config.llm_limits.requests_per_second, config.llm_limits.max_in_flight)
+    llm = config.llm_limits
+    limits = ProviderLimits(llm.requests_per_second, llm.max_in_flight, llm.max_pause_s)
 
     def bettor(row: AgentRow) -> Bettor:
         if not with_bettors:

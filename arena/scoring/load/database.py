@@ -7,6 +7,10 @@ The loader only reads and reshapes; every score is computed by the pure function
 frames it returns. What it decides, and why:
 
 - ``bankroll`` of a seat is the cohort's ``rules.bankroll`` (from its frozen config).
+- A cohort whose frozen config this version refuses (launched by an older one with a value now
+  out of range, e.g. a bankroll of 1e400) is *unscorable* (``unscorable``): left out of "all
+  cohorts", with its one-line reason for the caller to show, and an error when asked for by id,
+  so one poisoned cohort never breaks the views of the others.
 - ``baseline`` marks the deterministic reference bettors (``BASELINE_KINDS``).
 - A decision's time is its round's ``scheduled_at``: the snapshot time it was made against.
   Decisions never answered (no ``decided_at``: still claimed, or *missed* because a live round
@@ -30,11 +34,12 @@ from decimal import Decimal
 from typing import Any
 
 import polars as pl
+from pydantic import ValidationError
 from sqlalchemy import Engine, Select, and_, func, select, union_all
 from sqlalchemy.engine import Connection
 
 from agents.baselines import BASELINE_KINDS
-from arena.cohorts.config import RulesConfig
+from arena.cohorts.config import MAX_SEED, RulesConfig
 from arena.cohorts.sections import ScoringConfig
 from arena.db.columnar import read_frame
 from arena.db.read_tables import (
@@ -69,19 +74,46 @@ class CohortScoring:
     implied: Reading = "fa"
 
 
-def cohort_scoring(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> CohortScoring:
-    """The ``CohortScoring`` of ``cohort_ids`` (all cohorts when None); defaults when there are none."""
+class _ScoredParts(load_rounds.TournamentParts):
+    """The parts of a frozen cohort config that scoring reads."""
+
+    rules: RulesConfig = RulesConfig()
+    scoring: ScoringConfig = ScoringConfig()
+
+
+def unscorable(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> dict[str, str]:
+    """The cohorts of ``cohort_ids`` (all when None) that cannot be scored, with why (one line):
+    a part of the frozen config scoring reads, or the seed, is out of this version's range."""
     query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
     if cohort_ids is not None:
         query = query.where(cohort.c.id.in_(list(cohort_ids)))
     with _connected(bind) as connection:
-        first = connection.execute(query.limit(1)).first()
+        rows = connection.execute(query).all()
+    found = {}
+    for row in rows:
+        try:
+            _ScoredParts.model_validate(row.config_json)
+        except ValidationError as exc:
+            found[row.id] = "; ".join(
+                f"{'.'.join(map(str, e['loc']))}: {str(e['msg']).removeprefix('Value error, ')}"
+                for e in exc.errors()
+            )
+            continue
+        if not 0 <= row.seed <= MAX_SEED:
+            found[row.id] = f"seed: {row.seed} is outside [0, {MAX_SEED}]"
+    return found
+
+
+def cohort_scoring(bind: Engine | Connection, cohort_ids: Sequence[str] | None = None) -> CohortScoring:
+    """The ``CohortScoring`` of ``cohort_ids`` (all scorable cohorts when None); defaults when
+    there are none."""
+    query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
+    with _connected(bind) as connection:
+        ids = _scorable(connection, cohort_ids)
+        first = connection.execute(query.where(cohort.c.id.in_(ids)).limit(1)).first()
     if first is None:
         return CohortScoring()
-    try:
-        implied = ScoringConfig.model_validate(first.config_json.get("scoring", {})).implied
-    except ValueError as exc:
-        raise LoadError(f"cohort {first.id!r}: config_json.scoring is not valid ({exc})") from None
+    implied = ScoringConfig.model_validate(first.config_json.get("scoring", {})).implied  # checked: scorable
     return CohortScoring(seed=first.seed, implied=implied)
 
 
@@ -131,9 +163,8 @@ def model_identities(bind: Engine | Connection, cohort_ids: Sequence[str] | None
     from agents.registry import AgentConfigError, model_identity
 
     query = select(agent.c.cohort_id, agent.c.name, agent.c.kind, agent.c.settings_json)
-    if cohort_ids is not None:
-        query = query.where(agent.c.cohort_id.in_(list(cohort_ids)))
     with _connected(bind) as connection:
+        query = query.where(agent.c.cohort_id.in_(_scorable(connection, cohort_ids)))
         rows = connection.execute(query.order_by(agent.c.cohort_id, agent.c.name)).all()
     models = []
     for row in rows:
@@ -147,24 +178,34 @@ def model_identities(bind: Engine | Connection, cohort_ids: Sequence[str] | None
     )
 
 
-def _cohorts(connection: Connection, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
-    """Bankroll per cohort id; unknown ids are an error."""
-    query = select(cohort.c.id, cohort.c.config_json)
+def _scorable(connection: Connection, cohort_ids: Sequence[str] | None) -> list[str]:
+    """``cohort_ids`` if each can be scored (else a LoadError naming the first that cannot), or
+    every scorable cohort when None."""
+    poisoned = unscorable(connection, cohort_ids)
     if cohort_ids is not None:
-        query = query.where(cohort.c.id.in_(list(cohort_ids)))
+        for cohort_id in cohort_ids:
+            if cohort_id in poisoned:
+                raise LoadError(f"cohort {cohort_id!r} cannot be scored: {poisoned[cohort_id]}")
+        return list(cohort_ids)
+    every = connection.execute(select(cohort.c.id).order_by(cohort.c.id)).scalars().all()
+    return [c for c in every if c not in poisoned]
+
+
+def _cohorts(connection: Connection, cohort_ids: Sequence[str] | None) -> dict[str, Decimal]:
+    """Bankroll per scorable cohort id (see ``_scorable``); unknown ids are an error."""
+    ids = _scorable(connection, cohort_ids)
+    query = select(cohort.c.id, cohort.c.config_json).where(cohort.c.id.in_(ids))
     rows = connection.execute(query.order_by(cohort.c.id)).all()
-    found = {row.id: _bankroll(row.id, row.config_json) for row in rows}
-    missing = [c for c in cohort_ids or () if c not in found]
+    found = {row.id: _bankroll(row.config_json) for row in rows}
+    missing = [c for c in ids if c not in found]
     if missing:
         raise LoadError(f"cohort {missing[0]!r} not found (see `arena cohort list`)")
     return found
 
 
-def _bankroll(cohort_id: str, config: dict[str, Any]) -> Decimal:
-    try:
-        return RulesConfig.model_validate(config.get("rules", {})).bankroll
-    except ValueError as exc:
-        raise LoadError(f"cohort {cohort_id!r}: config_json.rules is not valid ({exc})") from None
+def _bankroll(config: dict[str, Any]) -> Decimal:
+    """The bankroll of a scorable cohort's config (``_scorable`` checked its rules)."""
+    return RulesConfig.model_validate(config.get("rules", {})).bankroll
 
 
 def _agents(connection: Connection, cohorts: dict[str, Decimal]) -> pl.DataFrame:

@@ -34,7 +34,7 @@ def listings(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     return frame_of(first_offered(connection, cohort_ids), LISTINGS)
 
 
-class _TournamentParts(BaseModel):
+class TournamentParts(BaseModel):
     """The parts of a frozen cohort config that tournament windows depend on."""
 
     model_config = ConfigDict(extra="ignore")
@@ -65,7 +65,7 @@ def tournaments(
         select(cohort.c.id, cohort.c.config_json).where(cohort.c.id.in_(cohort_ids))
     ):
         try:
-            config = _TournamentParts.model_validate(row.config_json)
+            config = TournamentParts.model_validate(row.config_json)
         except ValidationError as exc:
             problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
             raise LoadError(f"cohort {row.id!r}: config_json is not valid ({problems})") from None
