@@ -27,6 +27,7 @@ from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
 from arena.sync.run import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
+from markets.placement import PlacementRefused
 from markets.replay.format import DatasetError, DatasetInfo
 from markets.replay.write import write_dataset
 from markets.types import Venue
@@ -146,6 +147,8 @@ def record_command(
         dataset = write_dataset(
             out, markets=markets, prices=prices, resolutions=resolutions, info=info, overwrite=force
         )
+    except PlacementRefused as exc:
+        fail(str(exc))
     except (DatasetError, OSError) as exc:
         fail(str(exc), code=1)
     console.print(

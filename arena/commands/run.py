@@ -169,14 +169,15 @@ def _write_report(engine: Engine, cohort_id: str) -> None:
     """The cohort's report folder (HTML, Markdown, tables) under ``$ARENA_HOME/reports``."""
     from arena.reports.bundle import build_report
     from arena.reports.content import ReportError
+    from markets.placement import PlacementRefused
 
     out = Settings().home / "reports" / cohort_id
     try:
         report = build_report(
             engine, cohort_id, out, clock=SystemClock(), environ=os.environ, make_zip=False, replace=True
         )
-    except ReportError as exc:
-        fail(str(exc), code=1)
+    except (ReportError, PlacementRefused, OSError) as exc:
+        fail(f"writing the report: {exc}", code=1)
     console.print(f"Report written to {report.folder} (open report.html; `arena report` for more).")
 
 

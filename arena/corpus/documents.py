@@ -8,11 +8,9 @@ guessed: a guessed zone would shift what counts as known by hours.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import IO, Any
 
 from markets.replay.format import format_utc, parse_utc
@@ -112,11 +110,3 @@ def _optional_text(payload: dict[str, Any], field: str, where: str) -> str | Non
     if not isinstance(value, str):
         raise CorpusError(f"{where}: '{field}' must be a string or null")
     return value
-
-
-def write_documents(path: Path, documents: list[Document]) -> None:
-    """Write ``documents`` as a corpus file, one line each, through a temporary file and a rename
-    so a reader never sees half a file."""
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text("".join(d.to_json() + "\n" for d in documents), encoding="utf-8")
-    os.replace(staging, path)

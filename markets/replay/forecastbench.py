@@ -98,6 +98,7 @@ def import_forecastbench(
             raise DatasetError(
                 f"{raw}: missing {required} (expected the raw ForecastBench layout, see SOURCE.md)"
             )
+    _refuse_links(raw)
     try:
         selection = _select(raw, min_points)
     except DatasetError as exc:
@@ -287,6 +288,15 @@ def _time_cell(line_no: int, record: Mapping[str, Any], field: str) -> str:
 
 def _line_error(line_no: int, field: str, problem: str) -> DatasetError:
     return DatasetError(f"{RAW_MARKETS} line {line_no}, field '{field}': {problem}")
+
+
+def _refuse_links(raw: Path) -> None:
+    """Every file read, and every file of orig/ (copied into the dataset), must be itself, not a
+    symbolic link: a link (``orig/LICENSE -> /etc/shadow``) would publish whatever it points at."""
+    used = [raw / name for name in (RAW_MARKETS, RAW_VALUES, RAW_SOURCE, RAW_ORIG)]
+    for path in [*used, *sorted((raw / RAW_ORIG).iterdir())]:
+        if path.is_symlink():
+            raise DatasetError(f"{path} is a symbolic link; put the file itself in the raw folder")
 
 
 def _attribution_files(raw: Path, notes: str) -> dict[str, bytes]:
