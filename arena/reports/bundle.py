@@ -28,6 +28,7 @@ from sqlalchemy import Engine
 from arena.core.clock import Clock
 from arena.reports import html, markdown
 from arena.reports.content import ReportContent, gather
+from arena.reports.csv_cells import inert_for_spreadsheets
 from arena.reports.manifest import MANIFEST, is_report_zip, manifest, report_files, sha256_file
 from arena.reports.redact import Redactor
 from arena.reports.summary import summarize
@@ -108,12 +109,13 @@ def _database_files(engine: Engine) -> list[Path]:
 
 
 def _write_tables(folder: Path, tables: Mapping[str, pl.DataFrame]) -> list[str]:
-    """Each table as ``NAME.parquet`` and ``NAME.csv``; returns their paths relative to the bundle."""
+    """Each table as ``NAME.parquet`` (values as stored) and ``NAME.csv`` (text that a spreadsheet
+    would run as a formula made inert, ``csv_cells``); returns their paths relative to the bundle."""
     folder.mkdir()
     written: list[str] = []
     for name, frame in sorted(tables.items()):
         frame.write_parquet(folder / f"{name}.parquet", compression="zstd", statistics=True)
-        frame.write_csv(folder / f"{name}.csv", datetime_format=CSV_TIME)
+        inert_for_spreadsheets(frame).write_csv(folder / f"{name}.csv", datetime_format=CSV_TIME)
         written += [f"tables/{name}.csv", f"tables/{name}.parquet"]
     return written
 
