@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -159,6 +160,11 @@ app = typer.Typer(
 @app.callback()
 def main() -> None:
     """Bettor Arena: paper-trading cohorts of LLM bettors on real prediction markets."""
+    # Warnings a command logs (a failed round quotes the provider's error) go through the
+    # terminal seam too, never raw to stderr.
+    from arena.commands.terminal import log_to_terminal
+
+    log_to_terminal(logging.WARNING, "%(message)s")
 
 
 if __name__ == "__main__":

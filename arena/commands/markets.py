@@ -19,7 +19,7 @@ from rich.table import Table
 
 from arena.commands import resolutions
 from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import log_to_terminal, plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.db.engine import session_scope
@@ -81,9 +81,7 @@ def sync_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every retry and pending resolution."),
 ) -> None:
     """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
-    )
+    log_to_terminal(logging.INFO if verbose else logging.WARNING, "%(levelname)s %(name)s: %(message)s")
     settings = SyncSettings(
         top_n=top_n,
         min_liquidity=min_liquidity,

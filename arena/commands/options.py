@@ -16,6 +16,7 @@ import typer
 from pydantic import ValidationError
 from sqlalchemy import Engine
 
+from arena.commands.terminal import echo, one_line
 from arena.db.engine import make_engine, redact_url
 from arena.db.revision import SCHEMA_HEAD, stored_revision
 
@@ -29,8 +30,10 @@ DatabaseOption = Annotated[
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and a non-zero exit: the house style for bad input."""
-    typer.echo(f"error: {message}", err=True)
+    """One line on stderr and a non-zero exit: the house style for bad input. The message often
+    quotes others' text (a market question, a provider's error): its control characters are
+    spelt out and its newlines kept on the line (``terminal.one_line``)."""
+    echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code)
 
 

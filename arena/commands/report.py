@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from arena.commands.options import fail
+from arena.commands.terminal import echo
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.db.engine import make_engine, redact_url
@@ -68,7 +69,7 @@ def report_command(
         fail(f"writing the report to {out}: {exc}", code=1)
     finally:
         engine.dispose()
-    typer.echo(f"Report of cohort {cohort} from {redact_url(url)} written to {report.folder}")
+    echo(f"Report of cohort {cohort} from {redact_url(url)} written to {report.folder}")
     if report.zip:
-        typer.echo(f"  zip: {report.zip}")
-    typer.echo("  rows: " + ", ".join(f"{name} {rows:,}" for name, rows in sorted(report.rows.items())))
+        echo(f"  zip: {report.zip}")
+    echo("  rows: " + ", ".join(f"{name} {rows:,}" for name, rows in sorted(report.rows.items())))

@@ -25,7 +25,7 @@ from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
 from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import echo, one_line, plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.engine.replay.lease import CohortBusy
@@ -296,7 +296,7 @@ def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedA
 def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
     """The last lines of a run: one warning per failed agent, then exit 3 unless allowed."""
     for agent in failed:
-        typer.echo(f"warning: {agent.describe()}; see `arena cohort show {cohort_id}`", err=True)
+        echo(f"warning: {one_line(agent.describe())}; see `arena cohort show {cohort_id}`", err=True)
     if failed and not allow:
         raise typer.Exit(AGENT_FAILURES_EXIT)
 
