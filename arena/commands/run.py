@@ -28,6 +28,7 @@ from arena.commands.options import DatabaseOption, fail, open_engine, process_se
 from arena.commands.terminal import echo, one_line, plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
+from arena.db.engine import database_gone
 from arena.engine.replay.lease import CohortBusy
 from arena.engine.replay.runner import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.rounds.report import RoundReport
@@ -273,7 +274,11 @@ AGENT_FAILURES_EXIT = 3
 
 def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedAgent]:
     """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
-    round. Returns the agents that failed over the cohort (see ``_exit_if_failed``)."""
+    round, or when the database file vanished during the run (nothing of it was kept). Returns
+    the agents that failed over the cohort (see ``_exit_if_failed``)."""
+    gone = database_gone(engine)
+    if gone is not None:
+        fail(gone, code=1)
     if result.stopped:
         console.print(f"Stopped: cohort {result.cohort_id} is {result.stopped}.")
     elif result.completed:
