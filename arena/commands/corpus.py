@@ -76,7 +76,9 @@ def import_command(
                 replace=replace,
                 on_progress=lambda done: progress.update(task, completed=done),
             )
-    except (CorpusError, OSError) as exc:
+    except CorpusError as exc:  # a bad line or name: nothing was written
+        fail(str(exc))
+    except OSError as exc:
         fail(str(exc), code=1)
     finally:
         engine.dispose()

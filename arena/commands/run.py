@@ -24,7 +24,7 @@ from agents.registry import AgentConfigError
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
+from arena.commands.options import DatabaseOption, fail, launching, process_settings
 from arena.commands.terminal import echo, one_line, plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
@@ -92,20 +92,20 @@ def replay_command(
         fail("give either CONFIG.toml (a new cohort) or --cohort ID (an existing one)")
     if len(configs) > 1 and not queue:
         fail("several configs replay only with --queue (for `arena worker` processes); give one")
-    engine = open_engine(database_url)
-    if queue:
-        from arena.commands.worker import queue_replays
+    with launching(database_url) as engine:
+        if queue:
+            from arena.commands.worker import queue_replays
 
-        queue_replays(engine, configs, cohort_id, launch=_launch)
-        return
-    source = None
-    if configs:
-        try:
-            config = load_config(configs[0])
-            source = open_source(config, engine)  # read once: the cohort launches and replays from it
-            cohort_id = _launch(engine, config, source)
-        except ConfigError as exc:
-            fail(str(exc))
+            queue_replays(engine, configs, cohort_id, launch=_launch)
+            return
+        source = None
+        if configs:
+            try:
+                config = load_config(configs[0])
+                source = open_source(config, engine)  # read once: the cohort launches and replays from it
+                cohort_id = _launch(engine, config, source)
+            except ConfigError as exc:
+                fail(str(exc))
     assert cohort_id is not None
     result = _run(engine, cohort_id, source=source, by_workers=by_workers)
     del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
@@ -134,14 +134,16 @@ def demo_command(
     url = database_url or Settings().db_url
     if fresh:
         _remove_sqlite(url)
-    engine = open_engine(url)
-    _import_demo_corpus(engine)
-    try:
-        config = parse_config(_demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG))
-        source = open_source(config, engine)
-        cohort_id = _launch(engine, config, source)
-    except ConfigError as exc:
-        fail(str(exc))
+    with launching(url) as engine:
+        _import_demo_corpus(engine)
+        try:
+            config = parse_config(
+                _demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG)
+            )
+            source = open_source(config, engine)
+            cohort_id = _launch(engine, config, source)
+        except ConfigError as exc:
+            fail(str(exc))
     result = _run(engine, cohort_id, source=source)
     del source  # replayed: scoring and the report need not keep the dataset in memory
     failed = _finish(engine, result, wide=wide)

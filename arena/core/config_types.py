@@ -20,10 +20,13 @@ def _parse_duration(value: object) -> timedelta:
     if not match or int(match.group(1)) == 0:
         raise ValueError(f"expected a positive duration like '7d', '12h', '30m' or '90s', got {value!r}")
     amount, unit = int(match.group(1)), match.group(2)
+    if amount * _UNIT_SECONDS[unit] > LONGEST_DURATION.total_seconds():
+        raise ValueError(f"duration {value!r} is longer than {LONGEST_DURATION.days} days")
     return timedelta(seconds=amount * _UNIT_SECONDS[unit])
 
 
 _UNIT_SECONDS = {"d": 86_400, "h": 3_600, "m": 60, "s": 1}
+LONGEST_DURATION = timedelta(days=36_500)  # a century: beyond it a date computed from it overflows
 
 
 def format_duration(delta: timedelta) -> str:
@@ -43,7 +46,10 @@ def _parse_utc(value: object) -> datetime:
         raise ValueError(f"expected a UTC date-time like 2025-01-06T00:00:00Z, got {value!r}")
     if value.tzinfo is None:
         raise ValueError(f"date-time {value.isoformat()} has no time zone; add 'Z' for UTC")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 0001-01-01T00:00:00+05:00: before year 1 in UTC
+        raise ValueError(f"date-time {value.isoformat()} is outside the years 1-9999 in UTC") from exc
 
 
 Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerializer(format_duration)]

@@ -50,6 +50,11 @@ DATE_COLUMN = "date"
 OBSERVED_AT_COLUMN = "observed_at"
 PRICE_COLUMNS = ("market_id", DATE_COLUMN, OBSERVED_AT_COLUMN, "outcome", "price")
 
+PRICE_SPAN = (date(1970, 1, 1), date(2200, 1, 1))
+"""Prices are dated within [start, end): a replay runs from its first price to its last, so one
+row dated 0001-01-01 would make a cohort of two thousand years (and 9999-12-31 cannot even be
+used the next day). An error names the row."""
+
 _INFO_FIELDS = ("name", "version", "source", "license", "created_with")
 
 
@@ -60,6 +65,17 @@ class DatasetError(ValueError):
 def row_error(file: str, row: int, field: str, problem: str) -> DatasetError:
     """One-line error for a data row; ``row`` counts data rows from 1 (the header is not a row)."""
     return DatasetError(f"{file} row {row}, field '{field}': {problem}")
+
+
+class OutsideSpan(ValueError):
+    """A well-formed time outside the span allowed for it (``PRICE_SPAN``, or the years 1-9999)."""
+
+
+def in_price_span(day: date) -> None:
+    """Raise ``OutsideSpan`` unless a price dated ``day`` lies in ``PRICE_SPAN``."""
+    start, end = PRICE_SPAN
+    if not start <= day < end:
+        raise OutsideSpan(f"outside {start} … {end - timedelta(days=1)}, the span a price may have")
 
 
 def start_of_day(day: date) -> datetime:
@@ -79,7 +95,10 @@ def parse_utc(text: str) -> datetime:
     value = datetime.fromisoformat(text)
     if value.tzinfo is None:
         raise ValueError("no time zone")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise OutsideSpan("outside the years 1-9999 in UTC") from exc
 
 
 def format_utc(value: datetime) -> str:
