@@ -140,30 +140,28 @@ class LazyGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
-    def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a database deleted under it (``arena.db.engine.DatabaseGone``) ends it
-        with one line and exit status 1, whichever command it was."""
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a database deleted under it, or a full disk, ends it with one line and
+        exit status 1, whichever command it was (``arena.commands.failures``)."""
         try:
             return super().invoke(ctx)
         except Exception as exc:
-            if not _database_gone(exc):
+            if type(exc).__module__.startswith(("typer", "click")):  # exits, usage errors, --help
+                raise
+            from arena.commands.failures import explained
+
+            message = explained(exc)
+            if message is None:
                 raise
             from arena.commands.options import fail
 
-            fail(str(exc), code=1)
+            fail(message, code=1)
 
     def resolve_command(
         self, ctx: Any, args: list[str]
     ) -> tuple[str | None, TyperCommand | TyperGroup | None, list[str]]:
         name, _, rest = super().resolve_command(ctx, args)  # every command it knows is in COMMANDS
         return name, (load(name) if name in COMMANDS else None), rest
-
-
-def _database_gone(exc: Exception) -> bool:
-    """``exc`` is ``DatabaseGone``; looked up only if ``arena.db.engine`` was imported (it can be
-    raised only then), so ``arena --help`` still imports no database code."""
-    engine = sys.modules.get("arena.db.engine")
-    return engine is not None and isinstance(exc, engine.DatabaseGone)
 
 
 app = typer.Typer(
