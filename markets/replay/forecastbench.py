@@ -105,6 +105,11 @@ def import_forecastbench(
     except DatasetError as exc:
         raise DatasetError(f"{raw}/{exc}") from exc
     kept = selection.markets.height
+    if kept == 0:
+        reasons = "; ".join(f"{reason}: {count}" for reason, count in sorted(selection.skipped.items()))
+        raise DatasetError(
+            f"{raw}: no market to keep of {selection.considered} in {RAW_MARKETS} ({reasons or 'none'})"
+        )
     info = DatasetInfo(
         name=name,
         version=version or str(selection.prices["date"].max() or "empty"),
