@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sqlite3
 import tomllib
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -209,11 +211,25 @@ def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None
 
 
 def _remove_sqlite(url: str) -> None:
+    """``--fresh``: delete the SQLite database, only if it is an arena database (any file named
+    by mistake, ``--database-url sqlite:///notes.db``, stays)."""
     if not url.startswith("sqlite:///"):
         fail("--fresh only resets the local SQLite database; use a new ARENA_DATABASE_URL for other servers")
     path = Path(url.removeprefix("sqlite:///"))
+    if path.is_symlink() or (path.exists() and not _holds_arena_schema(path)):
+        fail(f"--fresh deletes only an arena database, and {path} is not one; nothing was deleted")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _holds_arena_schema(path: Path) -> bool:
+    """``path`` is a SQLite file with the arena's schema-revision table (read only, never created)."""
+    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+    try:
+        with closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as connection:
+            return connection.execute(query).fetchone() is not None
+    except sqlite3.Error:  # not a SQLite file at all
+        return False
 
 
 def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> str:

@@ -10,13 +10,17 @@ import errno
 import json
 import os
 import re
+import sqlite3
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.commands import run
+from arena.db.migrate import upgrade
 from markets import placement
 from markets.placement import PlacementRefused, staged_file, staged_folder
 from markets.replay import load_dataset
@@ -233,3 +237,28 @@ def test_market_texts_replace_only_a_market_texts_file(tmp_path: Path) -> None:
     assert _arena(*build[:-1], str(texts))[0] == 0
     assert _arena(*build[:-1], str(texts), "--force")[0] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "news.jsonl", "raw", "texts.jsonl"]
+
+
+@pytest.mark.parametrize("content", [b"my notes\n", None], ids=["text-file", "other-sqlite-db"])
+def test_demo_fresh_deletes_only_an_arena_database(tmp_path: Path, content: bytes | None) -> None:
+    notes = tmp_path / "notes.db"
+    if content is None:
+        with closing(sqlite3.connect(notes)) as connection:
+            connection.execute("CREATE TABLE mine (x)")
+            connection.commit()
+    else:
+        notes.write_bytes(content)
+    before = notes.read_bytes()
+
+    code, err = _arena("demo", "--fresh", "--no-report", "--database-url", f"sqlite:///{notes}")
+    assert code == 2 and err == (
+        f"error: --fresh deletes only an arena database, and {notes} is not one; nothing was deleted\n"
+    )
+    assert notes.read_bytes() == before
+
+
+def test_demo_fresh_deletes_an_arena_database(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    upgrade(url)
+    run._remove_sqlite(url)
+    assert list(tmp_path.iterdir()) == []
