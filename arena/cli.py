@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import logging
 import os
 import sys
 from dataclasses import dataclass
@@ -139,6 +140,23 @@ class LazyGroup(TyperGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return list(COMMANDS)
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a database deleted under it, or a full disk, ends it with one line and
+        exit status 1, whichever command it was (``arena.commands.failures``)."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if type(exc).__module__.startswith(("typer", "click")):  # exits, usage errors, --help
+                raise
+            from arena.commands.failures import explained
+
+            message = explained(exc)
+            if message is None:
+                raise
+            from arena.commands.options import fail
+
+            fail(message, code=1)
+
     def resolve_command(
         self, ctx: Any, args: list[str]
     ) -> tuple[str | None, TyperCommand | TyperGroup | None, list[str]]:
@@ -159,6 +177,11 @@ app = typer.Typer(
 @app.callback()
 def main() -> None:
     """Bettor Arena: paper-trading cohorts of LLM bettors on real prediction markets."""
+    # Warnings a command logs (a failed round quotes the provider's error) go through the
+    # terminal seam too, never raw to stderr.
+    from arena.commands.terminal import log_to_terminal
+
+    log_to_terminal(logging.WARNING, "%(message)s")
 
 
 if __name__ == "__main__":

@@ -18,14 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.engine import URL, Connection
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import OperationalError
 from sqlmodel import Session
 
 from arena.db.engine import make_engine, normalize_url
 from arena.db.migrate import upgrade
 from arena.db.models import metadata
+from tests import db_owner
 
 POSTGRES_URL = os.environ.get("ARENA_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
@@ -63,12 +64,13 @@ def postgres_database() -> Iterator[URL]:
     if os.environ.get("ARENA_SKIP_POSTGRES") == "1":
         pytest.skip("ARENA_SKIP_POSTGRES=1")
     server = normalize_url(POSTGRES_URL)
-    name = f"arena_test_{os.getpid()}_{secrets.token_hex(4)}"
+    name = f"{db_owner.PREFIX}{os.getpid()}_{secrets.token_hex(4)}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
-            _drop_orphans(connection, server)
+            db_owner.drop_orphans(connection)  # only databases whose owner is provably gone
             connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+            db_owner.mark(connection, name, db_owner.this_owner())
         yield server.set(database=name)
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -165,18 +167,6 @@ def _empty_postgres(engine: Engine) -> None:
         for table in reversed(tables):
             connection.execute(table.delete())
         connection.exec_driver_sql(f"SELECT {restarts}")
-
-
-def _drop_orphans(connection: Connection, server: URL) -> None:
-    """Drop databases of killed test sessions (their pid is gone); only for a server on this host."""
-    if server.host not in ("127.0.0.1", "localhost", "::1"):
-        return
-    query = text("SELECT datname FROM pg_database WHERE starts_with(datname, 'arena_test_')")
-    names = connection.execute(query)
-    for (name,) in names.all():
-        pid = name.split("_")[2]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
-            connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _in_schema(database: URL, schema: str) -> str:

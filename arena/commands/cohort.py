@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 from arena.cohorts.config import ConfigError, load_config
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
-from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, launching, open_engine
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.core.config_types import format_duration
@@ -46,19 +46,19 @@ def launch_command(
     from arena.cohorts.launch import launch
     from arena.engine.runtime.sources import open_source
 
-    engine = open_engine(database_url)
-    try:
-        config = load_config(config_path)
-        launched = launch(
-            engine,
-            config,
-            source=open_source(config, engine),
-            environ=os.environ,
-            clock=SystemClock(),
-            cohort_id=cohort_id,
-        )
-    except ConfigError as exc:
-        fail(str(exc))
+    with launching(database_url) as engine:
+        try:
+            config = load_config(config_path)
+            launched = launch(
+                engine,
+                config,
+                source=open_source(config, engine),
+                environ=os.environ,
+                clock=SystemClock(),
+                cohort_id=cohort_id,
+            )
+        except ConfigError as exc:
+            fail(str(exc))
     verb = "Launched" if launched.created else "Already launched:"
     console.print(f"{verb} cohort [bold]{launched.cohort_id}[/] ({config.mode}, {len(config.agents)} agents)")
     console.print(f"config sha256 {launched.config.config_hash()}")

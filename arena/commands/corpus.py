@@ -24,9 +24,10 @@ from rich.table import Table
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.commands.terminal import plain_console
 from arena.corpus.deny_list import DenyList
-from arena.corpus.documents import CorpusError, write_documents
-from arena.corpus.market_texts import CORPUS_FILE, market_text_documents
+from arena.corpus.documents import CorpusError
+from arena.corpus.market_texts import CORPUS_FILE, market_text_documents, write_market_texts
 from arena.corpus.store import CorpusInfo, corpus_info, import_corpus, list_corpora
+from markets.placement import PlacementRefused
 from markets.replay import DatasetError, load_dataset
 
 app = typer.Typer(no_args_is_help=True, help="corpus commands")
@@ -75,7 +76,9 @@ def import_command(
                 replace=replace,
                 on_progress=lambda done: progress.update(task, completed=done),
             )
-    except (CorpusError, OSError) as exc:
+    except CorpusError as exc:  # a bad line or name: nothing was written
+        fail(str(exc))
+    except OSError as exc:
         fail(str(exc), code=1)
     finally:
         engine.dispose()
@@ -137,13 +140,18 @@ def build_market_texts_command(
     out: Annotated[
         Path | None, typer.Option("--out", help=f"Corpus file to write [default: DATASET/{CORPUS_FILE}].")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a market-texts file written before; never another file.")
+    ] = False,
 ) -> None:
     """Write a dataset's market texts as a corpus file, each published at its market's open time."""
+    target = out or dataset / CORPUS_FILE
     try:
         texts = market_text_documents(load_dataset(dataset))
-        target = out or dataset / CORPUS_FILE
-        write_documents(target, texts.documents)
-    except (DatasetError, OSError) as exc:
+        write_market_texts(target, texts.documents, replace=force)
+    except (DatasetError, PlacementRefused) as exc:
+        fail(str(exc))
+    except OSError as exc:
         fail(str(exc), code=1)
     console.print(f"Wrote {len(texts.documents):,} documents to {escape(str(target))}")
     if texts.without_open_time:

@@ -11,8 +11,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena.commands.options import portable_command
+from arena.commands.options import fail, portable_command
 from arena.commands.terminal import plain_console
+from markets.placement import PlacementRefused
 from markets.replay import (
     DatasetError,
     ReplayDataset,
@@ -31,13 +32,15 @@ _ALWAYS_SHOWN = ("YES", "NO", "VOID")  # a zero here is information (e.g. "no vo
 
 
 def _or_exit(action: Callable[[], T]) -> T:
-    """Run ``action``; a dataset problem, or a file that cannot be read or written (permissions,
-    a missing parent folder), becomes its one-line message and exit status 1."""
+    """Run ``action``; a dataset problem or an output path the arena will not replace becomes its
+    one-line message and exit status 2 (bad input), a file that cannot be read or written
+    (permissions, a full disk) exit status 1."""
     try:
         return action()
-    except (DatasetError, OSError) as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    except (DatasetError, PlacementRefused) as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(str(exc), code=1)
 
 
 @app.command("import-forecastbench")

@@ -10,8 +10,8 @@ import typer
 from sqlalchemy import Engine
 
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import database_url_or_default
-from arena.commands.terminal import plain_console
+from arena.commands.options import database_url_or_default, fail
+from arena.commands.terminal import echo, plain_console
 from arena.core.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.state import database_state
@@ -84,9 +84,9 @@ def leaderboard_command(
     )
     document = leaderboard_document(frames, settings, cohorts=cohorts, as_of=when)
     if as_json:
-        typer.echo(json.dumps(document, indent=2))
+        echo(json.dumps(document, indent=2))
     elif not document["agents"]:
-        typer.echo("No agents to rank yet: launch a cohort first (see `arena cohort --help`).")
+        echo("No agents to rank yet: launch a cohort first (see `arena cohort --help`).")
     else:
         print_leaderboard(plain_console(), document, wide=wide)
 
@@ -112,5 +112,4 @@ def _open(database_url: str | None) -> Engine:
 
 
 def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+    fail(message, code=1)

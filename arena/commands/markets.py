@@ -19,13 +19,14 @@ from rich.table import Table
 
 from arena.commands import resolutions
 from arena.commands.options import DatabaseOption, fail, open_engine, portable_command, process_settings
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import log_to_terminal, plain_console
 from arena.core.clock import SystemClock
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
 from arena.sync.run import SyncDeadlineExceeded, SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
+from markets.placement import PlacementRefused
 from markets.replay.format import DatasetError, DatasetInfo
 from markets.replay.write import write_dataset
 from markets.types import Venue
@@ -79,9 +80,7 @@ def sync_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every retry and pending resolution."),
 ) -> None:
     """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
-    )
+    log_to_terminal(logging.INFO if verbose else logging.WARNING, "%(levelname)s %(name)s: %(message)s")
     env = process_settings()  # a bad ARENA_* value is one line, not a traceback
     settings = SyncSettings(
         top_n=top_n,
@@ -151,6 +150,8 @@ def record_command(
         dataset = write_dataset(
             out, markets=markets, prices=prices, resolutions=resolutions, info=info, overwrite=force
         )
+    except PlacementRefused as exc:
+        fail(str(exc))
     except (DatasetError, OSError) as exc:
         fail(str(exc), code=1)
     console.print(

@@ -8,15 +8,17 @@ the local SQLite file).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
-from pathlib import PurePath
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from pydantic import ValidationError
 from sqlalchemy import Engine
 
-from arena.db.engine import make_engine, redact_url
+from arena.commands.terminal import echo, one_line
+from arena.db.engine import make_engine, normalize_url, redact_url
 from arena.db.revision import SCHEMA_HEAD, stored_revision
 
 if TYPE_CHECKING:
@@ -29,8 +31,10 @@ DatabaseOption = Annotated[
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One line on stderr and a non-zero exit: the house style for bad input."""
-    typer.echo(f"error: {message}", err=True)
+    """One line on stderr and a non-zero exit: the house style for bad input. The message often
+    quotes others' text (a market question, a provider's error): its control characters are
+    spelt out and its newlines kept on the line (``terminal.one_line``)."""
+    echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code)
 
 
@@ -54,6 +58,53 @@ def open_engine(database_url: str | None) -> Engine:
         fail(str(exc))
     except Exception as exc:  # connection refused, bad credentials...: one line, URL redacted
         fail(f"cannot open the database {redact_url(url)}: {type(exc).__name__}: {exc}")
+
+
+@contextmanager
+def launching(database_url: str | None) -> Iterator[Engine]:
+    """``open_engine`` for a command that launches a cohort. When the command fails before any
+    cohort is stored in a SQLite file it created (a config refused at launch), it deletes that
+    file again, and the folders it made for it: a failed launch leaves no empty database
+    behind. A database that existed before, or one holding a cohort, is never touched."""
+    url = database_url_or_default(database_url)
+    path = _new_sqlite_file(url)
+    made = [p for p in (path.parents if path else []) if not p.exists()]
+    engine = open_engine(url)
+    try:
+        yield engine
+    except BaseException as exc:
+        if path is not None and not _succeeded(exc) and _holds_no_cohort(engine):
+            engine.dispose()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+            for folder in made:  # deepest first; a folder something else was put in stays
+                with suppress(OSError):
+                    folder.rmdir()
+        raise
+
+
+def _new_sqlite_file(url: str) -> Path | None:
+    """The SQLite file ``url`` names, if it does not exist yet; None otherwise (or PostgreSQL)."""
+    try:
+        parsed = normalize_url(url)
+    except ValueError:
+        return None  # open_engine says what is wrong with it
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    path = Path(str(parsed.database)).absolute()
+    return None if path.exists() else path
+
+
+def _succeeded(exc: BaseException) -> bool:
+    return isinstance(exc, typer.Exit) and exc.exit_code == 0
+
+
+def _holds_no_cohort(engine: Engine) -> bool:
+    try:
+        with engine.connect() as connection:
+            return int(connection.exec_driver_sql("SELECT count(*) FROM cohort").scalar_one()) == 0
+    except Exception:  # unreadable: not provably empty, so kept
+        return False
 
 
 def database_url_or_default(database_url: str | None) -> str:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from arena.commands.options import fail
+from arena.commands.terminal import echo
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.db.engine import make_engine, redact_url
@@ -28,7 +30,10 @@ def report_command(
     make_zip: Annotated[
         bool, typer.Option("--zip/--no-zip", help="Also write DIR.zip next to the folder.")
     ] = True,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing report folder.")] = False,
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Replace the previous report (and zip) at DIR; never another folder."),
+    ] = False,
     database_url: Annotated[
         str | None, typer.Option(help="Database URL (default: ARENA_DATABASE_URL or the local SQLite file).")
     ] = None,
@@ -38,11 +43,12 @@ def report_command(
     # every other command must not pay for at start-up.
     from arena.reports.bundle import build_report
     from arena.reports.content import ReportError
+    from markets.placement import PlacementRefused
 
     url = database_url or Settings().db_url
     state = database_state(url)
     if not state.ready:
-        _fail(state.problem)
+        fail(state.problem, code=1)
     engine = make_engine(url)
     try:
         report = build_report(
@@ -55,16 +61,15 @@ def report_command(
             make_zip=make_zip,
             replace=force,
         )
+    except PlacementRefused as exc:
+        fail(str(exc))
     except ReportError as exc:
-        _fail(str(exc))
+        fail(str(exc), code=1)
+    except OSError as exc:  # a full disk, a folder that cannot be written: nothing was placed
+        fail(f"writing the report to {out}: {exc}", code=1)
     finally:
         engine.dispose()
-    typer.echo(f"Report of cohort {cohort} from {redact_url(url)} written to {report.folder}")
+    echo(f"Report of cohort {cohort} from {redact_url(url)} written to {report.folder}")
     if report.zip:
-        typer.echo(f"  zip: {report.zip}")
-    typer.echo("  rows: " + ", ".join(f"{name} {rows:,}" for name, rows in sorted(report.rows.items())))
-
-
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+        echo(f"  zip: {report.zip}")
+    echo("  rows: " + ", ".join(f"{name} {rows:,}" for name, rows in sorted(report.rows.items())))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sqlite3
 import tomllib
+from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -24,10 +26,11 @@ from agents.registry import AgentConfigError
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
-from arena.commands.terminal import plain_console
+from arena.commands.options import DatabaseOption, fail, launching, process_settings
+from arena.commands.terminal import echo, one_line, plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
+from arena.db.engine import database_gone
 from arena.engine.replay.lease import CohortBusy
 from arena.engine.replay.runner import CohortNotRunnable, ReplayResult, replay_cohort
 from arena.engine.rounds.report import RoundReport
@@ -91,20 +94,20 @@ def replay_command(
         fail("give either CONFIG.toml (a new cohort) or --cohort ID (an existing one)")
     if len(configs) > 1 and not queue:
         fail("several configs replay only with --queue (for `arena worker` processes); give one")
-    engine = open_engine(database_url)
-    if queue:
-        from arena.commands.worker import queue_replays
+    with launching(database_url) as engine:
+        if queue:
+            from arena.commands.worker import queue_replays
 
-        queue_replays(engine, configs, cohort_id, launch=_launch)
-        return
-    source = None
-    if configs:
-        try:
-            config = load_config(configs[0])
-            source = open_source(config, engine)  # read once: the cohort launches and replays from it
-            cohort_id = _launch(engine, config, source)
-        except ConfigError as exc:
-            fail(str(exc))
+            queue_replays(engine, configs, cohort_id, launch=_launch)
+            return
+        source = None
+        if configs:
+            try:
+                config = load_config(configs[0])
+                source = open_source(config, engine)  # read once: the cohort launches and replays from it
+                cohort_id = _launch(engine, config, source)
+            except ConfigError as exc:
+                fail(str(exc))
     assert cohort_id is not None
     result = _run(engine, cohort_id, source=source, by_workers=by_workers)
     del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
@@ -133,14 +136,16 @@ def demo_command(
     url = database_url or Settings().db_url
     if fresh:
         _remove_sqlite(url)
-    engine = open_engine(url)
-    _import_demo_corpus(engine)
-    try:
-        config = parse_config(_demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG))
-        source = open_source(config, engine)
-        cohort_id = _launch(engine, config, source)
-    except ConfigError as exc:
-        fail(str(exc))
+    with launching(url) as engine:
+        _import_demo_corpus(engine)
+        try:
+            config = parse_config(
+                _demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG)
+            )
+            source = open_source(config, engine)
+            cohort_id = _launch(engine, config, source)
+        except ConfigError as exc:
+            fail(str(exc))
     result = _run(engine, cohort_id, source=source)
     del source  # replayed: scoring and the report need not keep the dataset in memory
     failed = _finish(engine, result, wide=wide)
@@ -169,14 +174,15 @@ def _write_report(engine: Engine, cohort_id: str) -> None:
     """The cohort's report folder (HTML, Markdown, tables) under ``$ARENA_HOME/reports``."""
     from arena.reports.bundle import build_report
     from arena.reports.content import ReportError
+    from markets.placement import PlacementRefused
 
     out = Settings().home / "reports" / cohort_id
     try:
         report = build_report(
             engine, cohort_id, out, clock=SystemClock(), environ=os.environ, make_zip=False, replace=True
         )
-    except ReportError as exc:
-        fail(str(exc), code=1)
+    except (ReportError, PlacementRefused, OSError) as exc:
+        fail(f"writing the report: {exc}", code=1)
     console.print(f"Report written to {report.folder} (open report.html; `arena report` for more).")
 
 
@@ -205,11 +211,25 @@ def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None
 
 
 def _remove_sqlite(url: str) -> None:
+    """``--fresh``: delete the SQLite database, only if it is an arena database (any file named
+    by mistake, ``--database-url sqlite:///notes.db``, stays)."""
     if not url.startswith("sqlite:///"):
         fail("--fresh only resets the local SQLite database; use a new ARENA_DATABASE_URL for other servers")
     path = Path(url.removeprefix("sqlite:///"))
+    if path.is_symlink() or (path.exists() and not _holds_arena_schema(path)):
+        fail(f"--fresh deletes only an arena database, and {path} is not one; nothing was deleted")
     for suffix in ("", "-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+def _holds_arena_schema(path: Path) -> bool:
+    """``path`` is a SQLite file with the arena's schema-revision table (read only, never created)."""
+    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+    try:
+        with closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as connection:
+            return connection.execute(query).fetchone() is not None
+    except sqlite3.Error:  # not a SQLite file at all
+        return False
 
 
 def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> str:
@@ -274,7 +294,11 @@ AGENT_FAILURES_EXIT = 3
 
 def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedAgent]:
     """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
-    round. Returns the agents that failed over the cohort (see ``_exit_if_failed``)."""
+    round, or when the database file vanished during the run (nothing of it was kept). Returns
+    the agents that failed over the cohort (see ``_exit_if_failed``)."""
+    gone = database_gone(engine)
+    if gone is not None:
+        fail(gone, code=1)
     if result.stopped:
         console.print(f"Stopped: cohort {result.cohort_id} is {result.stopped}.")
     elif result.completed:
@@ -297,7 +321,7 @@ def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedA
 def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
     """The last lines of a run: one warning per failed agent, then exit 3 unless allowed."""
     for agent in failed:
-        typer.echo(f"warning: {agent.describe()}; see `arena cohort show {cohort_id}`", err=True)
+        echo(f"warning: {one_line(agent.describe())}; see `arena cohort show {cohort_id}`", err=True)
     if failed and not allow:
         raise typer.Exit(AGENT_FAILURES_EXIT)
 

@@ -14,7 +14,7 @@ import typer
 from rich.table import Table
 
 from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import log_to_terminal, plain_console
 from arena.commands.worker import print_queue
 from arena.core.clock import SystemClock
 from arena.db import leases
@@ -34,9 +34,7 @@ def serve(
     from arena.scheduling.jobs import lease_bounded
     from arena.scheduling.service import serve as serve_forever
 
-    logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(name)s %(message)s"
-    )
+    log_to_terminal(logging.INFO if verbose else logging.WARNING, "%(asctime)s %(name)s %(message)s")
     logging.getLogger("arena").setLevel(logging.INFO)
     settings = process_settings()
     lease = settings.leader_lease.total_seconds()

@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 
 from arena.cohorts.config import ConfigError, load_config
 from arena.commands.options import DatabaseOption, database_url_or_default, fail, process_settings
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import log_to_terminal, plain_console
 from arena.core.clock import SystemClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import WorkUnitRow
@@ -60,7 +60,7 @@ def worker_command(
 
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
-    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s %(message)s")
+    log_to_terminal(logging.WARNING, "%(asctime)s %(name)s %(message)s")
     from arena.db.migrate import ensure_schema  # Alembic: `arena status` lists the queue without it
     from arena.workers.worker import Worker  # the replay engine: only for this command
 

@@ -67,7 +67,10 @@ def _parse_utc(value: object) -> datetime:
         raise ValueError(f"expected a UTC date-time like 2025-01-06T00:00:00Z, got {value!r}")
     if value.tzinfo is None:
         raise ValueError(f"date-time {value.isoformat()} has no time zone; add 'Z' for UTC")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:  # e.g. 0001-01-01T00:00:00+05:00: before year 1 in UTC
+        raise ValueError(f"date-time {value.isoformat()} is outside the years 1-9999 in UTC") from exc
 
 
 Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerializer(format_duration)]

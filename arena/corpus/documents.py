@@ -8,16 +8,19 @@ guessed: a guessed zone would shift what counts as known by hours.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import IO, Any
 
-from markets.replay.format import format_utc, parse_utc
+from markets.replay.format import OutsideSpan, format_utc, parse_utc
 
 REQUIRED_FIELDS = ("id", "published_at", "title", "text")
+MAX_DOCUMENT_BYTES = 256 * 1024
+"""A document's title and text together, in UTF-8: PostgreSQL's search index of one document
+(a ``tsvector``) holds at most 1 MB, which text of many short distinct words can reach at under
+half a megabyte. Longer texts are refused, with the line: split them."""
+MAX_ID_CHARS = 256
 OPTIONAL_FIELDS = ("url", "source")
 
 
@@ -70,6 +73,8 @@ def parse_document(raw: bytes | str, where: str) -> Document:
         payload = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CorpusError(f"{where}: not a JSON document ({exc})") from exc
+    except RecursionError as exc:  # [[[[...]]]] nested deeper than Python's stack
+        raise CorpusError(f"{where}: not a corpus document (JSON nested too deeply)") from exc
     if not isinstance(payload, dict):
         raise CorpusError(f"{where}: expected a JSON object, got {type(payload).__name__}")
     doc_id = payload.get("id")
@@ -77,12 +82,35 @@ def parse_document(raw: bytes | str, where: str) -> Document:
         doc_id = str(doc_id)
     if not isinstance(doc_id, str) or not doc_id.strip():
         raise CorpusError(f"{where}: 'id' must be a non-empty string or an integer")
-    where = f"{where} (id {doc_id!r})"
+    if len(doc_id) > MAX_ID_CHARS:
+        raise CorpusError(f"{where}: 'id' is longer than {MAX_ID_CHARS} characters")
+    where = f"{where} (id {_storable(doc_id, 'id', where)!r})"
     title, text = (_text(payload, field, where) for field in ("title", "text"))
     if not (title.strip() or text.strip()):
         raise CorpusError(f"{where}: 'title' and 'text' are both empty")
+    size = len(title.encode("utf-8")) + len(text.encode("utf-8"))
+    if size > MAX_DOCUMENT_BYTES:
+        raise CorpusError(
+            f"{where}: 'title' and 'text' hold {size:,} bytes of UTF-8, more than the "
+            f"{MAX_DOCUMENT_BYTES:,} a document may have (split it)"
+        )
     url, source = (_optional_text(payload, field, where) for field in OPTIONAL_FIELDS)
     return Document(doc_id, _published_at(payload, where), title, text, url, source)
+
+
+def _storable(value: str, field: str, where: str) -> str:
+    """``value`` if both databases can store it as text: no NUL (PostgreSQL's text cannot hold
+    one) and no lone surrogate (a ``\\ud800`` escape without its pair is not text)."""
+    if "\x00" in value:
+        raise CorpusError(f"{where}: '{field}' holds a NUL character, which a database text cannot store")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        surrogate = f"\\u{ord(value[exc.start]):04x}"
+        raise CorpusError(
+            f"{where}: '{field}' holds a lone surrogate ({surrogate}), which is not text"
+        ) from exc
+    return value
 
 
 def _published_at(payload: dict[str, Any], where: str) -> datetime:
@@ -90,7 +118,9 @@ def _published_at(payload: dict[str, Any], where: str) -> datetime:
     if not isinstance(value, str):
         raise CorpusError(f"{where}: 'published_at' is missing (need an ISO 8601 time with a zone)")
     try:
-        return parse_utc(value)
+        return parse_utc(_storable(value, "published_at", where))
+    except OutsideSpan as exc:
+        raise CorpusError(f"{where}: 'published_at' {value!r} is {exc}") from exc
     except ValueError as exc:
         raise CorpusError(
             f"{where}: 'published_at' {value!r} is not an ISO 8601 time with a zone ({exc}); "
@@ -102,7 +132,7 @@ def _text(payload: dict[str, Any], field: str, where: str) -> str:
     value = payload.get(field)
     if not isinstance(value, str):
         raise CorpusError(f"{where}: '{field}' must be a string")
-    return value
+    return _storable(value, field, where)
 
 
 def _optional_text(payload: dict[str, Any], field: str, where: str) -> str | None:
@@ -111,12 +141,4 @@ def _optional_text(payload: dict[str, Any], field: str, where: str) -> str | Non
         return None
     if not isinstance(value, str):
         raise CorpusError(f"{where}: '{field}' must be a string or null")
-    return value
-
-
-def write_documents(path: Path, documents: list[Document]) -> None:
-    """Write ``documents`` as a corpus file, one line each, through a temporary file and a rename
-    so a reader never sees half a file."""
-    staging = path.with_name(f".{path.name}.tmp")
-    staging.write_text("".join(d.to_json() + "\n" for d in documents), encoding="utf-8")
-    os.replace(staging, path)
+    return _storable(value, field, where)

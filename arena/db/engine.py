@@ -21,15 +21,18 @@ docs/storage.md "Commit durability of replays".
 from __future__ import annotations
 
 import json
+import os
 import select
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from weakref import WeakKeyDictionary
 
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
@@ -96,9 +99,53 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
         return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(parsed, echo=echo, json_serializer=serializer)
+    database = _SqliteFile(Path(str(parsed.database)))
+    _SQLITE_FILES[engine.dialect] = database  # kept by the engine's copies, and through dispose()
     event.listen(engine, "connect", _configure_sqlite_connection)
-    event.listen(engine, "begin", _begin_sqlite_transaction)
+    event.listen(engine, "connect", database.remember)
+    event.listen(engine, "begin", partial(_begin_sqlite_transaction, database))
     return engine
+
+
+class DatabaseGone(RuntimeError):
+    """The SQLite file an engine opened was deleted or replaced while it ran: its open connections
+    would go on writing into a file nobody can open again, so nothing more is written."""
+
+
+def database_gone(engine: Engine) -> str | None:
+    """Why ``engine``'s SQLite file is no longer the one it opened (deleted, or replaced by
+    another file at its path), or None (also on PostgreSQL, whose server owns its files). One
+    ``stat``: commands check it before they report success."""
+    database = _SQLITE_FILES.get(engine.dialect)
+    return database.problem() if database is not None else None
+
+
+@dataclass
+class _SqliteFile:
+    """The SQLite file of an engine, known by its device and inode from the first connection on."""
+
+    path: Path
+    identity: tuple[int, int] | None = None
+
+    def remember(self, _dbapi_connection: Any, _record: Any) -> None:
+        if self.identity is None:
+            found = os.stat(self.path)
+            self.identity = (found.st_dev, found.st_ino)
+
+    def problem(self) -> str | None:
+        if self.identity is None:
+            return None
+        try:
+            found = os.stat(self.path)
+        except FileNotFoundError:
+            return self._lost("deleted")
+        return None if (found.st_dev, found.st_ino) == self.identity else self._lost("replaced")
+
+    def _lost(self, how: str) -> str:
+        return f"the database file {self.path} was {how} while this command ran; nothing more was saved"
+
+
+_SQLITE_FILES: WeakKeyDictionary[Dialect, _SqliteFile] = WeakKeyDictionary()
 
 
 def writer(engine: Engine) -> Engine:
@@ -217,8 +264,14 @@ def _enable_wal(cursor: sqlite3.Cursor) -> None:
     raise RuntimeError(f"SQLite database stayed locked for {SQLITE_BUSY_TIMEOUT_MS} ms; could not enable WAL")
 
 
-def _begin_sqlite_transaction(connection: Connection) -> None:
+def _begin_sqlite_transaction(database: _SqliteFile, connection: Connection) -> None:
+    """``BEGIN``; a write unit first checks that the file is still the one opened (one ``stat``),
+    so a run whose database was deleted stops at its next write instead of writing into it."""
     mode = connection.get_execution_options().get(_BEGIN_OPTION, "DEFERRED")
+    if mode == "IMMEDIATE":
+        problem = database.problem()
+        if problem is not None:
+            raise DatabaseGone(problem)
     connection.exec_driver_sql(f"BEGIN {mode}")
 
 

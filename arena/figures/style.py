@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 import polars as pl
 
+from arena.core.controls import BIDI_CONTROLS
+
 # Colour-blind-safe colours (checked for deuteranopia, protanopia and tritanopia by their
 # authors). Contenders (LLMs, plug-ins) get Okabe-Ito's vivid hues as solid lines (its yellow is
 # left out: unreadable on white); baselines get Paul Tol's "muted" scheme as thinner dashed
@@ -34,9 +36,6 @@ class AgentStyle:
         return 1.6 if self.baseline else 2.6
 
 
-BIDI_CONTROLS: dict[str, str | int | None] = {
-    chr(c): f"\\u{c:04x}" for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
-}
 _PLOTLY_MARKUP = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", **BIDI_CONTROLS})
 
 

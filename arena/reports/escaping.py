@@ -13,8 +13,9 @@ renderers with fuzzy link detection find, markdown-it's linkify among them). Oth
 (``, - + % ( )``, a dot before a digit) opens nothing in the middle of a line, so numbers stay
 readable in the raw file. Newlines are flattened and, where a value
 starts a block, its first ``- # > + =`` or ``1.`` is escaped, so no block construct can begin;
-bidirectional controls are spelt out, so a value can neither break the layout around it nor
-reverse the text that follows.
+other control characters (ESC, NUL, bidirectional overrides...) are spelt out
+(``arena.core.controls``), so a value can neither break the layout around it, reverse the text
+that follows, nor send a terminal showing the raw file an escape sequence.
 """
 
 from __future__ import annotations
@@ -22,19 +23,14 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from arena.figures.style import BIDI_CONTROLS
+from arena.core.controls import visible_controls
 
 _OPENERS = re.compile(r"([\\`*_~\[\]<>&|$:@])|(\.)(?=[^\W\d_])")
 # Where a value starts a block (an alert's body, a cell), these would make a list, a heading or a
 # quote of it: ``- x``, ``+ x``, ``# x``, ``> x``, ``1. x``, ``1) x``, ``= x``.
 _BLOCK_START = re.compile(r"^(\d*)([-+#>=]|(?<=\d)[.)])")
 _BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
-_SPELL_BIDI = str.maketrans(BIDI_CONTROLS)
-
-
-def visible_controls(text: str) -> str:
-    """``text`` with bidirectional controls spelt out, for widgets that show text verbatim."""
-    return text.translate(_SPELL_BIDI)
+__all__ = ["markdown_literal", "streamlit_literal", "visible_controls", "web_address"]
 
 
 def markdown_literal(text: str, *, starts_block: bool = False) -> str:
@@ -42,7 +38,7 @@ def markdown_literal(text: str, *, starts_block: bool = False) -> str:
     the value begins a block (an alert's body), where leading spaces are dropped (four would make
     a code block) and a first ``-``, ``#``, ``>``, ``+``, ``=`` or ``1.`` is escaped too; inside a
     line (after a label, in a table cell) those mean nothing and stay readable."""
-    line = _OPENERS.sub(lambda m: "\\" + m.group(0), _BREAKS.sub(" ", visible_controls(text)))
+    line = _OPENERS.sub(lambda m: "\\" + m.group(0), visible_controls(_BREAKS.sub(" ", text)))
     if not starts_block:
         return line
     return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.lstrip(" "), count=1)

@@ -16,6 +16,7 @@ import polars as pl
 
 from arena.figures import AgentStyle, agent_styles, equity_curves, leaderboard_intervals, reliability_diagrams
 from arena.reports.content import ReportContent
+from arena.reports.csv_cells import CSV_NOTE
 from arena.reports.series import thin_marks
 from arena.reports.summary import Row, Summary
 from arena.scoring.load.frames import Reading, suffixed
@@ -75,7 +76,9 @@ def render(summary: Summary, content: ReportContent, files: list[str]) -> str:
         _section("Methodology", "".join(f'<p class="note">{escape(p)}</p>' for p in summary.notes)),
         _section(
             "Files",
-            "<ul>" + "".join(f'<li><a href="{escape(f)}">{escape(f)}</a></li>' for f in files) + "</ul>",
+            "<ul>"
+            + "".join(f'<li><a href="{escape(f)}">{escape(f)}</a></li>' for f in files)
+            + f'</ul><p class="note">{escape(CSV_NOTE)}</p>',
         ),
     ]
     return (

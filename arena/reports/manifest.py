@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from collections.abc import Iterable
 from datetime import datetime
 from pathlib import Path
@@ -66,6 +67,47 @@ def manifest(
         },
         "files": dict(sorted(files.items())),
     }
+
+
+MANIFEST = "manifest.json"
+MANIFEST_LIMIT = 64 << 20  # bytes: a manifest larger than this was not written by the arena
+
+
+def report_files(folder: Path) -> frozenset[str] | None:
+    """The files of the report at ``folder`` by its own manifest (``manifest.json`` included);
+    None when ``folder`` holds no manifest written by the arena."""
+    path = folder / MANIFEST
+    try:
+        if path.is_symlink() or path.stat().st_size > MANIFEST_LIMIT:
+            return None
+        return _listed(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return None
+
+
+def is_report_zip(path: Path) -> bool:
+    """``path`` is the zip ``arena report`` makes of a report folder named like it (``DIR.zip``
+    holds ``DIR/manifest.json``, and nothing its manifest does not list)."""
+    prefix = f"{path.name.removesuffix('.zip')}/"
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if archive.getinfo(prefix + MANIFEST).file_size > MANIFEST_LIMIT:
+                return False
+            listed = _listed(json.loads(archive.read(prefix + MANIFEST).decode("utf-8")))
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return False
+    return listed is not None and names <= {prefix + name for name in listed}
+
+
+def _listed(document: object) -> frozenset[str] | None:
+    """The files a report manifest lists, itself included; None when it is not one the arena wrote."""
+    if not isinstance(document, dict) or not isinstance(document.get("report_format_version"), int):
+        return None
+    generator, files = document.get("generator"), document.get("files")
+    if not isinstance(generator, dict) or generator.get("package") != PACKAGE or not isinstance(files, dict):
+        return None
+    return frozenset(files) | {MANIFEST}
 
 
 def sha256_file(path: Path) -> str:

@@ -9,6 +9,7 @@ titles, methodology, file names) is written as is.
 
 from __future__ import annotations
 
+from arena.reports.csv_cells import CSV_NOTE
 from arena.reports.escaping import markdown_literal
 from arena.reports.summary import Row, Summary
 
@@ -33,7 +34,7 @@ def render(summary: Summary, files: list[str]) -> str:
         parts += [f"### {markdown_literal(name)}", "", *_facts(facts), ""]
     parts += ["## Errors", "", _table(summary.errors) if summary.errors else "No decision failed.", ""]
     parts += ["## Methodology", "", *(f"{p}\n" for p in summary.notes)]
-    parts += ["## Files", "", *(f"- [{f}]({f})" for f in files), ""]
+    parts += ["## Files", "", *(f"- [{f}]({f})" for f in files), "", CSV_NOTE, ""]
     return "\n".join(parts)
 
 

@@ -17,7 +17,7 @@ from typing import TypeVar
 
 import polars as pl
 
-from markets.replay.format import DatasetError, parse_utc, row_error
+from markets.replay.format import DatasetError, OutsideSpan, in_price_span, parse_utc, row_error
 from markets.types import PRICE_PLACES
 
 ROW = "_row"
@@ -89,7 +89,12 @@ def parse_column(
             hit = first_row(frame, pl.col(column) == text)
             assert hit is not None
             reason = f" ({exc})" if str(exc) and not isinstance(exc, InvalidOperation) else ""
-            raise row_error(label, int(str(hit[ROW])), column, f"{text!r} is not {expected}{reason}") from exc
+            problem = (
+                f"{text!r} is {exc}"
+                if isinstance(exc, OutsideSpan)
+                else f"{text!r} is not {expected}{reason}"
+            )
+            raise row_error(label, int(str(hit[ROW])), column, problem) from exc
     return parsed
 
 
@@ -116,17 +121,31 @@ def parse_probability(text: str) -> Decimal:
 
 
 def parse_dates(frame: pl.DataFrame, column: str, label: str) -> dict[str, date]:
-    return parse_column(frame, column, label, parse_day, "a date (expected YYYY-MM-DD)")
+    """A column of price dates, each within ``PRICE_SPAN``."""
+    return parse_column(frame, column, label, _price_day, "a date (expected YYYY-MM-DD)")
 
 
 def parse_times(frame: pl.DataFrame, column: str, label: str) -> dict[str, datetime]:
+    """A column of price times, each within ``PRICE_SPAN``."""
     return parse_column(
         frame,
         column,
         label,
-        parse_utc,
+        _price_time,
         "a time (expected ISO 8601 with a zone, e.g. 2025-01-31T00:00:00+00:00)",
     )
+
+
+def _price_day(text: str) -> date:
+    day = parse_day(text)
+    in_price_span(day)
+    return day
+
+
+def _price_time(text: str) -> datetime:
+    moment = parse_utc(text)
+    in_price_span(moment.date())
+    return moment
 
 
 def parse_probabilities(frame: pl.DataFrame, column: str, label: str) -> dict[str, Decimal]:

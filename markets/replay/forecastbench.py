@@ -9,6 +9,7 @@ a section saying what this conversion changed) and the CC BY-SA license travel w
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -98,11 +99,17 @@ def import_forecastbench(
             raise DatasetError(
                 f"{raw}: missing {required} (expected the raw ForecastBench layout, see SOURCE.md)"
             )
+    _refuse_links(raw)
     try:
         selection = _select(raw, min_points)
     except DatasetError as exc:
         raise DatasetError(f"{raw}/{exc}") from exc
     kept = selection.markets.height
+    if kept == 0:
+        reasons = "; ".join(f"{reason}: {count}" for reason, count in sorted(selection.skipped.items()))
+        raise DatasetError(
+            f"{raw}: no market to keep of {selection.considered} in {RAW_MARKETS} ({reasons or 'none'})"
+        )
     info = DatasetInfo(
         name=name,
         version=version or str(selection.prices["date"].max() or "empty"),
@@ -150,26 +157,47 @@ def _read_records(path: Path) -> dict[tuple[str, str], tuple[int, dict[str, Any]
     for line_no, raw_line in enumerate(path.read_bytes().splitlines(), start=1):
         if not raw_line.strip():
             continue
-        try:
-            record = json.loads(raw_line.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DatasetError(f"{RAW_MARKETS} line {line_no}: not UTF-8 text ({exc.reason})") from exc
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{RAW_MARKETS} line {line_no}: not valid JSON ({exc.msg})") from exc
-        if not isinstance(record, dict):
-            raise DatasetError(f"{RAW_MARKETS} line {line_no}: expected a JSON object")
-        for name, types in _FIELDS.items():
-            if name not in record:
-                raise _line_error(line_no, name, "is missing")
-            if not isinstance(record[name], types) or (
-                name == "resolved_to" and isinstance(record[name], bool)
-            ):
-                raise _line_error(line_no, name, f"{record[name]!r} has the wrong type")
+        record = _parse_record(line_no, raw_line)
         key = (record["source"], record["id"])
         if key in records:
             raise _line_error(line_no, "id", f"duplicate of line {records[key][0]} ({key[0]} {key[1]})")
         records[key] = (line_no, record)
     return records
+
+
+def _parse_record(line_no: int, raw_line: bytes) -> dict[str, Any]:
+    """One line of ``markets.jsonl``, its fields' types, texts and ``resolved_to`` checked."""
+    try:
+        record = json.loads(raw_line.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{RAW_MARKETS} line {line_no}: not UTF-8 text ({exc.reason})") from exc
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{RAW_MARKETS} line {line_no}: not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise DatasetError(f"{RAW_MARKETS} line {line_no}: JSON nested too deeply") from exc
+    if not isinstance(record, dict):
+        raise DatasetError(f"{RAW_MARKETS} line {line_no}: expected a JSON object")
+    for name, types in _FIELDS.items():
+        if name not in record:
+            raise _line_error(line_no, name, "is missing")
+        value = record[name]
+        if not isinstance(value, types) or (name == "resolved_to" and isinstance(value, bool)):
+            raise _line_error(line_no, name, f"{value!r} has the wrong type")
+        if isinstance(value, str) and not _is_text(value):
+            raise _line_error(line_no, name, "holds a NUL character or a lone surrogate, which is not text")
+    resolved_to = record["resolved_to"]
+    if resolved_to is not None and not (math.isfinite(resolved_to) and 0 <= resolved_to <= 1):
+        raise _line_error(line_no, "resolved_to", f"{resolved_to!r} is not a value in [0, 1]")
+    return record
+
+
+def _is_text(value: str) -> bool:
+    """No NUL (no database text holds one) and no lone surrogate (``\\ud800`` without its pair)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in value
 
 
 def _read_values(path: Path) -> pl.DataFrame:
@@ -281,12 +309,21 @@ def _time_cell(line_no: int, record: Mapping[str, Any], field: str) -> str:
         return format_utc(start_of_day(parse_day(text)) if len(text) == 10 else parse_utc(text))
     except ValueError as exc:
         raise _line_error(
-            line_no, field, f"{text!r} is not an ISO 8601 time with a zone, a date or N/A"
+            line_no, field, f"{text!r} is not an ISO 8601 time with a zone, a date or N/A ({exc})"
         ) from exc
 
 
 def _line_error(line_no: int, field: str, problem: str) -> DatasetError:
     return DatasetError(f"{RAW_MARKETS} line {line_no}, field '{field}': {problem}")
+
+
+def _refuse_links(raw: Path) -> None:
+    """Every file read, and every file of orig/ (copied into the dataset), must be itself, not a
+    symbolic link: a link (``orig/LICENSE -> /etc/shadow``) would publish whatever it points at."""
+    used = [raw / name for name in (RAW_MARKETS, RAW_VALUES, RAW_SOURCE, RAW_ORIG)]
+    for path in [*used, *sorted((raw / RAW_ORIG).iterdir())]:
+        if path.is_symlink():
+            raise DatasetError(f"{path} is a symbolic link; put the file itself in the raw folder")
 
 
 def _attribution_files(raw: Path, notes: str) -> dict[str, bytes]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
@@ -50,6 +50,11 @@ DATE_COLUMN = "date"
 OBSERVED_AT_COLUMN = "observed_at"
 PRICE_COLUMNS = ("market_id", DATE_COLUMN, OBSERVED_AT_COLUMN, "outcome", "price")
 
+PRICE_SPAN = (date(1970, 1, 1), date(2200, 1, 1))
+"""Prices are dated within [start, end): a replay runs from its first price to its last, so one
+row dated 0001-01-01 would make a cohort of two thousand years (and 9999-12-31 cannot even be
+used the next day). An error names the row."""
+
 _INFO_FIELDS = ("name", "version", "source", "license", "created_with")
 
 
@@ -60,6 +65,17 @@ class DatasetError(ValueError):
 def row_error(file: str, row: int, field: str, problem: str) -> DatasetError:
     """One-line error for a data row; ``row`` counts data rows from 1 (the header is not a row)."""
     return DatasetError(f"{file} row {row}, field '{field}': {problem}")
+
+
+class OutsideSpan(ValueError):
+    """A well-formed time outside the span allowed for it (``PRICE_SPAN``, or the years 1-9999)."""
+
+
+def in_price_span(day: date) -> None:
+    """Raise ``OutsideSpan`` unless a price dated ``day`` lies in ``PRICE_SPAN``."""
+    start, end = PRICE_SPAN
+    if not start <= day < end:
+        raise OutsideSpan(f"outside {start} … {end - timedelta(days=1)}, the span a price may have")
 
 
 def start_of_day(day: date) -> datetime:
@@ -79,7 +95,10 @@ def parse_utc(text: str) -> datetime:
     value = datetime.fromisoformat(text)
     if value.tzinfo is None:
         raise ValueError("no time zone")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError as exc:  # 0001-01-01T00:00:00+05:00 is before year 1 in UTC
+        raise OutsideSpan("outside the years 1-9999 in UTC") from exc
 
 
 def format_utc(value: datetime) -> str:
@@ -119,14 +138,20 @@ def hash_of(files: Mapping[str, bytes]) -> str:
     return f"sha256:{digest.hexdigest()}"
 
 
-def write_info(directory: Path, info: DatasetInfo) -> None:
+def write_info(directory: Path, info: DatasetInfo, files: Collection[str] = ()) -> None:
     """Write ``dataset.json`` with the hash of the data files already in ``directory``; through a
-    temporary file and a rename, so a reader never sees half a file."""
-    payload = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **asdict(info)}
+    temporary file and a rename, so a reader never sees half a file. ``files``: every file the
+    writer put in the folder (``dataset_files``), recorded so a later ``--force`` knows them."""
+    payload: dict[str, object] = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION, **asdict(info)}
     payload["content_hash"] = content_hash(directory)
+    if files:
+        payload["files"] = sorted(files)
     staging = directory / f".{DATASET_FILE}.tmp"
-    staging.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
-    os.replace(staging, directory / DATASET_FILE)
+    try:
+        staging.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(staging, directory / DATASET_FILE)
+    finally:
+        staging.unlink(missing_ok=True)  # gone once renamed; a failed write leaves no partial file
 
 
 def read_info(directory: Path, label: Path) -> tuple[DatasetInfo, str]:
@@ -151,6 +176,27 @@ def read_info(directory: Path, label: Path) -> tuple[DatasetInfo, str]:
     description = payload.get("description", "")
     info = DatasetInfo(**{k: payload[k] for k in _INFO_FIELDS}, description=str(description))
     return info, str(payload["content_hash"])
+
+
+def dataset_files(directory: Path) -> frozenset[str] | None:
+    """The files the arena wrote in a dataset folder, by its ``dataset.json``: those it lists,
+    or (a dataset written before the list was kept) the three of the format; None when the
+    folder holds no dataset.json of this format."""
+    try:
+        payload = json.loads((directory / DATASET_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT_NAME:
+        return None
+    return listed_files(payload) or frozenset({DATASET_FILE, *HASHED_FILES})
+
+
+def listed_files(payload: Mapping[str, object]) -> frozenset[str]:
+    """The ``files`` list of a ``dataset.json`` document (empty when it keeps none)."""
+    listed = payload.get("files")
+    if not isinstance(listed, list) or not all(isinstance(name, str) for name in listed):
+        return frozenset()
+    return frozenset(listed) | {DATASET_FILE}
 
 
 def check_columns(file: str, present: list[str], required: tuple[str, ...], allowed: tuple[str, ...]) -> None:

@@ -48,6 +48,8 @@ def parse_prices(
     columns = [c for c in frame.columns if c != ROW]
     check_columns(PRICES_FILE, columns, ("market_id", "price"), PRICE_COLUMNS)
     time_column = _time_column(columns)
+    if frame.height == 0:
+        raise DatasetError(f"{PRICES_FILE}: no price rows, only the header (a replay needs prices)")
     has_outcome = "outcome" in columns
     outcome = ["outcome"] if has_outcome else []
     try:

@@ -4,15 +4,14 @@ write leaves no directory and no partial files behind."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
+import json
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
 
+from markets.placement import staged_folder
 from markets.replay.format import (
     DATASET_FILE,
     MARKET_COLUMNS,
@@ -21,8 +20,10 @@ from markets.replay.format import (
     PRICES_FILE,
     DatasetError,
     DatasetInfo,
+    dataset_files,
     format_utc,
     json_text,
+    listed_files,
     read_info,
     write_info,
 )
@@ -93,24 +94,19 @@ def write_frames(
     overwrite: bool = False,
 ) -> ReplayDataset:
     """Write text frames as ``markets.csv``/``prices.csv`` plus ``dataset.json`` and any extra
-    files (license, attribution), validate the result, then move it to ``out_dir``."""
-    _check_target(out_dir, overwrite)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
-    try:
-        staging.chmod(0o755)  # mkdtemp makes it private; the dataset is meant to be shared
+    files (license, attribution), validate the result, then move it to ``out_dir``.
+
+    ``overwrite`` replaces only a dataset the arena wrote there before, holding nothing else
+    (``markets.placement``); anything else at ``out_dir`` raises ``PlacementRefused``."""
+    with staged_folder(out_dir, "replay dataset", replace=overwrite, record=dataset_files) as staging:
         _write_csv(markets, staging / MARKETS_FILE)
         _write_csv(prices, staging / PRICES_FILE)
-        write_info(staging, info)
         for relative, content in (extra_files or {}).items():
             target = staging / relative
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
+        write_info(staging, info, files=[MARKETS_FILE, PRICES_FILE, DATASET_FILE, *(extra_files or {})])
         dataset = read_dataset(staging, label=out_dir)
-        _move_into_place(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return dataset
 
 
@@ -119,34 +115,9 @@ def rehash_dataset(path: Path | str) -> ReplayDataset:
     directory = Path(path)
     read_dataset(directory, verify_hash=False)
     info, _ = read_info(directory, directory)
-    write_info(directory, info)
+    payload = json.loads((directory / DATASET_FILE).read_text(encoding="utf-8"))  # read_info parsed it
+    write_info(directory, info, files=listed_files(payload))
     return read_dataset(directory)
-
-
-def _check_target(out_dir: Path, overwrite: bool) -> None:
-    """Replacing is allowed only for an existing dataset (or an empty directory), never for an
-    arbitrary directory that happens to be named as the output."""
-    if not out_dir.exists():
-        return
-    if not overwrite:
-        raise DatasetError(f"{out_dir} already exists; pass --force (overwrite=True) to replace it")
-    if not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / DATASET_FILE).is_file()):
-        raise DatasetError(f"refusing to replace {out_dir}: it is not a replay dataset (no {DATASET_FILE})")
-
-
-def _move_into_place(staging: Path, out_dir: Path) -> None:
-    if not out_dir.exists():
-        os.rename(staging, out_dir)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".old", dir=out_dir.parent))
-    os.rename(out_dir, retired / out_dir.name)
-    try:
-        os.rename(staging, out_dir)
-    except BaseException:
-        os.rename(retired / out_dir.name, out_dir)
-        raise
-    finally:
-        shutil.rmtree(retired, ignore_errors=True)
 
 
 def _market_row(market: Market, resolution: Resolution | None) -> dict[str, str]:

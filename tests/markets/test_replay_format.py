@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from markets.placement import PlacementRefused
 from markets.replay import DatasetError, DatasetInfo, load_dataset, rehash_dataset, write_dataset
 from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
 
@@ -142,7 +143,7 @@ def test_unstorable_resolutions_are_refused(
 
 def test_existing_output_needs_overwrite_and_must_be_a_dataset(tmp_path: Path) -> None:
     _write(tmp_path / "ds")
-    with pytest.raises(DatasetError, match="already exists; pass --force"):
+    with pytest.raises(PlacementRefused, match="already exists; choose another path, or pass --force"):
         _write(tmp_path / "ds")
     _write(tmp_path / "ds", overwrite=True, markets=[SNOW], prices=[PRICES[2]], resolutions=[])
     assert list(load_dataset(tmp_path / "ds").markets) == [SNOW.market_id]
@@ -151,7 +152,7 @@ def test_existing_output_needs_overwrite_and_must_be_a_dataset(tmp_path: Path) -
     precious = tmp_path / "home"
     precious.mkdir()
     (precious / "notes.txt").write_text("keep me")
-    with pytest.raises(DatasetError, match=r"refusing to replace .*home: it is not a replay dataset"):
+    with pytest.raises(PlacementRefused, match=r"refusing to replace .*home: it is not a replay dataset"):
         _write(precious, overwrite=True)
     assert (precious / "notes.txt").read_text() == "keep me"
 

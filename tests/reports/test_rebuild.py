@@ -14,6 +14,7 @@ from arena.core.clock import SimulatedClock
 from arena.reports import bundle
 from arena.reports.bundle import build_report
 from arena.reports.content import ReportError
+from markets.placement import PlacementRefused
 from tests.dashboard.world import LIVE, REPLAY
 
 
@@ -47,9 +48,7 @@ def test_an_existing_report_is_not_overwritten_without_force(
     world: Engine, clock: SimulatedClock, tmp_path: Path
 ) -> None:
     build_report(world, REPLAY, tmp_path / "out" / "demo", clock=clock, environ=os.environ)
-    with pytest.raises(
-        ReportError, match="already exists and is not empty; choose another --out or pass --force"
-    ):
+    with pytest.raises(PlacementRefused, match="already exists; choose another path, or pass --force"):
         build_report(world, REPLAY, tmp_path / "out" / "demo", clock=clock, environ=os.environ)
 
     replaced = build_report(

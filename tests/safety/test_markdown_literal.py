@@ -27,8 +27,8 @@ def _rendered(markdown: str) -> str:
 
 
 def _expected(text: str) -> str:
-    flat = re.sub(r"[\r\n\t\v\f\x85\u2028\u2029]+", " ", visible_controls(text))
-    return flat.replace("\x00", "\ufffd").strip(" ")  # CommonMark: NUL becomes U+FFFD; ends trimmed
+    flat = visible_controls(re.sub(r"[\r\n\t\v\f\x85\u2028\u2029]+", " ", text))
+    return flat.strip(" ")  # ends trimmed; any other control is spelt out (NUL as \x00)
 
 
 @pytest.mark.parametrize("text", [*hostile(TRACKER), short(TRACKER)], ids=lambda t: repr(t[:30]))
@@ -55,6 +55,20 @@ def test_numbers_stay_readable_in_the_raw_file() -> None:
 
 def test_bidi_controls_are_spelt_out() -> None:
     assert markdown_literal("\u202eabc") == "\\\\u202eabc"
+
+
+@pytest.mark.parametrize(
+    ("text", "spelt"),
+    [
+        ("\x1b]0;owned\x07title", r"\\x1b\]0;owned\\x07title"),  # OSC 0: set the terminal's title
+        ("\x1b]52;c;aGk=\x07", r"\\x1b\]52;c;aGk=\\x07"),  # OSC 52: write the clipboard
+        ("\x1b[2J\x1b[H", r"\\x1b\[2J\\x1b\[H"),  # clear the screen, cursor home
+        ("a\x00b\x9bc\x7f", r"a\\x00b\\x9bc\\x7f"),  # NUL, a C1 CSI, DEL
+    ],
+)
+def test_terminal_controls_are_spelt_out_in_the_raw_file(text: str, spelt: str) -> None:
+    """report.md is read raw in terminals (``cat``, ``less -R``, a pager): no escape reaches them."""
+    assert markdown_literal(text) == spelt
 
 
 @pytest.mark.parametrize(
