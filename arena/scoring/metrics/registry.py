@@ -347,7 +347,10 @@ BY_KEY: dict[str, Metric] = {m.key: m for m in METRICS}
 # metric -> True when higher is better (the sort direction of ``by``).
 SORTABLE: dict[str, bool] = {m.key: m.better == "higher" for m in METRICS if m.better is not None}
 COMPARED: tuple[str, ...] = tuple(m.key for m in METRICS if m.compared)
-COMPARISON_FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets", "few_markets")
+COMPARISON_FIELDS = (
+    *("diff", "diff_lo", "diff_hi", "p_value", "p_value_reason"),
+    *("share_better", "wins", "ties", "losses", "common_markets", "few_markets"),
+)
 IDENTITY = ("rank", "agent", "agent_kind", "baseline", "cohorts", "bankroll")
 
 
