@@ -107,7 +107,8 @@ def load_frames(
         )
         binary = load_markets.binary_markets(connection, involved)
         listings = load_rounds.listings(connection, list(cohorts))
-        tournaments, windows = load_rounds.tournaments(connection, list(cohorts), listings)
+        parts = load_rounds.round_parts(connection, list(cohorts))
+        tournaments, windows = load_rounds.tournaments(connection, parts, listings)
         return ScoringFrames.of(
             agents=agents,
             fills=fills,
@@ -117,7 +118,7 @@ def load_frames(
             snapshots=_snapshots(connection, list(cohorts), marks_until),
             decisions=decisions,
             listings=listings,
-            offers=load_rounds.offers(shown, binary),
+            offers=load_rounds.offers(shown, binary, parts, windows),
             guards=load_rounds.guards(connection, list(cohorts)),
             tournaments=tournaments,
             windows=windows,

@@ -234,7 +234,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "tournament_score",
         "Tournament score",
-        "s: Σ over questions of the time-weighted mean of ln(f/m) over the whole window (seed 000)",
+        "s: Σ over questions of the time-weighted mean of ln(f/m) over the whole window (Metaculus rules)",
         "number",
         better="higher",
         per_agent=_tournament,
@@ -249,9 +249,10 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "tournament_take",
         "Tournament take",
-        "S / ΣS with S = c · exp(s)",
+        "S / ΣS with S = c · exp(s); a pool only one agent covers pays it S / (S + 1)",
         "share",
         better="higher",
+        headline=True,
         per_agent=_tournament,
     ),
     Metric(
