@@ -43,6 +43,12 @@ def _scored(column: str) -> pl.Expr:
     return pl.col(column).cast(pl.Float64).fill_null(0.0)
 
 
+def _weighted(column: str) -> pl.Expr:
+    """A per-event score times its ``weight``: each market weighs once in the mean (the events of
+    a multi-outcome market share it)."""
+    return pl.col("weight") * _scored(column)
+
+
 def _conflict(_: Inputs) -> pl.Expr:
     """The readings whose Brier label points the other way from the return label, or null."""
     flags = [
@@ -134,48 +140,50 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "stated_brier",
         "Brier (stated)",
-        "mean over events of the time-weighted Brier of stated probabilities, as stated",
+        "mean over stated markets of the time-weighted Brier of stated probabilities, as stated",
         "score",
         better="lower",
         interval=True,
         compared=True,
         reference=RANDOM_BRIER,
-        ratio=Ratio("events", pl.col("brier")),
+        ratio=Ratio("events", _weighted("brier"), pl.col("weight")),
     ),
     Metric(
         "log_score",
         "Log score",
-        "mean over events of the time-weighted log score (0 perfect)",
+        "mean over stated markets of the time-weighted log score (0 perfect)",
         "score",
         better="higher",
         interval=True,
         compared=True,
-        headline=True,
-        ratio=Ratio("events", pl.col("log_score")),
+        ratio=Ratio("events", _weighted("log_score"), pl.col("weight")),
     ),
     Metric(
         "rel_log_score",
         "Log score vs market",
-        "mean over events of ln(p/m) for what happened, m the price seen",
+        "mean over stated markets of ln(p/m) for what happened, m the price seen",
         "score",
         better="higher",
         interval=True,
         ratio=Ratio(
-            "events", _scored("rel_log_score"), pl.col("rel_log_score").is_not_null().cast(pl.Float64)
+            "events",
+            _weighted("rel_log_score"),
+            pl.col("weight") * pl.col("rel_log_score").is_not_null().cast(pl.Float64),
         ),
     ),
     Metric(
         "stated_brier_imputed",
         "Brier (stated, imputed)",
-        "mean over every offered (round, market) event of the Brier of the standing forecast, "
-        "the round's market price where the agent had none (ForecastBench)",
+        "mean over every offered (round, market) of the Brier of the standing forecast; where the "
+        "agent had none, the price shown (ForecastBench) or 0.5 where it was hidden; null for an "
+        "agent that never stated",
         "score",
         better="lower",
         interval=True,
         compared=True,
         headline=True,
         reference=RANDOM_BRIER,
-        ratio=Ratio("imputed", pl.col("brier")),
+        ratio=Ratio("imputed", _weighted("brier"), pl.col("weight")),
     ),
     Metric(
         "log_score_imputed",
@@ -185,12 +193,13 @@ METRICS: tuple[Metric, ...] = (
         better="higher",
         interval=True,
         compared=True,
-        ratio=Ratio("imputed", pl.col("log_score")),
+        headline=True,
+        ratio=Ratio("imputed", _weighted("log_score"), pl.col("weight")),
     ),
     Metric(
         "imputed_share",
         "Imputed share",
-        "share of the offered (round, market) events scored at the market price",
+        "share of the offered (round, market) events imputed (the price shown, or 0.5 if hidden)",
         "share",
         per_agent=_stated_readings,
     ),
