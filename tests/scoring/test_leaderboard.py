@@ -186,7 +186,7 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
     ]
     assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
     assert again["as_of"] == "2025-01-10T00:00:00+00:00"
-    assert (again["schema_version"], again["prize_pool"]) == (2, 1000.0)  # the one cohort's default pool
+    assert (again["schema_version"], again["prize_pool"]) == (3, 1000.0)  # the one cohort's default pool
     oracle = again["agents"][0]
     assert list(oracle) == list(COLUMNS)
     assert (oracle["value"], oracle["pnl"], oracle["bankroll"]) == (13000.0, 3000.0, 10000.0)

@@ -89,7 +89,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "return_label",
         "Return label",
-        "seed 002's word for that return (Exceptional … Very Poor)",
+        "Forecaster Arena's word for that return (Exceptional … Very Poor)",
         "text",
         derive=lambda _: return_label(pl.col("return_pct")),
     ),
@@ -207,7 +207,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "stated_brier_autocast",
         "Brier (stated, Autocast)",
-        "imputed stated Brier normalised per market: Σ over outcomes / 2 (seed 001; binary: the Brier)",
+        "imputed stated Brier normalised per market: Σ over outcomes / 2 (Autocast; binary: the Brier)",
         "score",
         better="lower",
         per_agent=_stated_readings,
@@ -229,7 +229,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "leakage_guard",
         "Leakage guard",
-        "on / off for an LLM of a replay cohort (off: no knowledge_cutoff), null otherwise (seed 001)",
+        "on / off for an LLM of a replay cohort (off: no knowledge_cutoff), null otherwise (Autocast rules)",
         "text",
         per_agent=_stated_readings,
     ),
