@@ -14,7 +14,8 @@ import streamlit as st
 
 from arena.reports.escaping import web_address
 from arena.reports.formatting import MISSING, bounds, interval, percent
-from arena.scoring.load.frames import READINGS, Reading, suffixed
+from arena.scoring.board.notes import FLAGS
+from arena.scoring.load.frames import Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY, METRICS
 from arena.scoring.metrics.spec import Metric
 
@@ -94,8 +95,9 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
         "Agent": st.column_config.TextColumn(width=WIDTHS["Agent"]),
         "Status": st.column_config.TextColumn(
             width=WIDTHS["Status"],
-            help="FAILED (not ranked: too few valid answers), ¶ a bet reading that contradicts the "
-            "bets it reads (see the notes), baseline, and the labels in words",
+            help="FAILED (not ranked: too few valid answers), the flags (¶ a bet reading that "
+            "contradicts the bets, ¤ stated selectively, ! stated prices it was not shown: see the "
+            "notes), baseline, and the labels in words",
         ),
     }
     for metric in (*(BY_KEY[k] for k in keys), *extra):
@@ -115,17 +117,14 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
 
 
 def _status(implied: Reading) -> pl.Expr:
-    """What a reader must know before reading the numbers: failed, a bet reading that contradicts
-    the bets, baseline, the labels in words (a contradicted Brier label says so)."""
-    incoherent = [
-        pl.when(pl.col(suffixed("brier_incoherent", r))).then(pl.lit(f"¶ bets read incoherently ({r})"))
-        for r in READINGS
-    ]
+    """What a reader must know before reading the numbers: failed, the flags whose figures cannot
+    be read as skill, baseline, the labels in words (a contradicted Brier label says so)."""
+    flags = [pl.when(pl.col(f.column)).then(pl.lit(f"{f.mark} {f.words}")) for f in FLAGS]
     flagged = pl.col(suffixed("brier_incoherent", implied)).fill_null(False)
     label = pl.col(suffixed("brier_label", implied))
     return pl.concat_str(
         pl.when(pl.col("failed").cast(pl.Boolean)).then(pl.lit("FAILED: not ranked")),
-        *incoherent,
+        *flags,
         pl.when(pl.col("baseline")).then(pl.lit("baseline")),
         pl.col("return_label"),
         pl.when(flagged).then(pl.concat_str(label, pl.lit(" ¶"))).otherwise(label),

@@ -22,14 +22,12 @@ from rich.table import Table
 
 from arena.commands.terminal import plain_console
 from arena.reports.notes import stated_notes
-from arena.scoring.board.notes import incoherence_notes, label_notes, tournament_notes
+from arena.scoring.board.notes import CONFLICT_MARK, LEGEND, flags_of, marked_notes
 from arena.scoring.load.frames import READINGS, Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 
 BASELINE_MARK = "†"
 FEW_MARK = "‡"
-CONFLICT_MARK = "§"  # the Brier and return labels disagree: see the footnote
-INCOHERENT_MARK = "¶"  # a bet reading contradicts most of the bets it reads: see the footnote
 # Which comparison with the leader the wide table shows, by sort metric.
 COMPARISON_OF = {
     **{suffixed("brier", r): suffixed("brier", r) for r in READINGS},
@@ -160,14 +158,14 @@ def _agent(agent: dict[str, Any]) -> str:
     """The name in full (plain text: rich markup in a name is escaped) and its marks."""
     marks = (BASELINE_MARK if agent["baseline"] else "") + (FEW_MARK if agent["few_markets"] else "")
     marks += CONFLICT_MARK if agent["label_conflict"] else ""
-    marks += INCOHERENT_MARK if any(agent[suffixed("brier_incoherent", r)] for r in READINGS) else ""
+    marks += "".join(dict.fromkeys(flag.mark for flag in flags_of(agent)))
     return escape(f"{agent['agent']} {marks}".rstrip())
 
 
 def _brier_label(agent: dict[str, Any], reading: Reading) -> str:
     """The reading's Brier label, marked when the reading contradicts the agent's bets."""
     label = agent[suffixed("brier_label", reading)] or "—"
-    return f"{label} {INCOHERENT_MARK}" if agent[suffixed("brier_incoherent", reading)] else label
+    return f"{label} ¶" if agent[suffixed("brier_incoherent", reading)] else label
 
 
 def _share(value: float | None) -> str:
@@ -200,7 +198,7 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
     return (
         f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
         f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree\n"
-        f"{INCOHERENT_MARK} a Brier (bets) reading contradicts most of the bets it reads (notes below)\n"
+        f"{LEGEND} (notes below)\n"
         + (
             ""
             if wide
@@ -211,9 +209,8 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) read as {document['implied']} "
         f"(see docs/scoring.md). Sorted by {document['sort_by']}."
         + (f" As of {document['as_of']}." if document["as_of"] else "")
-        + "".join(f"\n{CONFLICT_MARK} {note}" for note in label_notes(agents, implied))
-        + "".join(f"\n{INCOHERENT_MARK} {note}" for note in incoherence_notes(agents, implied))
-        + "".join(f"\n{note}" for note in (*tournament_notes(agents), *stated_notes(agents)))
+        + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
+        + "".join(f"\n{note}" for note in stated_notes(agents))
     )
 
 

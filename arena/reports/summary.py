@@ -15,8 +15,8 @@ import polars as pl
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, stated_notes
-from arena.scoring.board.notes import leaderboard_notes
-from arena.scoring.load.frames import READINGS, Reading, suffixed
+from arena.scoring.board.notes import flags_of, leaderboard_notes
+from arena.scoring.load.frames import Reading
 from arena.scoring.metrics.registry import METRICS, headline
 from arena.scoring.metrics.spec import Metric
 
@@ -106,11 +106,7 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
 
 def _leaderboard_row(r: dict[str, Any], implied: Reading) -> Row:
     """The compact leaderboard: the registry's headline metrics (the chosen Brier reading first)."""
-    flags = [
-        f"¶ bets read incoherently ({reading})"
-        for reading in READINGS
-        if r[suffixed("brier_incoherent", reading)]
-    ]
+    flags = [f"{flag.mark} {flag.words}" for flag in flags_of(r)]
     row = {
         "#": MISSING if r["rank"] is None else str(r["rank"]),
         "Agent": r["agent"]

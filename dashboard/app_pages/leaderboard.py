@@ -56,7 +56,10 @@ LEGEND = """
 - **95% interval** — the range the score would plausibly take on another draw of markets
   (bootstrap over markets). Wide intervals, or fewer than 30 resolved markets, mean: too early to tell.
 - **Status** — *FAILED: not ranked* when too few of the agent's answers were valid (its scores
-  say nothing about skill), *baseline* for a reference bot, then the return and Brier in words.
+  say nothing about skill); the flags, whose notes under the table say why: *¶* a bet reading
+  that contradicts the bets, *¤ stated selectively* (its as-stated scores average what it chose),
+  *! hidden price seen* (it stated prices it was not shown); *baseline* for a reference bot, then
+  the return and Brier in words. Sorted by a metric a flag concerns, flagged agents rank below.
 - **Baselines** (thin dashed lines, ◆) are simple reference bots: an LLM should beat them before
   claiming skill. The table shows the key figures; every other metric is under *Every metric*.
 """

@@ -230,3 +230,56 @@ def test_an_unstated_outcome_of_a_multi_outcome_market_takes_its_price() -> None
     assert d["imputed_share"] == pytest.approx(1 / 3)
     assert d["stated_brier_imputed"] == pytest.approx((0.01 + 0.04 + 0.09) / 3)
     assert d["stated_brier_autocast"] == pytest.approx(0.07)
+
+
+def test_an_agent_that_states_selectively_is_flagged_and_ranks_below_on_as_stated_scores() -> None:
+    """Rounds on days 0 and 2 show X (0.5, 0.7; YES) and Y (0.4, 0.2; NO). sure states X 0.95 on
+    day 2 only: no forecast on X day 0, Y days 0 and 2: 3 of the 4 shown events unstated, 75%
+    (flagged above 10%). Its as-stated Brier (0.95 − 1)² = .0025 beats full's, which states X 0.6
+    and Y 0.3 on day 0 ((.16 + .09) / 2 = .125), but a selective agent ranks below the others."""
+    world = build(
+        agents=[seat("sure"), seat("full")],
+        resolutions=[resolution(X, "YES", at=day(4)), resolution(Y, "NO", at=day(4))],
+        offers=[offer(X, 0, 0.5), offer(X, 2, 0.7), offer(Y, 0, 0.4), offer(Y, 2, 0.2)],
+        forecasts=[
+            statement("sure", X, 0.95, day(2)),
+            statement("full", X, 0.6, day(0)),
+            statement("full", Y, 0.3, day(0)),
+        ],
+    )
+    table = leaderboard(world, by="stated_brier", replicates=50)
+    got = {r["agent"]: r for r in table.iter_rows(named=True)}
+    assert got["sure"]["stated_brier"] == pytest.approx(0.0025) and got["full"][
+        "stated_brier"
+    ] == pytest.approx(0.125)
+    assert (got["sure"]["unstated_share"], got["sure"]["stated_selective"]) == (0.75, True)
+    assert (got["full"]["unstated_share"], got["full"]["stated_selective"]) == (0.0, False)
+    assert table.select("agent", "rank").rows() == [("full", 1), ("sure", 2)]
+    # The imputed reading needs no demotion: it scores sure on everything offered, the price where it
+    # said nothing. X: (.25 + .0025) / 2, Y: (.16 + .04) / 2 → .113; full .125: sure leads honestly.
+    by_imputed = leaderboard(world, by="stated_brier_imputed", replicates=50)
+    assert by_imputed["agent"].to_list() == ["sure", "full"]
+    assert by_imputed["stated_brier_imputed"][0] == pytest.approx((0.12625 + 0.10) / 2)
+
+
+def test_an_agent_that_states_the_hidden_price_is_flagged() -> None:
+    """Five rounds hide X's price (0.41, 0.43, 0.47, 0.52, 0.55; X resolves NO). peek states
+    exactly that price each round, though it was shown none: 5 of 5 (flagged from 50%, at least 5).
+    blind states 0.5 each round: never a hidden price, 0 of 5.
+    peek's imputed Brier beats blind's, yet it ranks below: its standing says nothing."""
+    prices = (0.41, 0.43, 0.47, 0.52, 0.55)
+    world = build(
+        agents=[seat("peek"), seat("blind")],
+        resolutions=[resolution(X, "NO", at=day(10))],
+        offers=[offer(X, d, p, shown=False) for d, p in enumerate(prices)],
+        forecasts=[statement("peek", X, p, day(d)) for d, p in enumerate(prices)]
+        + [statement("blind", X, 0.5, day(d)) for d in range(5)],
+    )
+    table = leaderboard(world, by="stated_brier_imputed", replicates=50)
+    got = {r["agent"]: r for r in table.iter_rows(named=True)}
+    assert (got["peek"]["hidden_price_share"], got["peek"]["hidden_price_seen"]) == (1.0, True)
+    assert (got["blind"]["hidden_price_share"], got["blind"]["hidden_price_seen"]) == (0.0, False)
+    brier_peek = sum(p**2 for p in prices) / 5  # .229
+    assert got["peek"]["stated_brier_imputed"] == pytest.approx(brier_peek)
+    assert brier_peek < got["blind"]["stated_brier_imputed"] == pytest.approx(0.25)
+    assert table.select("agent", "rank").rows() == [("blind", 1), ("peek", 2)]

@@ -81,12 +81,10 @@ def test_every_view_carries_the_flag_and_its_reason() -> None:
     assert "sharp ‡ " in text and "sharp ‡¶" not in text  # few markets, coherent
     # Charts of a Brier (bets) metric name the flag beside the agent (dashboard and report alike).
     table = leaderboard(_frames(), replicates=50)
-    assert (
-        chart_flags(table, "bss_market") == {"tiny": "¶ incoherent"}
-        and chart_flags(table, "return_pct") == {}
-    )
+    assert chart_flags(table, "bss_market") == {"tiny": "¶ bets read incoherently (fa)"}
+    assert chart_flags(table, "return_pct") == {}
     figure = leaderboard_intervals(table, "brier", {}, axis="Brier (bets)", flags=chart_flags(table, "brier"))
-    assert {trace.name for trace in figure.data} == {"tiny ¶ incoherent", "sharp"}
+    assert {trace.name for trace in figure.data} == {"tiny ¶ bets read incoherently (fa)", "sharp"}
 
 
 def test_cost_vs_score_credits_an_incoherent_reading_with_no_skill() -> None:

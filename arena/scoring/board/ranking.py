@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from arena.scoring.load.frames import ScoringFrames, suffixed
+from arena.scoring.load.frames import ScoringFrames
 from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.registry import BY_KEY, COLUMNS, METRICS, SORTABLE
 from arena.scoring.metrics.spec import PerAgent
@@ -120,14 +120,14 @@ def _ranked(table: pl.DataFrame, by: str) -> pl.DataFrame:
     """Sorted best first on ``by`` (nulls last, ties by name), with ``rank`` (ties share a rank).
 
     A failed agent (``arena.scoring.rules.health``) is not ranked among working agents: it comes after
-    them, without a rank, whatever its figures. Sorted by a bet-implied metric, an agent whose
-    reading is flagged incoherent (``brier_incoherent``: the reading contradicts most of its bets)
-    ranks below every agent whose reading is not, however good its figure: its ranks follow theirs."""
+    them, without a rank, whatever its figures. An agent carrying a flag that says ``by`` cannot be
+    read as skill for it (``Metric.demoted_by``: a bet reading contradicting its bets, selective
+    statements, a hidden price seen) ranks below every agent carrying none, however good its
+    figure: its ranks follow theirs."""
     failed = pl.col("failed").cast(pl.Boolean).fill_null(False)
     key = pl.when(failed).then(None).otherwise(pl.col(by).cast(pl.Float64).fill_nan(None))
-    reading = BY_KEY[by].reading
-    flagged = pl.col(suffixed("brier_incoherent", reading)) if reading is not None else pl.lit(None)
-    tiered = table.with_columns(_tier=flagged.cast(pl.Boolean).fill_null(False))
+    flags = [pl.col(flag).cast(pl.Boolean).fill_null(False) for flag in BY_KEY[by].demoted_by]
+    tiered = table.with_columns(_tier=pl.any_horizontal(flags) if flags else pl.lit(False))
     tier = pl.col("_tier")
     ordered = tiered.sort(
         [failed, key.is_null(), tier, key, pl.col("agent")],

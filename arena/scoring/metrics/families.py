@@ -20,6 +20,7 @@ def reading_metrics(reading: Reading) -> tuple[Metric, ...]:
     """The bet-implied Brier family of one reading."""
     brier = suffixed("brier", reading)
     how = "amount / max bet" if reading == "fa" else "p + φ·(1 − p), φ = amount / cash"
+    demoted = (suffixed("brier_incoherent", reading),)
     return (
         Metric(
             suffixed("brier_cohorts_mean", reading),
@@ -29,6 +30,7 @@ def reading_metrics(reading: Reading) -> tuple[Metric, ...]:
             "score",
             better="lower",
             reading=reading,
+            demoted_by=demoted,
             per_agent=summary.cohort_mean_briers,
         ),
         Metric(
@@ -41,6 +43,7 @@ def reading_metrics(reading: Reading) -> tuple[Metric, ...]:
             compared=True,
             headline=True,
             reading=reading,
+            demoted_by=demoted,
             reference=RANDOM_BRIER,
             ratio=Ratio("bets", pl.col(brier)),
         ),
@@ -60,6 +63,7 @@ def reading_metrics(reading: Reading) -> tuple[Metric, ...]:
             better="higher",
             interval=True,
             reading=reading,
+            demoted_by=demoted,
             ratio=Ratio("bets", pl.col(brier), skill=True, reference=RANDOM_BRIER),
         ),
         *(
@@ -84,6 +88,7 @@ def reading_metrics(reading: Reading) -> tuple[Metric, ...]:
             interval=True,
             headline=reading == "fa",
             reading=reading,
+            demoted_by=demoted,
             reference=0.0,
             ratio=Ratio("bets", pl.col(brier), pl.col("brier_market"), skill=True),
         ),

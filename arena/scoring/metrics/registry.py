@@ -24,6 +24,7 @@ from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.labels import disagree, return_label
 from arena.scoring.metrics.spec import RANDOM_BRIER, Format, MarketPnl, Metric, Ratio
 from arena.scoring.rules.health import MIN_VALID_SHARE, health_metrics
+from arena.scoring.rules.imputed import HIDDEN_LIMIT, HIDDEN_MIN
 from arena.scoring.rules.tournament import tournament_standings
 
 
@@ -41,6 +42,13 @@ def _health(inputs: Inputs) -> pl.DataFrame:
 
 def _scored(column: str) -> pl.Expr:
     return pl.col(column).cast(pl.Float64).fill_null(0.0)
+
+
+SELECTIVE_LIMIT = 0.1
+"""An agent with no forecast standing on more than this share of the rounds and markets that
+showed it a price stated selectively: its as-stated scores average only what it chose."""
+HIDDEN_PRICE_SEEN = "hidden_price_seen"
+AS_STATED_FLAGS = ("stated_selective", HIDDEN_PRICE_SEEN)
 
 
 def _weighted(column: str) -> pl.Expr:
@@ -146,6 +154,7 @@ METRICS: tuple[Metric, ...] = (
         interval=True,
         compared=True,
         reference=RANDOM_BRIER,
+        demoted_by=AS_STATED_FLAGS,
         ratio=Ratio("events", _weighted("brier"), pl.col("weight")),
     ),
     Metric(
@@ -156,6 +165,7 @@ METRICS: tuple[Metric, ...] = (
         better="higher",
         interval=True,
         compared=True,
+        demoted_by=AS_STATED_FLAGS,
         ratio=Ratio("events", _weighted("log_score"), pl.col("weight")),
     ),
     Metric(
@@ -165,6 +175,7 @@ METRICS: tuple[Metric, ...] = (
         "score",
         better="higher",
         interval=True,
+        demoted_by=AS_STATED_FLAGS,
         ratio=Ratio(
             "events",
             _weighted("rel_log_score"),
@@ -183,6 +194,7 @@ METRICS: tuple[Metric, ...] = (
         compared=True,
         headline=True,
         reference=RANDOM_BRIER,
+        demoted_by=(HIDDEN_PRICE_SEEN,),
         ratio=Ratio("imputed", _weighted("brier"), pl.col("weight")),
     ),
     Metric(
@@ -194,6 +206,7 @@ METRICS: tuple[Metric, ...] = (
         interval=True,
         compared=True,
         headline=True,
+        demoted_by=(HIDDEN_PRICE_SEEN,),
         ratio=Ratio("imputed", _weighted("log_score"), pl.col("weight")),
     ),
     Metric(
@@ -204,6 +217,37 @@ METRICS: tuple[Metric, ...] = (
         per_agent=_stated_readings,
     ),
     Metric("imputed_events", "Imputed events", "events scored", "count", per_agent=_stated_readings),
+    Metric(
+        "unstated_share",
+        "Unstated share",
+        "share of the offered (round, market) events that showed a price where it had no forecast "
+        "standing: what its as-stated scores leave out by choice",
+        "share",
+        per_agent=_stated_readings,
+    ),
+    Metric(
+        "stated_selective",
+        "Stated selectively",
+        f"unstated share above {SELECTIVE_LIMIT:.0%}: its as-stated scores average only what it "
+        "chose to state (flagged in every view)",
+        "flag",
+        derive=lambda _: pl.col("unstated_share") > SELECTIVE_LIMIT,
+    ),
+    Metric(
+        "hidden_price_share",
+        "Hidden price stated",
+        "share of its statements in rounds that hid the price that equal the hidden price",
+        "share",
+        per_agent=_stated_readings,
+    ),
+    Metric(
+        HIDDEN_PRICE_SEEN,
+        "Hidden price seen",
+        f"stated the hidden price in at least {HIDDEN_LIMIT:.0%} of its statements in hidden rounds "
+        f"({HIDDEN_MIN} or more): the price reached it (flagged in every view)",
+        "flag",
+        per_agent=_stated_readings,
+    ),
     Metric(
         "stated_brier_autocast",
         "Brier (stated, Autocast)",
@@ -246,6 +290,7 @@ METRICS: tuple[Metric, ...] = (
         "s: Σ over questions of the time-weighted mean of ln(f/m) over the whole window (Metaculus rules)",
         "number",
         better="higher",
+        demoted_by=(HIDDEN_PRICE_SEEN,),
         per_agent=_tournament,
     ),
     Metric(
@@ -262,6 +307,7 @@ METRICS: tuple[Metric, ...] = (
         "share",
         better="higher",
         headline=True,
+        demoted_by=(HIDDEN_PRICE_SEEN,),
         per_agent=_tournament,
     ),
     Metric(

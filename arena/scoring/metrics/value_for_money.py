@@ -89,7 +89,7 @@ def cost_per_point(table: pl.DataFrame, implied: Reading) -> pl.DataFrame:
         per_market, market_why = _per_brier_point(cost, brier, market)
         per_return, return_why = _per_return_pct(cost, ret)
         lo, hi = row[f"{key}_lo"], row[f"{key}_hi"]
-        if row[suffixed("brier_incoherent", implied)]:
+        if row.get(suffixed("brier_incoherent", implied)):
             share = row[suffixed("incoherent_share", implied)]
             point_why = market_why = f"no credit: {share:.0%} of its bets read below the price paid"
             per_point = per_market = brier = market = lo = hi = None

@@ -40,6 +40,11 @@ from arena.scoring.rules.sums import fmean, fsum
 EVENT = ["cohort_id", "market_id", "outcome"]
 EVENT_OF_AGENT = ["cohort_id", "agent", "market_id", "outcome"]
 AUTOCAST_DIVISOR = 2.0  # the largest possible sum of squared errors over a distribution
+# A statement within this of the price its round hid states that price; an agent whose statements
+# in hidden rounds do so at least HIDDEN_LIMIT of the time, HIDDEN_MIN times or more, saw it.
+HIDDEN_MATCH = 0.0005
+HIDDEN_LIMIT = 0.5
+HIDDEN_MIN = 5
 
 
 def resolved_offers(frames: ScoringFrames) -> pl.DataFrame:
@@ -56,7 +61,7 @@ def resolved_offers(frames: ScoringFrames) -> pl.DataFrame:
         .join(resolutions, on="market_id", how="inner")
         .with_columns(y=side_outcome())
         .filter(pl.col("y").is_not_null() & (pl.col("offered_at") < pl.col("resolved_at")))
-        .select("cohort_id", "market_id", "outcome", "offered_at", "price", "seen", "y")
+        .select("cohort_id", "market_id", "outcome", "offered_at", "price", "shown", "seen", "y")
     )
 
 
@@ -88,6 +93,7 @@ def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
             *EVENT_OF_AGENT,
             "offered_at",
             "price",
+            "shown",
             "p",
             "y",
             f=pl.coalesce("p", "seen"),
@@ -125,7 +131,11 @@ def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     ids = ordered["event"].to_numpy()
     starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
     values = ordered.select(
-        brier=brier(f, y), log_score=log_score(f, y), imputed=pl.col("imputed").cast(pl.Float64)
+        brier=brier(f, y),
+        log_score=log_score(f, y),
+        imputed=pl.col("imputed").cast(pl.Float64),
+        shown=pl.col("shown").cast(pl.Float64),
+        unstated=(pl.col("imputed") & pl.col("shown")).cast(pl.Float64),
     )
     rounds = np.diff(np.append(starts, len(ids))).astype(np.float64)
     sums = {c: np.add.reduceat(values[c].to_numpy(), starts) if len(ids) else ids for c in values.columns}
@@ -137,6 +147,8 @@ def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
             log_score=pl.Series(sums["log_score"] / rounds if len(ids) else [], dtype=pl.Float64),
             rounds=pl.Series(rounds, dtype=pl.UInt32),
             imputed=pl.Series(sums["imputed"], dtype=pl.UInt32),
+            shown=pl.Series(sums["shown"], dtype=pl.UInt32),
+            unstated=pl.Series(sums["unstated"], dtype=pl.UInt32),
         )
         .sort(keys)
     )
@@ -156,14 +168,36 @@ def autocast_market_scores(events: pl.DataFrame) -> pl.DataFrame:
 
 
 def imputed_metrics(events: pl.DataFrame, markets: pl.DataFrame) -> pl.DataFrame:
-    """Per agent: ``imputed_share``, ``imputed_events`` and ``stated_brier_autocast`` (from
-    ``autocast_market_scores``). The imputed Brier and log score themselves are ratios of the
-    metric registry over these events (``arena.scoring.metrics.registry``), intervals included."""
+    """Per agent: ``imputed_share``, ``imputed_events``, ``unstated_share`` (of the rounds that
+    showed the price, the share where it had no forecast standing: left out by choice, not for
+    want of a price) and ``stated_brier_autocast`` (from ``autocast_market_scores``). The imputed
+    Brier and log score themselves are ratios of the metric registry over these events
+    (``arena.scoring.metrics.registry``), intervals included."""
+    shown = pl.col("shown").sum()
     per_agent = events.group_by("agent", maintain_order=True).agg(
         imputed_events=pl.len(),
         imputed_share=pl.col("imputed").sum() / pl.col("rounds").sum(),
+        unstated_share=pl.when(shown > 0).then(pl.col("unstated").sum() / shown),
     )
     autocast = markets.group_by("agent", maintain_order=True).agg(
         stated_brier_autocast=fmean(pl.col("brier"))
     )
     return per_agent.join(autocast, on="agent", how="left")
+
+
+def hidden_price_metrics(frames: ScoringFrames) -> pl.DataFrame:
+    """Per agent that stated in a round which hid the price: ``hidden_price_share``, the share of
+    those statements equal to the hidden price (within ``HIDDEN_MATCH``), and ``hidden_price_seen``
+    when that share reaches ``HIDDEN_LIMIT`` over at least ``HIDDEN_MIN`` of them: the agent
+    stated what the round hid, so the price reached it some other way (a leak), and its
+    tournament and stated standings say nothing about forecasting."""
+    hidden = frames.offers.filter(~pl.col("shown")).select(*EVENT, "price", stated_at="offered_at")
+    stated = frames.forecasts.join(hidden, on=[*EVENT, "stated_at"], how="inner")
+    same = ((pl.col("p") - pl.col("price")).abs() <= HIDDEN_MATCH).sum()
+    per_agent = stated.group_by("agent", maintain_order=True).agg(statements=pl.len(), same=same)
+    share = pl.col("same") / pl.col("statements")
+    return per_agent.select(
+        "agent",
+        hidden_price_share=share,
+        hidden_price_seen=(pl.col("same") >= HIDDEN_MIN) & (share >= HIDDEN_LIMIT),
+    )
