@@ -14,6 +14,7 @@ import streamlit as st
 
 from arena.reports.escaping import web_address
 from arena.reports.formatting import MISSING, bounds, interval, percent
+from arena.scoring.board.notes import FLAGS
 from arena.scoring.load.frames import Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY, METRICS
 from arena.scoring.metrics.spec import Metric
@@ -60,15 +61,19 @@ def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
     return exprs, {title: style}
 
 
-# The compact leaderboard's key figures, in reading order; any other metric is in "Every metric".
-KEY_FIGURES = ("return_pct", "brier", "bets", "win_rate", "valid_rate", "cost")
+# The compact leaderboard's key figures, in reading order (docs/reading-the-leaderboard.md says why
+# these head it); any other metric is in "Every metric". Return and the headline Brier come with
+# their intervals, as the CLI prints them.
+KEY_FIGURES = ("return_pct", "brier", "stated_brier_imputed", "tournament_take", "valid_rate", "cost")
+WITH_INTERVAL = ("return_pct", "brier")
 # Widths in pixels: the key figures add up to ~915, what the main column holds beside the sidebar.
 WIDTHS = {
     "#": 36,
-    "Agent": 120,
-    "Status": 190,
+    "Agent": 110,
+    "Status": 170,
     "percent": 148,
     "score": 124,
+    "plain": 76,
     "count": 52,
     "share": 84,
     "cost": 82,
@@ -77,11 +82,12 @@ WIDTHS = {
 
 def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.DataFrame, Config]:
     """The compact table, sized to fit a 1400-px window without a sideways scroll: rank, agent,
-    status in words, return and the headline Brier each with its interval as one text cell (as
-    the CLI prints them), bets, win rate, valid answers and model cost; the metric ranked ``by``
-    follows when it is not one of those."""
+    status in words (flags first), return and the headline Brier each with its interval as one
+    text cell (as the CLI prints them), the stated Brier imputed, the tournament take, valid
+    answers and model cost; the metric ranked ``by`` follows when it is not one of those."""
     brier = suffixed("brier", implied)
     keys = [brier if k == "brier" else k for k in KEY_FIGURES]
+    boxed = {brier if k == "brier" else k for k in WITH_INTERVAL}
     extra = [] if by in keys else [BY_KEY[by]]
     exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _status(implied).alias("Status")]
     config: Config = {
@@ -89,31 +95,39 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
         "Agent": st.column_config.TextColumn(width=WIDTHS["Agent"]),
         "Status": st.column_config.TextColumn(
             width=WIDTHS["Status"],
-            help="FAILED (not ranked: too few valid answers), baseline, and the labels in words",
+            help="FAILED (not ranked: too few valid answers), the flags (¶ a bet reading that "
+            "contradicts the bets, ¤ stated selectively, ! stated prices it was not shown: see the "
+            "notes), baseline, and the labels in words",
         ),
     }
     for metric in (*(BY_KEY[k] for k in keys), *extra):
         title = metric.display_label(implied)
         width = WIDTHS.get(metric.fmt, WIDTHS["cost"])
-        if metric.interval:
+        if metric.interval and (metric.key in boxed or metric.key not in keys):
             exprs.append(_with_interval(metric.key, metric.fmt).alias(title))
             config[title] = st.column_config.TextColumn(
                 width=width, help=f"{metric.description}; 95% interval"
             )
             continue
         columns, styles = _column(metric, implied)
-        exprs += columns
+        exprs.append(columns[0])  # the value alone: its interval is under "Every metric"
+        width = WIDTHS["plain"] if metric.fmt == "score" else width
         config[title] = {**styles[title], "width": width, "help": metric.description}
     return table.select(exprs), config
 
 
 def _status(implied: Reading) -> pl.Expr:
-    """What a reader must know before reading the numbers: failed, baseline, the labels in words."""
+    """What a reader must know before reading the numbers: failed, the flags whose figures cannot
+    be read as skill, baseline, the labels in words (a contradicted Brier label says so)."""
+    flags = [pl.when(pl.col(f.column)).then(pl.lit(f"{f.mark} {f.words}")) for f in FLAGS]
+    flagged = pl.col(suffixed("brier_incoherent", implied)).fill_null(False)
+    label = pl.col(suffixed("brier_label", implied))
     return pl.concat_str(
         pl.when(pl.col("failed").cast(pl.Boolean)).then(pl.lit("FAILED: not ranked")),
+        *flags,
         pl.when(pl.col("baseline")).then(pl.lit("baseline")),
         pl.col("return_label"),
-        pl.col(suffixed("brier_label", implied)),
+        pl.when(flagged).then(pl.concat_str(label, pl.lit(" ¶"))).otherwise(label),
         pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
         separator=" · ",
         ignore_nulls=True,

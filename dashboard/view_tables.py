@@ -19,7 +19,8 @@ THREE = st.column_config.NumberColumn(format="%.3f")
 
 
 def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) -> tuple[pl.DataFrame, Config]:
-    """The paired comparison, one row per compared metric, in the registry's words."""
+    """The paired comparison, one row per compared metric, in the registry's words: the share of
+    common markets where *first* did strictly better, the ties apart, and why a p-value is missing."""
     ci = pl.struct("diff_lo", "diff_hi").map_elements(
         lambda r: bounds(r["diff_lo"], r["diff_hi"], digits=3), return_dtype=pl.String
     )
@@ -33,11 +34,11 @@ def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) ->
         ci.alias("95% CI"),
         pl.col("p_value").alias("p"),
         pl.col("share_better").alias("First better on"),
+        pl.col("ties").alias("Ties"),
         pl.col("common_markets").alias("Common markets"),
         pl.when(pl.col("diff").is_null())
         .then(pl.lit("no common market"))
-        .when(pl.col("few_markets"))
-        .then(pl.lit("few markets"))
+        .otherwise(pl.col("p_value_reason"))
         .alias("Note"),
     )
     config: Config = {

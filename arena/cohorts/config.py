@@ -191,29 +191,37 @@ class QuestionWindow:
     closes_at: datetime
 
 
+DEFAULT_HIDDEN_FRACTION = 0.3
+"""The Metaculus rules' analysis: hiding the median for 20–30% of each question's duration, with
+``c_weight = 1``, left a copy-the-median bot below the median forecaster and with little prize."""
+
+
 class TournamentConfig(Strict):
     """Metaculus tournament scoring (seed 000, docs/scoring.md "Tournament").
 
     ``hidden_fraction``: the first share of each question's window during which its market price
-    is hidden from agents. ``s_weight`` / ``c_weight``: the share of a question's score / coverage
-    decided in that hidden period; unset, every moment of the window weighs the same (the seed's
-    default), i.e. they equal ``hidden_fraction``. They are frozen as numbers.
+    is hidden from agents (``DEFAULT_HIDDEN_FRACTION`` by default). ``s_weight``: the share of a
+    question's score decided in that hidden period; unset, every moment of the window weighs the
+    same, i.e. it equals ``hidden_fraction``. ``c_weight``: the share of its coverage decided
+    there; unset, 1 whenever there is a hidden period (coverage is earned only while the price is
+    hidden, so an agent that restates the price it sees covers nothing and wins nothing), else 0.
+    Both are frozen as numbers.
     """
 
     prize_pool: PositiveAmount = Decimal("1000")
     reference: Literal["market", "cohort_median"] = "market"
-    hidden_fraction: Annotated[float, Field(ge=0, le=1)] = 0.0
-    s_weight: Annotated[float, Field(ge=0, le=1)] = 0.0
-    c_weight: Annotated[float, Field(ge=0, le=1)] = 0.0
+    hidden_fraction: Annotated[float, Field(ge=0, le=1)] = DEFAULT_HIDDEN_FRACTION
+    s_weight: Annotated[float, Field(ge=0, le=1)] = DEFAULT_HIDDEN_FRACTION
+    c_weight: Annotated[float, Field(ge=0, le=1)] = 1.0
 
     @model_validator(mode="before")
     @classmethod
-    def _equal_weights_by_default(cls, value: object) -> object:
+    def _weights_by_default(cls, value: object) -> object:
         if isinstance(value, Mapping):
-            hidden = value.get("hidden_fraction", 0.0)
+            hidden = value.get("hidden_fraction", DEFAULT_HIDDEN_FRACTION)
             valid = isinstance(hidden, int | float) and not isinstance(hidden, bool) and 0 <= hidden <= 1
             equal = hidden if valid else 0.0  # an invalid fraction is reported once, on its own key
-            return {"s_weight": equal, "c_weight": equal, **value}
+            return {"s_weight": equal, "c_weight": 1.0 if equal > 0 else 0.0, **value}
         return value
 
     @model_validator(mode="after")
@@ -251,6 +259,15 @@ class AgentConfig(BaseModel):
 # Added after the first release (see ``config_hash``): whole sections, and keys of older sections.
 LATER_SECTIONS = ("tournament", "scoring", "prices", "tools", "budget", "llm_limits")
 LATER_KEYS = {"schedule": ("catch_up_grace",), "llm_limits": ("max_pause_s",)}
+# A later section whose defaults have changed since it was added: the form it had then, which a
+# cohort frozen without the section ran with (``config_from_frozen``, ``config_hash``).
+FIRST_FORMS: dict[str, dict[str, Any]] = {"tournament": {"hidden_fraction": 0.0}}
+
+
+def frozen_tournament(section: Mapping[str, Any] | None) -> TournamentConfig:
+    """The ``[tournament]`` a frozen config ran with: its section, or, frozen before the section
+    existed, the first form (no hidden period), never today's defaults."""
+    return TournamentConfig.model_validate(FIRST_FORMS["tournament"] if section is None else section)
 
 
 class CohortConfig(Strict):
@@ -309,11 +326,6 @@ class CohortConfig(Strict):
                 raise ValueError("live cohorts need venue = 'polymarket' or 'manifold'")
             if self.schedule.rounds is None:
                 raise ValueError("live cohorts need schedule.rounds (a replay may run until its data ends)")
-        if self.tournament.hidden_fraction > 0 and self.schedule.rounds is None:
-            raise ValueError(
-                "tournament.hidden_fraction needs schedule.rounds: the hidden period is a share of each "
-                "question's window, which ends at the cohort's last round at the latest"
-            )
         return self
 
     @field_validator("start")
@@ -344,7 +356,8 @@ class CohortConfig(Strict):
         that sets them is hashed with them."""
         frozen = self.model_dump(mode="json")
         for section in LATER_SECTIONS:
-            if frozen[section] == type(getattr(self, section))().model_dump(mode="json"):
+            first = type(getattr(self, section)).model_validate(FIRST_FORMS.get(section, {}))
+            if frozen[section] == first.model_dump(mode="json"):
                 del frozen[section]
         for section, keys in LATER_KEYS.items():
             if section not in frozen:  # a later section left out whole, above
@@ -410,4 +423,6 @@ def load_config(path: Path) -> CohortConfig:
 def config_from_frozen(frozen: str | Mapping[str, Any]) -> CohortConfig:
     """Rebuild the config frozen in a cohort row (never re-read the TOML: the file may have changed)."""
     data = json.loads(frozen) if isinstance(frozen, str) else frozen
+    if "tournament" not in data:  # frozen before the section existed: it ran without a hidden period
+        data = {**data, "tournament": FIRST_FORMS["tournament"]}
     return parse_config(data, source="frozen cohort config")

@@ -72,7 +72,7 @@ def leaderboard_command(
     finally:
         engine.dispose()
     for cohort_id, reason in skipped.items():  # left out of "all cohorts", never silently
-        typer.echo(f"note: cohort {cohort_id} is not scored: {reason}", err=True)
+        echo(f"note: cohort {cohort_id} is not scored: {reason}", err=True)
     cohorts = sorted(set(frames.agents["cohort_id"]))
     frames = frames if when is None else frames.as_of(when)
     settings = Settings(

@@ -2,9 +2,11 @@
 
 The default layout fits an 80-column terminal or a pipe, where rich would otherwise cut names
 and headers to "favor…": every agent name in full (long names fold onto a second line, never
-cut) and the key figures only: rank, return with its interval, the headline Brier (bets) with its
-interval, bets, win rate and a status word. ``--wide`` prints every column at its natural width,
-however wide the terminal, for a pager or a file (``less -S``). The JSON is the complete record.
+cut) and the headline verdicts only (docs/reading-the-leaderboard.md says why these): rank,
+return with its interval, the headline Brier (bets) with its interval, the stated Brier imputed,
+the tournament take and a status word; marks after a name flag what a figure cannot be trusted
+for. ``--wide`` prints every column at its natural width, however wide the terminal, for a pager
+or a file (``less -S``). The JSON is the complete record.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from rich.table import Table
 
 from arena.commands.terminal import plain_console
 from arena.reports.notes import stated_notes
+from arena.scoring.board.notes import CONFLICT_MARK, LEGEND, flags_of, marked_notes
 from arena.scoring.load.frames import READINGS, Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 
 BASELINE_MARK = "†"
 FEW_MARK = "‡"
-CONFLICT_MARK = "§"  # the Brier and return labels disagree: see the footnote
 # Which comparison with the leader the wide table shows, by sort metric.
 COMPARISON_OF = {
     **{suffixed("brier", r): suffixed("brier", r) for r in READINGS},
@@ -38,7 +40,7 @@ _SHORT = {"return_pct": "return", "log_score": "log", "stated_brier_imputed": "i
 WideOption = Annotated[
     bool, typer.Option("--wide", help="Print every leaderboard column (wider than 80 columns).")
 ]
-WIDE_HINT = "--wide shows value, P/L, the other Brier reading, stated imputed, p vs #1 and labels."
+WIDE_HINT = "--wide shows value, P/L, the other Brier reading, bets, win rate, p vs #1 and labels."
 
 
 def print_leaderboard(console: Console, document: dict[str, Any], *, wide: bool = False) -> None:
@@ -73,14 +75,14 @@ def render(document: dict[str, Any], *, wide: bool = False) -> Table:
 
 
 def _compact(table: Table, document: dict[str, Any], level: int, implied: Reading) -> None:
-    """Rank, agent, return, headline Brier, bets, win rate, status: 80 columns with 20-char names."""
+    """Rank, agent, return, headline Brier, stated imputed, take, status: 80 columns, 20-char names."""
     brier = suffixed("brier", implied)
     table.add_column("#", justify="right", no_wrap=True)
     table.add_column("Agent", overflow="fold")  # the only column that may wrap: names are never cut
     for header in (f"Return %\n{level}% CI", f"{BY_KEY[brier].display_label(implied)}\n{level}% CI"):
         table.add_column(escape(header), justify="right", no_wrap=True)
-    table.add_column("Bets\n(res.)", justify="right", no_wrap=True)
-    table.add_column("Win\nrate", justify="right", no_wrap=True)
+    table.add_column("Stated\nimputed", justify="right", no_wrap=True)
+    table.add_column("Tourn.\ntake", justify="right", no_wrap=True)
     table.add_column("Status", no_wrap=True)
     for agent in document["agents"]:
         table.add_row(
@@ -88,8 +90,8 @@ def _compact(table: Table, document: dict[str, Any], level: int, implied: Readin
             _agent(agent),
             _return(agent),
             _with_interval(agent[brier], agent[f"{brier}_lo"], agent[f"{brier}_hi"], "{:.3f}", "{:.2f}"),
-            _bets(agent),
-            _win_rate(agent),
+            _with_interval(agent["stated_brier_imputed"], None, None, "{:.3f}", ""),
+            _share(agent["tournament_take"]),
             _status(agent),
         )
 
@@ -106,6 +108,7 @@ def _wide(table: Table, document: dict[str, Any], level: int, implied: Reading, 
         escape(f"{BY_KEY[suffixed('brier', implied)].display_label(implied)}\n{level}% CI"),
         escape(f"Brier\n[{other}]"),
         "Stated\nimputed",
+        "Tourn.\ntake",
         "Bets\n(res.)",
         "Win\nrate",
         f"p vs #1\n{_SHORT.get(compared, compared)}",
@@ -131,14 +134,13 @@ def _wide(table: Table, document: dict[str, Any], level: int, implied: Reading, 
                 "{:.3f}",
                 "{:.2f}",
             ),
+            _share(agent["tournament_take"]),
             _bets(agent),
             _win_rate(agent),
             _p_value(agent[f"vs_leader_{compared}_p_value"], agent[f"vs_leader_{compared}_few_markets"]),
             "FAILED\n(not ranked)"
             if agent["failed"]
-            else "\n".join(
-                label or "—" for label in (agent["return_label"], agent[suffixed("brier_label", implied)])
-            ),
+            else "\n".join((agent["return_label"] or "—", _brier_label(agent, implied))),
         )
 
 
@@ -156,7 +158,18 @@ def _agent(agent: dict[str, Any]) -> str:
     """The name in full (plain text: rich markup in a name is escaped) and its marks."""
     marks = (BASELINE_MARK if agent["baseline"] else "") + (FEW_MARK if agent["few_markets"] else "")
     marks += CONFLICT_MARK if agent["label_conflict"] else ""
+    marks += "".join(dict.fromkeys(flag.mark for flag in flags_of(agent)))
     return escape(f"{agent['agent']} {marks}".rstrip())
+
+
+def _brier_label(agent: dict[str, Any], reading: Reading) -> str:
+    """The reading's Brier label, marked when the reading contradicts the agent's bets."""
+    label = agent[suffixed("brier_label", reading)] or "—"
+    return f"{label} ¶" if agent[suffixed("brier_incoherent", reading)] else label
+
+
+def _share(value: float | None) -> str:
+    return "—" if value is None else f"{value:.1%}"
 
 
 def _return(agent: dict[str, Any]) -> str:
@@ -181,10 +194,11 @@ def _status(agent: dict[str, Any]) -> str:
 
 
 def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
-    boot = document["bootstrap"]
+    boot, agents, implied = document["bootstrap"], document["agents"], document["implied"]
     return (
         f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
-        f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree (notes below)\n"
+        f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree\n"
+        f"{LEGEND} (notes below)\n"
         + (
             ""
             if wide
@@ -195,8 +209,8 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) read as {document['implied']} "
         f"(see docs/scoring.md). Sorted by {document['sort_by']}."
         + (f" As of {document['as_of']}." if document["as_of"] else "")
-        + "".join(f"\n{CONFLICT_MARK} {note}" for note in document["footnotes"])
-        + "".join(f"\n{note}" for note in stated_notes(document["agents"]))
+        + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
+        + "".join(f"\n{note}" for note in stated_notes(agents))
     )
 
 

@@ -17,11 +17,13 @@ def leaderboard_intervals(
     *,
     axis: str,
     reference: float | None = None,
+    flags: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Each agent's ``metric`` with its bootstrap interval as an error bar; baselines as ◆.
 
     ``axis`` titles the axis (the caller's label of the metric, e.g. from the scoring registry,
-    which this package does not import); ``reference`` draws a dotted line (0.25, 0, ...).
+    which this package does not import); ``reference`` draws a dotted line (0.25, 0, ...);
+    ``flags`` adds a word to an agent's row name (e.g. a reading that contradicts its bets).
     """
     rows = table.filter(pl.col(metric).is_not_null() & pl.col(metric).is_not_nan()).sort(metric)
     fig = house_figure(
@@ -38,6 +40,7 @@ def leaderboard_intervals(
             "thickness": 2,
         }
         label = plain(row["agent"]) + (" (baseline)" if style.baseline else "")
+        label += f" {plain(flags[row['agent']])}" if flags and row["agent"] in flags else ""
         fig.add_trace(
             go.Scatter(
                 x=[value],

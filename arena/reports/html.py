@@ -19,6 +19,7 @@ from arena.reports.content import ReportContent
 from arena.reports.csv_cells import CSV_NOTE
 from arena.reports.series import thin_marks
 from arena.reports.summary import Row, Summary
+from arena.scoring.board.notes import chart_flags
 from arena.scoring.load.frames import Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 from arena.scoring.metrics.spec import Metric
@@ -126,7 +127,10 @@ def _intervals(
     board: pl.DataFrame, metric: Metric, styles: dict[str, AgentStyle], implied: Reading
 ) -> go.Figure:
     axis = metric.axis_title(implied)
-    return leaderboard_intervals(board, metric.key, styles, axis=axis, reference=metric.reference)
+    flags = chart_flags(board, metric.key)
+    return leaderboard_intervals(
+        board, metric.key, styles, axis=axis, reference=metric.reference, flags=flags
+    )
 
 
 def _notes(notes: list[str]) -> str:

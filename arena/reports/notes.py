@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 IMPUTED_NOTE = (
-    "Stated imputed: stated Brier over every offered round and market, a missing forecast "
-    "at that round's market price (ForecastBench)."
+    "Stated imputed: stated Brier over every offered round and market, a missing forecast at that "
+    "round's market price (ForecastBench), or 0.5 where the round hid it; none (—) for an agent "
+    "that never stated a probability."
 )
 
 

@@ -15,7 +15,7 @@ import polars as pl
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, stated_notes
-from arena.scoring.board.notes import label_notes
+from arena.scoring.board.notes import flags_of, leaderboard_notes
 from arena.scoring.load.frames import Reading
 from arena.scoring.metrics.registry import METRICS, headline
 from arena.scoring.metrics.spec import Metric
@@ -34,17 +34,26 @@ METHODOLOGY = (
     "p + φ·(1 − p) with p the fill price and φ the bet over the cash. The Brier score of a bet is "
     "(implied probability − outcome)², 0 perfect and 0.25 for always saying 50%. Skill vs market "
     "compares it with the Brier of the market price the bet filled at, on the same bets. Labels follow "
-    "seed 002; a note flags an agent whose Brier label and return label point opposite ways. Voided "
-    "markets are left out of every score.",
+    "seed 002; a note flags an agent whose Brier label and return label point opposite ways, and ¶ one "
+    "whose reading contradicts most of its bets (reads them as less likely than the price paid: tiny "
+    "bets on longshots score a near-perfect fa Brier while losing money), whose Brier and skill then "
+    "say nothing about those bets. Voided markets are left out of every score.",
     "Stated probabilities are scored with the Brier and log scores, each statement weighted by how long "
     "it stood before the next one or the resolution; the relative log score compares it with the market "
     "price the agent could see. Selection matters: an agent stating only easy markets would look good, so "
-    "the imputed stated Brier scores every agent on every (round, market) offered to it, a missing "
-    "forecast taking that round's market price; imputed share says how much was filled in. Markets "
-    "still open are scored apart, against their latest price, and make stated scores provisional.",
+    "the imputed stated Brier scores every agent that stated anything on every (round, market) offered "
+    "to it, a missing forecast taking that round's market price, or 0.5 where the round hid it; imputed "
+    "share says how much was filled in, and an agent that never stated has no stated score. Each market "
+    "weighs once, however many outcomes it has. Markets still open are scored apart, against their "
+    "latest price, and make stated scores provisional.",
+    "The tournament follows the Metaculus rules: a forecast scores ln(forecast / market price) over "
+    "each question's window, the price following its path between rounds; the price is hidden for the "
+    "first part of each window, and coverage counts only there, so restating the price wins nothing. "
+    "A pool only one agent covers pays it S / (S + 1), what it would take against the price itself.",
     "Intervals are 95% percentile intervals of a bootstrap over markets (all bets and forecasts on a "
     "market are resampled together), with the replicates and seed given in manifest.json. With fewer "
-    "than 30 resolved markets they are wide: treat rankings as tentative.",
+    "than 30 resolved markets they are wide: treat rankings as tentative; a comparison with No. 1 on "
+    "fewer than 30 common markets, or whose bootstrap has no variance, has no p-value.",
     "Baseline bots are simple, deterministic references: an LLM should beat them before claiming skill.",
 )
 
@@ -85,7 +94,7 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         facts=facts,
         leaderboard=[_leaderboard_row(r, implied) for r in board],
         scores=[_score_row(m, board, implied) for m in METRICS],
-        footnotes=label_notes(board, implied),
+        footnotes=leaderboard_notes(board, implied),
         calibration=[
             _calibration_row(r)
             for r in content.calibration_summary.sort("agent", "source").iter_rows(named=True)
@@ -97,11 +106,13 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
 
 def _leaderboard_row(r: dict[str, Any], implied: Reading) -> Row:
     """The compact leaderboard: the registry's headline metrics (the chosen Brier reading first)."""
+    flags = [f"{flag.mark} {flag.words}" for flag in flags_of(r)]
     row = {
         "#": MISSING if r["rank"] is None else str(r["rank"]),
         "Agent": r["agent"]
         + (" (baseline)" if r["baseline"] else "")
         + (" (leakage guard: off)" if r["leakage_guard"] == "off" else ""),
+        "Flags": "; ".join(flags) or MISSING,
     }
     for m in headline(implied):
         title = m.display_label(implied) + (" [95% CI]" if m.interval else "")

@@ -17,6 +17,9 @@ DEFINITIONS = """
 - **$ per point / per 1%**: model cost divided by points or by return. With no improvement (a Brier
   no better than the reference, a return at or below 0), no scored bet or no recorded cost there
   is nothing to divide by: the table shows "—" and says why (e.g. "no skill: Brier 0.433 ≥ 0.250").
+- **No credit** (¶): an agent whose reading contradicts its own bets (most of them read as less
+  likely than the price paid, as tiny bets on longshots are) earns no points of skill from that
+  Brier, however low it is: its points are left out of the chart and the table says why.
 """
 
 ctx = widgets.context()

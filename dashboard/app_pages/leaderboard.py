@@ -12,7 +12,7 @@ from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import stated_notes
 from arena.scoring import SORTABLE
-from arena.scoring.board.notes import label_notes
+from arena.scoring.board.notes import chart_flags, leaderboard_notes
 from arena.scoring.metrics.registry import BY_KEY
 from dashboard import queries, tables, widgets
 
@@ -34,21 +34,32 @@ LEGEND = """
   the full-Kelly stake, p + φ·(1 − p) (p the price paid, φ the bet over the cash). The cohort's
   `scoring.implied` picks the headline one; the other is shown beside it. 0 is perfect, 0.25 is
   what always saying 50% scores, 1 is always wrong. Only bets on resolved markets count.
-  A note under the table flags agents whose Brier label and return label point opposite ways.
+  A note under the table flags agents whose Brier label and return label point opposite ways,
+  and **¶** agents whose *fa* reading contradicts their own bets (most of them read as less likely
+  than the price paid: tiny bets on longshots score a near-perfect Brier while losing money):
+  their Brier, label and skill say nothing about those bets.
 - **Skill vs market** — 1 − the agent's Brier / the market price's Brier on the same bets: above 0
   beats the market, below 0 does worse than just trusting the price.
 - **Brier / log score (stated)** — the same idea for the probabilities the agent wrote down,
   weighted by how long each forecast stood. Log score: higher is better, 0 is perfect.
-- **Brier (stated, imputed)** — the fair comparison of stated forecasts: every agent is scored on
-  every market offered to it in every round; where it stated nothing, the market price of that
-  round stands in (*imputed share* says how much). An agent cannot look good by stating only
-  easy markets. Markets not resolved yet make stated scores *provisional*.
+- **Brier (stated, imputed)** — the fair comparison of stated forecasts: every agent that stated
+  anything is scored on every market offered to it in every round; where it stated nothing, the
+  market price of that round stands in, or 50% where the round hid the price (*imputed share*
+  says how much). An agent cannot look good by stating only easy markets, nor by staying silent
+  (one that never states has no stated score). Markets not resolved yet make stated scores
+  *provisional*.
+- **Tournament take** — the share of the prize pool under the Metaculus tournament rules: a
+  forecast scores ln(forecast / market price) over time, and coverage counts only while the
+  price was hidden, so restating the price wins nothing.
 - **Leakage guard: off** — an LLM replaying past markets without a declared knowledge cutoff: it
   may already know how they ended, so its scores may not be forecasts at all.
 - **95% interval** — the range the score would plausibly take on another draw of markets
   (bootstrap over markets). Wide intervals, or fewer than 30 resolved markets, mean: too early to tell.
 - **Status** — *FAILED: not ranked* when too few of the agent's answers were valid (its scores
-  say nothing about skill), *baseline* for a reference bot, then the return and Brier in words.
+  say nothing about skill); the flags, whose notes under the table say why: *¶* a bet reading
+  that contradicts the bets, *¤ stated selectively* (its as-stated scores average what it chose),
+  *! hidden price seen* (it stated prices it was not shown); *baseline* for a reference bot, then
+  the return and Brier in words. Sorted by a metric a flag concerns, flagged agents rank below.
 - **Baselines** (thin dashed lines, ◆) are simple reference bots: an LLM should beat them before
   claiming skill. The table shows the key figures; every other metric is under *Every metric*.
 """
@@ -103,7 +114,12 @@ else:
     axis = chosen.axis_title(implied)
     st.plotly_chart(
         figures.leaderboard_intervals(
-            table, chosen.key, widgets.styles(ctx), axis=axis, reference=chosen.reference
+            table,
+            chosen.key,
+            widgets.styles(ctx),
+            axis=axis,
+            reference=chosen.reference,
+            flags=chart_flags(table, chosen.key),
         )
     )
 
@@ -111,7 +127,7 @@ view, config = tables.leaderboard(table, implied, by)
 widgets.table(view, column_config=config)
 for note in stated_notes(list(table.iter_rows(named=True))):
     st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
-for note in label_notes(table, implied):
+for note in leaderboard_notes(table, implied):
     st.caption("Note: " + streamlit_literal(note))
 with st.expander("Every metric", expanded=False):
     everything, everything_config = tables.every_metric(table, implied)

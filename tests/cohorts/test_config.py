@@ -109,7 +109,7 @@ def _error(data: dict[str, object]) -> str:
             "tournament.c_weight: Input should be greater than or equal to 0",
         ),
         (
-            {"name": "x", "agents": HOLD, "tournament": {"s_weight": 0.5}},
+            {"name": "x", "agents": HOLD, "tournament": {"hidden_fraction": 0, "s_weight": 0.5}},
             "tournament: s_weight (0.5) weighs a hidden period, but hidden_fraction is 0",
         ),
         (
@@ -120,10 +120,6 @@ def _error(data: dict[str, object]) -> str:
                 "tournament": {"hidden_fraction": 1, "c_weight": 0.5},
             },
             "tournament: c_weight (0.5) weighs a visible period, but hidden_fraction is 1",
-        ),
-        (
-            {"name": "x", "agents": HOLD, "tournament": {"hidden_fraction": 0.3}},
-            "tournament.hidden_fraction needs schedule.rounds",
         ),
         ({"name": "x", "agents": HOLD, "tournament": {"pool": 5}}, "tournament.pool: unknown key"),
     ],
@@ -147,25 +143,42 @@ def test_defaults_are_filled_and_the_frozen_form_round_trips() -> None:
     assert parse_config({"name": "x", "agents": HOLD, "seed": 1}).config_hash() != cfg.config_hash()
 
 
-def test_tournament_defaults_weigh_every_moment_the_same_and_are_frozen_as_numbers() -> None:
-    """Seed 000: unset, s_weight and c_weight equal hidden_fraction (equal daily weights)."""
+def test_tournament_defaults_hide_the_price_and_are_frozen_as_numbers() -> None:
+    """By default the Metaculus rules' cure for the copier: 30% of each window hidden, coverage
+    earned there only (c_weight 1), every moment of the score weighing the same (s_weight =
+    hidden_fraction). Without a hidden period both weights default to 0. A replay without
+    ``rounds`` may hide: its windows end when its data does."""
     plain = parse_config({"name": "x", "agents": HOLD}).tournament
     assert (plain.prize_pool, plain.reference, plain.hidden_fraction, plain.s_weight, plain.c_weight) == (
         1000.0,
         "market",
-        0.0,
-        0.0,
-        0.0,
+        0.3,
+        0.3,
+        1.0,
     )
+    assert parse_config({"name": "x", "agents": HOLD}).schedule.rounds is None
+    half = parse_config({"name": "x", "agents": HOLD, "tournament": {"hidden_fraction": 0.5}}).tournament
+    assert (half.s_weight, half.c_weight) == (0.5, 1.0)
+    none = parse_config({"name": "x", "agents": HOLD, "tournament": {"hidden_fraction": 0}}).tournament
+    assert (none.s_weight, none.c_weight) == (0.0, 0.0)
     data = {
         "name": "x",
         "agents": HOLD,
         "schedule": {"rounds": 4},
-        "tournament": {"hidden_fraction": 0.3, "c_weight": 1},
+        "tournament": {"hidden_fraction": 0.3, "c_weight": 0.5},
     }
     cfg = parse_config(data)
-    assert (cfg.tournament.s_weight, cfg.tournament.c_weight) == (0.3, 1.0)
+    assert (cfg.tournament.s_weight, cfg.tournament.c_weight) == (0.3, 0.5)
     assert '"s_weight":0.3' in cfg.effective_json() and config_from_frozen(cfg.effective_json()) == cfg
+
+
+def test_a_config_frozen_before_the_tournament_section_ran_without_a_hidden_period() -> None:
+    """Read back, a frozen config without ``tournament`` keeps what it ran with (no hidden period),
+    never today's defaults: its rounds showed every price, and scoring must say so."""
+    older = parse_config({"name": "x", "agents": HOLD}).model_dump(mode="json")
+    del older["tournament"]
+    tournament = config_from_frozen(older).tournament
+    assert (tournament.hidden_fraction, tournament.s_weight, tournament.c_weight) == (0.0, 0.0, 0.0)
 
 
 def test_tournament_window_ends_at_the_close_or_the_cohort_end() -> None:
@@ -303,9 +316,11 @@ def test_a_start_before_the_data_begins_is_refused(engine: Engine, tmp_path: Pat
 
 def test_sections_added_later_keep_older_cohorts_hashes() -> None:
     """A cohort frozen before the later sections (tournament, scoring, prices, tools, budget,
-    llm_limits) existed still verifies: those sections are left out of the hash while at their
-    defaults, and count once set."""
-    cfg = parse_config({"name": "x", "agents": HOLD})
+    llm_limits) existed still verifies: those sections are left out of the hash while in the form
+    they had when added (the tournament without a hidden period: its defaults have changed since),
+    and count once set. Today's default tournament hides prices, so it counts."""
+    cfg = parse_config({"name": "x", "agents": HOLD, "tournament": {"hidden_fraction": 0}})
+    assert parse_config({"name": "x", "agents": HOLD}).config_hash() != cfg.config_hash()
     frozen = cfg.model_dump(mode="json")
     later = ("tournament", "scoring", "prices", "tools", "budget", "llm_limits")
     older = {k: v for k, v in frozen.items() if k not in later}
@@ -325,8 +340,14 @@ def test_sections_added_later_keep_older_cohorts_hashes() -> None:
 def test_settings_added_later_at_their_defaults_keep_the_first_release_hashes() -> None:
     """Hashes computed before ``[prices]`` and ``schedule.catch_up_grace`` existed (pinned from
     that code) still match; setting either changes the hash."""
-    # concurrency 8: the first release's default, frozen into every cohort it launched.
-    replay = {"name": "x", "agents": [{"name": "hold", "kind": "hold"}], "concurrency": 8}
+    # concurrency 8: the first release's default, frozen into every cohort it launched; no hidden
+    # period: the tournament's form when it was added (today's default hides prices).
+    replay = {
+        "name": "x",
+        "agents": [{"name": "hold", "kind": "hold"}],
+        "concurrency": 8,
+        "tournament": {"hidden_fraction": 0},
+    }
     live = {
         **replay,
         "mode": "live",

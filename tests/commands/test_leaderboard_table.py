@@ -75,10 +75,10 @@ def _assert_fits_80_columns(output: str) -> None:
         "Return %",
         "95% CI",
         "Brier (bets)",
-        "Bets",
-        "(res.)",
-        "Win",
-        "rate",
+        "Stated",
+        "imputed",
+        "Tourn.",
+        "take",
         "Status",
     ):
         assert word in header, header
@@ -101,12 +101,13 @@ def test_leaderboard_fits_80_columns_and_wide_shows_every_column(replayed: tuple
     assert narrow.exit_code == 0, narrow.output
     _assert_fits_80_columns(narrow.output)
     assert "Value $" not in narrow.output and "--wide shows value, P/L" in narrow.output
+    assert "Win" not in _table(narrow.output)[2]  # bets and win rate are --wide columns
 
     wide = runner.invoke(app, ["leaderboard", "--wide", "--database-url", url], env=NARROW)
     assert wide.exit_code == 0, wide.output
     table = _table(wide.output)
     header = " ".join(" ".join(table[1:4]).split())
-    for word in ("Value $", "P/L $", "Stated", "imputed", "p vs #1", "Labels", "P/L, Brier"):
+    for word in ("Value $", "P/L $", "Stated", "imputed", "Tourn.", "Bets", "Win", "p vs #1", "Labels"):
         assert word in header, header
     assert not any("…" in line for line in table), "\n".join(table)  # wider than 80, never cut
     assert max(len(line) for line in table) > 80

@@ -42,11 +42,15 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     assert table.set_index("Agent")["#"].isna().tolist() == [False, False, False, False, True]
     status = table.set_index("Agent")["Status"].to_dict()
     assert status["broken-bot"].startswith("FAILED: not ranked")
-    assert status["market"].startswith("baseline") and status["random"].startswith("baseline")
+    assert status["market"].startswith("baseline")
+    # random's small bets read as less likely than their prices (fa): flagged first, label marked.
+    assert status["random"].startswith("¶ bets read incoherently (fa) · baseline")
+    assert status["random"].endswith("¶")
     assert not status["gpt-4o"].startswith(("baseline", "FAILED"))
-    # The key figures, in reading order; a value and its interval share one cell.
+    # The headline verdicts, in reading order; return and Brier share a cell with their interval.
     assert list(table.columns) == [
-        "#", "Agent", "Status", "Return %", "Brier (bets)", "Bets", "Win rate", "Valid answers", "Model cost",
+        "#", "Agent", "Status", "Return %", "Brier (bets)", "Brier (stated, imputed)", "Tournament take",
+        "Valid answers", "Model cost",
     ]  # fmt: skip
     assert table.set_index("Agent").loc["gpt-4o", "Return %"] == "+5.3% [0.3, 11.0]"
     assert [m.value for m in app.metric][:2] == ["gpt-4o", "+$525.42"]
@@ -79,7 +83,12 @@ def test_leaderboard_ranks_stated_scores_by_the_imputed_reading(page: Runner) ->
     table = app.dataframe[0].value
     ranked = table[table["#"].notna()]  # the failed agent (broken-bot) is listed last, unranked
     imputed = ranked["Brier (stated, imputed)"].tolist()
-    assert len(imputed) == 4 and imputed == sorted(imputed)  # lowest first; all were offered markets
+    # Lowest first; random never stated a probability: no stated score, so not ranked on it.
+    assert len(imputed) == 3 and imputed == sorted(imputed)
+    assert (
+        table.set_index("Agent").loc["random", "Brier (stated, imputed)"]
+        != table.set_index("Agent").loc["random", "Brier (stated, imputed)"]
+    )  # NaN: no score
 
 
 def test_live_cohort_without_resolved_bets_explains_the_empty_scores(page: Runner) -> None:

@@ -6,6 +6,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from sqlalchemy import update
 
@@ -39,7 +40,8 @@ def test_compare_shows_both_curves_scores_and_who_was_right(page: Runner) -> Non
     scores = app.dataframe[0].value.set_index("Metric")
     stated = scores.loc["Brier (stated)"]
     assert stated["First: gpt-4o"] < stated["Second: claude"] and stated["First − second"] < 0
-    assert stated["Common markets"] == 2 and stated["Note"] == "few markets"
+    assert stated["Common markets"] == 2 and stated["Note"] == "fewer than 30 common resolved markets"
+    assert pd.isna(stated["p"])  # no p-value on two markets
     markets = app.dataframe[1].value.set_index("Question")
     assert markets["Who was right"].to_dict() == {
         "Will Bitcoin close above $100k on Jan 31?": "gpt-4o",

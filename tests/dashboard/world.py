@@ -132,7 +132,8 @@ def world_config(cohort: str, leak: str | None) -> CohortConfig:
             "schedule": {"every": "1d", "rounds": 10},
             "agents": agents,
         }
-    return parse_config(raw)
+    # The world's decisions are written by hand, every price shown: no tournament hidden period.
+    return parse_config({**raw, "tournament": {"hidden_fraction": 0}})
 
 
 def build_world(engine: Engine, *, leak: str | None = None) -> None:

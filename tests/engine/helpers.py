@@ -100,13 +100,18 @@ def script(path: Path, lines: Iterable[Mapping[str, Any]]) -> Path:
 
 
 def config(dataset: Path, agents: list[dict[str, Any]], **overrides: Any) -> dict[str, Any]:
-    """A replay config over ``dataset`` starting on day 0; ``overrides`` replace top-level keys."""
+    """A replay config over ``dataset`` starting on day 0; ``overrides`` replace top-level keys.
+
+    Without a tournament hidden period (the default hides each market's price for the first 30%
+    of its window): these tests follow what agents do with the prices they are shown; tests of
+    the hidden period set ``tournament`` themselves."""
     base: dict[str, Any] = {
         "name": "tiny",
         "dataset": str(dataset),
         "start": D0,
         "schedule": {"every": "7d", "rounds": 2},
         "universe": {"min_price": "0.01", "max_price": "0.99"},
+        "tournament": {"hidden_fraction": 0},
         "agents": agents,
     }
     return {**base, **overrides}

@@ -22,4 +22,6 @@ def test_demo_replay_matches_its_golden_fingerprint(engine: Engine) -> None:
     expected = stored[backend]
     changed = sorted(n for n in expected.keys() | actual.keys() if expected.get(n) != actual.get(n))
     assert not changed, f"the replay's stored results moved in: {changed}"
-    assert actual["fills"]["rows"] > 1000 and actual["portfolio_snapshots"]["rows"] > 2000
+    # A real replay, not an empty one (each market is untradable while the default tournament
+    # hidden period keeps its price hidden: some 900 fills, not 1,000 and more).
+    assert actual["fills"]["rows"] > 800 and actual["portfolio_snapshots"]["rows"] > 2000

@@ -150,21 +150,38 @@ def test_a_cohort_cap_stops_the_agents_that_spend(engine: Engine, tmp_path: Path
     assert "the cohort spent $0.0030 of its $0.001 cap" in (held.error or "")
 
 
-def test_tools_hide_prices_while_the_cohort_hides_them(engine: Engine, tmp_path: Path) -> None:
+def _one_round_of_research(engine: Engine, tmp_path: Path, **overrides: Any) -> dict[str, ToolCallRow]:
+    """One weekly round of the researcher (research, then hold) under ``overrides``: its tool calls."""
     with FakeOpenAIServer() as server:
         server.responder = research_then_hold
         run_cohort(
-            engine,
-            tmp_path,
-            researcher(server.base_url),
-            schedule={"every": "7d", "rounds": 1},
-            price_visibility={"after_days": 14},
+            engine, tmp_path, researcher(server.base_url), schedule={"every": "7d", "rounds": 1}, **overrides
         )
     with Session(engine) as session:
-        calls = {c.name: c for c in session.exec(select(ToolCallRow)).all()}
+        return {c.name: c for c in session.exec(select(ToolCallRow)).all()}
+
+
+def test_tools_hide_prices_while_the_cohort_hides_them(engine: Engine, tmp_path: Path) -> None:
+    calls = _one_round_of_research(engine, tmp_path, price_visibility={"after_days": 14})
     assert calls["price_history"].is_error and "hidden" in (calls["price_history"].result or "")
     found = json.loads(calls["search_markets"].result or "")["results"]
     assert len(found) == 3 and all(r["prices"] is None for r in found)
+
+
+def test_markets_not_offered_yet_show_no_price_while_a_hidden_period_runs(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """One market offered per round, each hidden for the first half of its window: in round 0 the
+    market offered is hidden, and so are the two never offered yet, whose windows open hidden when
+    they are: searching them must not reveal the price an agent could restate then."""
+    calls = _one_round_of_research(
+        engine,
+        tmp_path,
+        universe={"max_markets": 1, "min_price": "0.01"},
+        tournament={"hidden_fraction": 0.5},
+    )
+    found = json.loads(calls["search_markets"].result or "")["results"]
+    assert {r["market_id"] for r in found} == {A, B, C} and all(r["prices"] is None for r in found)
 
 
 def test_search_news_reads_the_cohorts_corpus_as_of_each_round(engine: Engine, tmp_path: Path) -> None:

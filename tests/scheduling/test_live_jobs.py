@@ -58,6 +58,7 @@ def _launch(
             "venue": "polymarket",
             "start": START.isoformat(),
             "schedule": {"every": "1d", "rounds": 3, "catch_up_grace": catch_up_grace},
+            "tournament": {"hidden_fraction": 0},  # round 0 shows prices: favorite bets on them
             "agents": [{"name": "fav", "kind": "favorite"}, {"name": "mkt", "kind": "market"}],
         }
     )

@@ -86,9 +86,14 @@ def test_comparison_with_the_leader() -> None:
     got = comparisons({"brier": stat}, 0, weights, 0.95)["brier"]
     assert np.isnan(got["diff"][0]) and np.isnan(got["p_value"][0])  # the leader is not compared with itself
     assert got["diff"][1] == pytest.approx((0.2 + 0.2 + 0.1 + 0.05) / 4 - 0.1)
-    assert got["share_better"][1] == pytest.approx((0 + 0 + 0.5 + 1) / 4)  # worse, worse, tie, better
+    # worse, worse, tie, better: one strict win of four (ties are not wins)
+    assert (got["wins"][1], got["ties"][1], got["losses"][1]) == (1, 1, 2)
+    assert got["share_better"][1] == 0.25
     assert got["common_markets"][1:].tolist() == [4, 4, 0]
-    assert (got["diff"][2], got["p_value"][2], got["share_better"][2]) == (0.0, 1.0, 0.5)
+    # Two identical forecasters: 0% better, four ties, and no p-value (nothing varies).
+    assert (got["diff"][2], got["share_better"][2]) == (0.0, 0.0)
+    assert (got["wins"][2], got["ties"][2], got["losses"][2]) == (0, 4, 0)
+    assert np.isnan(got["p_value"][2])
     assert np.isnan(got["diff"][3]) and np.isnan(got["share_better"][3])  # nothing in common
     # The p-value is the share of centred replicates at least as far from the estimate as 0 is.
     assert 0 < got["p_value"][1] <= 1
@@ -114,3 +119,16 @@ def test_total_is_zero_in_replicates_without_the_agents_markets() -> None:
     )
     point, lo, hi = intervals({"return": stat}, replicate_weights(2, 4000, seed=2), 0.95)["return"]
     assert (point[0], lo[0], hi[0]) == (pytest.approx(0.1), 0.0, pytest.approx(0.2))
+
+
+def test_one_common_market_gives_no_p_value() -> None:
+    """With one market in common every replicate draws that market: the difference is the same in
+    all of them, so the bootstrap has no variance and no p-value (the formula alone would print
+    1/(1 + B) = 0.0005, "highly significant")."""
+    num = np.array([[0.1, 0.0], [0.4, 0.2]])
+    den = np.array([[1.0, 0.0], [1.0, 1.0]])
+    stat = Statistic.ratio(num, den, higher_is_better=False)
+    got = comparisons({"brier": stat}, 0, replicate_weights(2, 2000, seed=0), 0.95)["brier"]
+    assert got["common_markets"][1] == 1 and got["diff"][1] == pytest.approx(0.3)
+    assert np.isnan(got["p_value"][1])
+    assert (got["wins"][1], got["ties"][1], got["losses"][1], got["share_better"][1]) == (0, 0, 1, 0.0)

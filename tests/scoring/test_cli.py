@@ -37,26 +37,17 @@ def test_table_for_one_cohort(url: str) -> None:
     KELLY = "0.292"
     # Brier 0.36 reads Poor while +15% reads Good: the labels disagree (§) and a footnote says so.
     # Stated, imputed: bin offered in round 0, llm-1 said YES 0.3 → (0.3 − 1)² = .49; multi offered
-    # in round 1, its round-0 statements stand (A .1 → .01, B .8 → .04), C missing → price .3 → .09:
-    # (.49 + .01 + .04 + .09) / 4 = .1575 (the float lies just below: 0.157).
-    row = ["1", "llm-1", "‡§", "5,750", "+750", "+15.0", "0.360", KELLY, "0.157", "1", "100%", "—", "Good"]
-    assert row in lines
-    # hold states nothing: all prices. bin (0.4 − 1)² = .36; A .04, B .25, C .09 → .74 / 4 = .185.
-    assert [
-        "2",
-        "hold",
-        "†‡",
-        "5,000",
-        "0",
-        "+0.0",
-        "—",
-        "—",
-        "0.185",
-        "0",
-        "—",
-        "—",
-        "Neutral",
-    ] in lines  # † baseline
+    # in round 1, its round-0 statements stand (A .1 → .01, B .8 → .04), C missing → price .3 → .09,
+    # one market: .14 / 3. Mean over the two markets: (.49 + .0467) / 2 = .268. C was shown and
+    # unstated: 1 of the 4 (round, market outcome) events, 25% > 10%: stated selectively (¤).
+    # Tournament: llm-1 alone has coverage, so it is paid S / (S + 1) (s = −0.01, c = 0.33): 24.6%.
+    row = ["1", "llm-1", "‡§¤", "5,750", "+750", "+15.0", "0.360", KELLY, "0.268", "24.6%", "1", "100%", "—"]
+    assert [*row, "Good"] in lines
+    # hold states nothing: it takes no part, so no stated score; no coverage, no take.
+    assert ["2", "hold", "†‡", "5,000", "0", "+0.0", "—", "—", "—", "0.0%", "0", "—", "—", "Neutral"] in lines
+    assert "¤ llm-1: had no forecast standing on 25% of the rounds and markets" in " ".join(
+        result.output.split()
+    )
     assert "leakage guard: off for llm-1 (replay LLM without knowledge_cutoff)" in result.output
     assert "50 replicates, seed 0" in result.output
     assert "§ llm-1: Brier (bets) 0.360 reads Poor but its return +15.0% reads Good." in result.output

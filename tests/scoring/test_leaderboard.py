@@ -9,7 +9,7 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from arena.scoring import COLUMNS, Settings, leaderboard, leaderboard_document
+from arena.scoring import COLUMNS, ScoringFrames, Settings, leaderboard, leaderboard_document
 from arena.scoring.rules.scores import LOG_CLIP
 from tests.scoring.builders import build, buy, day, mark, price, resolution, seat, statement, window
 from tests.scoring.synthetic import World, synthetic_frames
@@ -186,7 +186,7 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
     ]
     assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
     assert again["as_of"] == "2025-01-10T00:00:00+00:00"
-    assert (again["schema_version"], again["prize_pool"]) == (2, 1000.0)  # the one cohort's default pool
+    assert (again["schema_version"], again["prize_pool"]) == (3, 1000.0)  # the one cohort's default pool
     oracle = again["agents"][0]
     assert list(oracle) == list(COLUMNS)
     assert (oracle["value"], oracle["pnl"], oracle["bankroll"]) == (13000.0, 3000.0, 10000.0)
@@ -230,3 +230,47 @@ def test_return_comparison_is_flagged_by_the_resolved_markets_both_bet_on(resolv
     assert other["vs_leader_return_pct_common_markets"] == 40
     assert other["vs_leader_brier_common_markets"] == resolved
     assert other["vs_leader_return_pct_few_markets"] is few
+
+
+def _same_bets(resolved: int, *, twin_wins: int) -> ScoringFrames:
+    """lead and twin each bet $500 YES at 0.10 on ``resolved`` markets, all resolving YES (fa: P =
+    0.2, Brier 0.64 each); on the first ``twin_wins`` of them twin bets $1,000 instead (P = 0.4,
+    Brier 0.36): better there, the same everywhere else."""
+    fills, resolutions = [], []
+    for k in range(resolved):
+        market = f"polymarket:{k}"
+        fills += [
+            buy("lead", market, "YES", "500", 0.10),
+            buy("twin", market, "YES", "1000" if k < twin_wins else "500", 0.10),
+        ]
+        resolutions.append(resolution(market, "YES", at=day(2)))
+    return build(agents=[seat("lead"), seat("twin")], fills=fills, resolutions=resolutions)
+
+
+def test_identical_forecasters_tie_everywhere_and_get_no_p_value() -> None:
+    """35 markets, the same bets: 0% better (ties are not wins), 35 ties, and no p-value: the
+    difference is 0 in every replicate (ties counted half would have shown 50%)."""
+    twin = _row(leaderboard(_same_bets(35, twin_wins=0), by="brier", replicates=200), "twin")
+    fields = ("diff", "share_better", "wins", "ties", "losses", "common_markets", "few_markets")
+    assert [twin[f"vs_leader_brier_{f}"] for f in fields] == [0.0, 0.0, 0, 35, 0, 35, False]
+    assert twin["vs_leader_brier_p_value"] is None
+    assert twin["vs_leader_brier_p_value_reason"].startswith("no bootstrap variance")
+
+
+@pytest.mark.parametrize(("resolved", "p_given"), [(29, False), (30, True)])
+def test_a_p_value_needs_min_markets_in_common(resolved: int, p_given: bool) -> None:
+    """twin is better on 10 markets and the same on the rest (sorted by Brier, it leads): lead
+    trails by 10 · 0.28 / n. Below 30 common markets no p-value; from 30, a bootstrap one."""
+    lead = _row(leaderboard(_same_bets(resolved, twin_wins=10), by="brier", replicates=200), "lead")
+    assert lead["vs_leader_brier_diff"] == pytest.approx(10 * 0.28 / resolved)
+    assert (lead["vs_leader_brier_wins"], lead["vs_leader_brier_ties"], lead["vs_leader_brier_losses"]) == (
+        0,
+        resolved - 10,
+        10,
+    )
+    assert lead["vs_leader_brier_share_better"] == 0.0
+    if p_given:
+        assert 0 < lead["vs_leader_brier_p_value"] <= 1 and lead["vs_leader_brier_p_value_reason"] is None
+    else:
+        assert lead["vs_leader_brier_p_value"] is None
+        assert lead["vs_leader_brier_p_value_reason"] == "fewer than 30 common resolved markets"

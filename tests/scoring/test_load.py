@@ -74,11 +74,12 @@ def test_loads_every_frame(engine: Engine) -> None:
     ]
 
     # Every (round, outcome) offered, at the price shown in that round: binary markets by YES.
+    # c1 was frozen without a [tournament] section: it ran without a hidden period, so shown.
     assert frames.offers.sort("market_id", "outcome").rows() == [
-        ("c1", BIN, "YES", T0, 0.4),
-        ("c1", MULTI, "A", T0 + timedelta(days=1), 0.2),
-        ("c1", MULTI, "B", T0 + timedelta(days=1), 0.5),
-        ("c1", MULTI, "C", T0 + timedelta(days=1), 0.3),
+        ("c1", BIN, "YES", T0, 0.4, True),
+        ("c1", MULTI, "A", T0 + timedelta(days=1), 0.2, True),
+        ("c1", MULTI, "B", T0 + timedelta(days=1), 0.5, True),
+        ("c1", MULTI, "C", T0 + timedelta(days=1), 0.3, True),
     ]
     # c1 is a replay cohort and llm-1 declares no knowledge_cutoff: the guard was off for it.
     assert frames.guards.rows() == [("c1", "llm-1", None, "off")]
@@ -187,3 +188,29 @@ def test_windows_and_settings_come_from_the_frozen_config(engine: Engine) -> Non
         (MULTI, T0 + timedelta(days=1), T0 + timedelta(days=1), T0 + timedelta(days=8)),
     ]
     assert frames.tournaments.rows() == [("c1", Decimal(1000), "market", 0.0, 0.0)]
+
+
+@pytest.mark.parametrize(
+    ("config", "shown"),
+    [
+        # A hidden period: each market's first round falls in it (BIN day 0 of [0, 8], hidden
+        # until day 4; MULTI day 1 of [1, 8], until day 4.5).
+        ({"tournament": {"hidden_fraction": 0.5}}, [False, False]),
+        # No hidden period, but the cohort never showed prices.
+        ({"tournament": {"hidden_fraction": 0}, "price_visibility": "never"}, [False, False]),
+        # Prices from day 1 on: BIN's round (day 0) hid them, MULTI's (day 1) showed them.
+        ({"tournament": {"hidden_fraction": 0}, "price_visibility": {"after_days": 1}}, [False, True]),
+    ],
+)
+def test_offers_say_whether_the_round_showed_the_price(
+    engine: Engine, config: dict[str, object], shown: list[bool]
+) -> None:
+    populate(engine)
+    with session_scope(engine) as session:
+        cohort = session.get(CohortRow, "c1")
+        assert cohort is not None
+        cohort.config_json = {**cohort.config_json, **config, "start": T0.isoformat()}
+        session.add(cohort)
+    offers = load_frames(engine, ["c1"]).offers
+    by_market = offers.group_by("market_id").agg(pl.col("shown").unique()).sort("market_id")
+    assert by_market.rows() == [(BIN, [shown[0]]), (MULTI, [shown[1]])]

@@ -70,7 +70,8 @@ def test_the_json_names_the_headline_reading_and_footnotes_every_disagreement() 
     )
     assert document["implied"] == "kelly"
     notes = document["footnotes"]
-    assert len(notes) == 3
+    # Three label disagreements, then fav's fa reading, which contradicts its bet (0.2 < 0.80 paid).
+    assert len(notes) == 4 and notes[3].startswith("fav: Brier (bets) [fa] 0.640 reads 100% of its")
     assert notes[0].startswith(
         "fav: Brier (bets) [fa] 0.640 reads Very Poor but its return +30.0% reads Excellent."
     )

@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from arena.scoring.load.frames import ScoringFrames
-from arena.scoring.rules.tournament import split_prizes, tournament_standings
+from arena.scoring.rules.tournament import lone_covered, split_prizes, tournament_standings
 from tests.scoring.builders import build, day, price, resolution, seat, statement, window
 
 Q1, Q3 = "polymarket:tokyo", "polymarket:spx"
@@ -203,7 +203,8 @@ def test_void_and_unresolved_markets_are_not_questions() -> None:
 
 def test_cohorts_pool_their_questions_and_prize_pools() -> None:
     """Agent A in two cohorts (pools $1,000 and $500), one question each; B only in c2.
-    A: s = ln(0.8/0.5) + ln(0.5/0.5), c = 2/2; B silent on c2's question: c = 0. A takes all $1,500."""
+    A: s = ln(0.8/0.5) + ln(0.5/0.5), c = 2/2; B silent on c2's question: c = 0. A alone covers the
+    pooled $1,500: it is paid against the reference, S / (S + 1) = 1.6 / 2.6 of it."""
     x, y = "polymarket:x", "polymarket:y"
     frames = build(
         agents=[seat("A"), seat("A", cohort="c2"), seat("B", cohort="c2")],
@@ -219,7 +220,7 @@ def test_cohorts_pool_their_questions_and_prize_pools() -> None:
     got = _by_agent(frames)
     assert (got["A"]["tournament_score"], got["A"]["coverage"]) == (pytest.approx(math.log(1.6)), 1.0)
     assert (got["A"]["tournament_prize"], got["B"]["coverage"], got["B"]["tournament_prize"]) == (
-        1500.0,
+        pytest.approx(1500.0 * 1.6 / 2.6),
         0.0,
         0.0,
     )
@@ -309,3 +310,29 @@ def test_running_integrals_equal_the_definition_on_random_worlds(reference: str,
             pytest.approx(s),
             pytest.approx(c),
         )
+
+
+def test_a_pool_only_one_agent_covers_pays_it_against_the_reference() -> None:
+    """Only half covered anything: S / ΣS would pay it the whole pool at s = −63.6. It is paid
+    what it would take against the reference itself, which covers every question (s = 0, c = 1,
+    S = 1): S / (S + 1). c = 0.9: at s = −63.6, about 2e−28 of the pool; at s = +1,
+    0.9e / (0.9e + 1) = 71.0%; full coverage at s = 0: half."""
+    cases = ((-63.6, 0.9), (1.0, 0.9), (0.0, 1.0))
+    for s, c in cases:
+        big_s = c * math.exp(s)
+        standings = pl.DataFrame(
+            {
+                "agent": ["half", "hold", "market"],
+                "tournament_score": [s, 0.0, 0.0],
+                "coverage": [c, 0.0, 0.0],
+            }
+        )
+        got = {r["agent"]: r for r in split_prizes(standings, 1000.0).iter_rows(named=True)}
+        assert got["half"]["tournament_take"] == pytest.approx(big_s / (big_s + 1), rel=1e-9)
+        assert got["half"]["tournament_prize"] == pytest.approx(1000.0 * big_s / (big_s + 1), rel=1e-9)
+        assert (got["hold"]["tournament_take"], got["market"]["tournament_prize"]) == (0.0, 0.0)
+    assert round(0.9 * math.e / (0.9 * math.e + 1), 3) == 0.710
+    assert lone_covered(standings) == "half"
+    two = standings.with_columns(coverage=pl.Series([0.9, 0.1, 0.0]))
+    assert lone_covered(two) is None
+    assert split_prizes(two, 1000.0)["tournament_take"].sum() == pytest.approx(1.0)  # a contest: S / ΣS

@@ -44,15 +44,16 @@ def llm_agents(base_url: str, count: int) -> str:
 
 
 def llm_study_config(path: Path, dataset: Path, base_url: str, *, name: str, agents: int = 4) -> Path:
-    """A replay cohort of ``agents`` LLM agents and two baselines, a round every 4 days."""
+    """A replay cohort of ``agents`` LLM agents and two baselines, a round every 4 days, without a
+    tournament hidden period (the fake LLM bets on every market it is offered: a hidden price
+    would make those bets invalid answers)."""
     baselines = "".join(f'\n[[agents]]\nname = "{k}"\nkind = "{k}"\n' for k in ("favorite", "random"))
     path.write_text(
         f'name = "{name}"\nseed = 3\ndataset = "{dataset}"\nstart = "2025-01-01T00:00:00Z"\n'
         'call_timeout = "20s"\nround_budget = "40s"\n'
         '\n[schedule]\nevery = "4d"\n'
         '\n[universe]\nmax_markets = 6\nmin_price = "0.01"\nmax_price = "0.99"\n'
-        + baselines
-        + llm_agents(base_url, agents),
+        "\n[tournament]\nhidden_fraction = 0\n" + baselines + llm_agents(base_url, agents),
         encoding="utf-8",
     )
     return path

@@ -166,6 +166,7 @@ def _launch_live(engine: Engine, base_url: str, start_at: datetime) -> str:
             "venue": "polymarket",
             "start": start_at.isoformat(),
             "schedule": {"every": "15s", "rounds": 3},
+            "tournament": {"hidden_fraction": 0},  # every round shows prices: the agents bet
             "call_timeout": "20s",
             "round_budget": "40s",
             "agents": agents,

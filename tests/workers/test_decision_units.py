@@ -142,6 +142,7 @@ def _live(engine: Engine, name: str, start: datetime) -> str:
             "venue": "polymarket",
             "start": start.isoformat(),
             "schedule": {"every": "1d", "rounds": 2},
+            "tournament": {"hidden_fraction": 0},  # every round shows prices: the agents bet
             "agents": agents,
         }
     )

@@ -69,6 +69,7 @@ def _launch(engine: Engine, start: datetime) -> str:
             "venue": "polymarket",
             "start": start.isoformat(),
             "schedule": {"every": "1d", "rounds": 2},
+            "tournament": {"hidden_fraction": 0},  # every round shows prices: favorite bets
             "agents": [{"name": "fav", "kind": "favorite"}, {"name": "mkt", "kind": "market"}],
         }
     )

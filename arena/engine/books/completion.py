@@ -26,17 +26,6 @@ if TYPE_CHECKING:  # a type only: the runtime imports every bettor and market so
 ACTIVE_STATUSES = ("pending", "running")
 
 
-def planned_rounds(rt: CohortRuntime) -> int:
-    """The configured number of rounds; in replay, never more than fit before the data ends
-    (``rounds`` unset: every round time up to the dataset's last instant)."""
-    rounds = rt.config.schedule.rounds
-    if rt.config.mode != "replay":
-        return rounds or 0
-    end = getattr(rt.source, "end", None)
-    fits = 0 if end is None or end < rt.start else (end - rt.start) // rt.config.schedule.every + 1
-    return fits if rounds is None else min(rounds, fits)
-
-
 def finished_rounds(session: Session, cohort_id: str) -> int:
     query = (
         select(func.count())
@@ -55,7 +44,7 @@ def complete_if_done(rt: CohortRuntime, at: datetime) -> bool:
     if open_positions(rt):
         return False
     with session_scope(rt.engine) as session:
-        if finished_rounds(session, rt.cohort_id) < planned_rounds(rt):
+        if finished_rounds(session, rt.cohort_id) < rt.planned_rounds():
             return False
         stmt = (
             update(CohortRow)

@@ -20,7 +20,7 @@ from arena.cohorts.config import config_from_frozen
 from arena.core.clock import Clock
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow, PositionRow, ResolutionRow, RoundMarketRow, RoundRow
-from arena.engine.books.completion import complete_if_done, planned_rounds, stale_positions
+from arena.engine.books.completion import complete_if_done, stale_positions
 from arena.engine.books.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
 from arena.engine.books.settlement import settle
 from arena.engine.rounds.missed import miss_round, too_late
@@ -150,7 +150,7 @@ def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
             ).all()
         )
     return [
-        k for k in range(planned_rounds(rt)) if round_time(rt.start, every, k) <= now and k not in finished
+        k for k in range(rt.planned_rounds()) if round_time(rt.start, every, k) <= now and k not in finished
     ]
 
 

@@ -7,12 +7,14 @@ dataset's later resolutions of markets the cohort offered are then stored too, s
 forecast is scored (scoring never depends on which positions kept the cohort open).
 
 Ledgers stay in memory for the whole replay, while every agent-round and every settlement still
-commits on its own. Marks of the days between (no round, no settlement), and the resolutions of
-offered markets nobody holds, are buffered and written first in the next write transaction (a
-round's: ``with_prelude``), or in one of their own just before a settlement, which keeps the
-database's history in time order: every write at step t comes after all marks and resolutions
-before t. A crashed replay therefore resumes at the first step after its last stored mark, with
-ledgers rebuilt from the fill log, and produces exactly what an uninterrupted run would.
+commits on its own. Marks of the days between (no round, no settlement), the resolutions of
+offered markets nobody holds, and the dataset's price path of the offered markets
+(``price_path``: what the tournament's reference follows between rounds) are buffered and
+written first in the next write transaction (a round's: ``with_prelude``), or in one of their
+own just before a settlement, which keeps the database's history in time order: every write at
+step t comes after all marks and resolutions before t. A crashed replay therefore resumes at the
+first step after its last stored mark, with ledgers rebuilt from the fill log, and produces
+exactly what an uninterrupted run would.
 """
 
 from __future__ import annotations
@@ -36,12 +38,12 @@ from arena.engine.books.completion import (
     StalePosition,
     complete_if_done,
     open_positions,
-    planned_rounds,
     stale_positions,
 )
 from arena.engine.books.marks import mark_rows, persist_marks
 from arena.engine.books.settlement import record_later_resolutions, settle
 from arena.engine.replay.lease import RUN_LEASE_TTL, replay_lease
+from arena.engine.replay.price_path import PricePath, store_points
 from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import round_time, run_round
 from arena.engine.runtime.agent_http import AgentHttpClients
@@ -91,10 +93,13 @@ class ReplayRunner:
         self._run_round = round_runner
         self._pending_marks: list[dict[str, object]] = []
         self._pending_resolutions: list[dict[str, object]] = []
-        self._writing = (0, 0)  # how many buffered rows the open write transaction stores
+        self._pending_prices: list[dict[str, object]] = []
+        self._writing = (0, 0, 0)  # how many buffered rows the open write transaction stores
         self._offered: set[str] = set()
         self._resolutions: list[Resolution] = []
         self._resolved_upto = 0
+        self._resolved: set[str] = set()
+        self._path = PricePath(rt.source)
         self._last_round_at = rt.start
         self._marked_until = rt.start
 
@@ -105,7 +110,7 @@ class ReplayRunner:
             raise CohortNotRunnable(
                 f"cohort {rt.cohort_id}: its market source has no data end; is it a replay?"
             )
-        rounds = {round_time(rt.start, rt.config.schedule.every, k): k for k in range(planned_rounds(rt))}
+        rounds = {round_time(rt.start, rt.config.schedule.every, k): k for k in range(rt.planned_rounds())}
         self._last_round_at = max(rounds, default=rt.start)
         steps = self._steps(set(rounds), end)
         clock = SimulatedClock(steps[0] if steps else rt.start)
@@ -151,6 +156,8 @@ class ReplayRunner:
             report = await self._round(index, at)
             result.rounds.append(report)
             self._offered |= self._round_markets(index)
+        if at <= self.rt.decisions_end:  # question windows end there at the latest
+            self._pending_prices += self._path.new_points(self._offered - self._resolved, at)
         self._pending_marks += mark_rows(self.rt, at)
         self._marked_until = at
         if self.progress:
@@ -219,6 +226,7 @@ class ReplayRunner:
             and self._resolutions[self._resolved_upto].resolved_at <= at
         ):
             due.append(self._resolutions[self._resolved_upto])
+            self._resolved.add(due[-1].market_id)
             self._resolved_upto += 1
         return due
 
@@ -228,23 +236,25 @@ class ReplayRunner:
         Before a settlement: a settlement that cannot be stored as staged reloads its holders'
         ledgers from the database (``settlement._settle_together``), which must then hold their
         latest marks already."""
-        if self._pending_marks or self._pending_resolutions:
+        if self._pending_marks or self._pending_resolutions or self._pending_prices:
             with session_scope(self.rt.engine):
                 pass
 
     def write(self, session: Session) -> None:
         """``WritePrelude``: the buffered resolutions and marks, first in the replay's next write
         transaction; they leave the buffer once it commits (``written``)."""
-        self._writing = (len(self._pending_marks), len(self._pending_resolutions))
+        self._writing = (len(self._pending_marks), len(self._pending_resolutions), len(self._pending_prices))
         write_resolutions(session, self._pending_resolutions, count=False)
+        store_points(session, self._pending_prices)
         if self._pending_marks:
             persist_marks(session, self.rt, self._pending_marks, at=self._marked_until)
 
     def written(self) -> None:
-        marks, resolutions = self._writing
+        marks, resolutions, prices = self._writing
         del self._pending_marks[:marks]
+        del self._pending_prices[:prices]
         del self._pending_resolutions[:resolutions]
-        self._writing = (0, 0)
+        self._writing = (0, 0, 0)
 
     def _last_mark(self) -> datetime | None:
         with session_scope(self.rt.engine, write=False) as session:

@@ -135,19 +135,20 @@ class RoundPlan:
         self.capped = has_caps(cfg)
 
     def _in_hidden_period(self, shown: set[str]) -> frozenset[str]:
-        """Of the markets ``shown`` to agents (offered or held), those whose tournament window
-        (seed 000) is still in its hidden period at this round: their prices are not shown, so no
-        agent can copy the market while it is hidden."""
-        tournament, end = self.rt.config.tournament, self.rt.config.decisions_end
+        """Of the markets ``shown`` to agents (offered, held, or open to the research tools), those
+        whose tournament window (the Metaculus rules) is still in its hidden period at this round,
+        and those never offered yet (their window opens hidden when they are): their prices are
+        not shown, so no agent can copy the market while it is hidden, nor look it up before."""
+        tournament, end = self.rt.config.tournament, self.rt.decisions_end
         if tournament.hidden_fraction == 0:
             return frozenset()
-        assert end is not None, "the config requires schedule.rounds with a hidden period"
         closes = {m: self.tradable[m].market.close_time for m in shown if m in self.tradable}
         with session_scope(self.rt.engine, write=False) as session:
             opened = first_offered(session.connection(), [self.rt.cohort_id], closes)
-        return frozenset(
-            m for _, m, opens in opened if self.at < tournament.window(opens, closes[m], end).hidden_until
-        )
+        visible = {
+            m for _, m, opens in opened if self.at >= tournament.window(opens, closes[m], end).hidden_until
+        }
+        return frozenset(set(closes) - visible)
 
     @cached_property
     def tool_facts(self) -> RoundFacts:

@@ -83,6 +83,26 @@ class CohortRuntime:
         assert self.config.start is not None, "a launched cohort always has its start frozen"
         return self.config.start
 
+    def planned_rounds(self) -> int:
+        """The configured number of rounds; in replay, never more than fit before the data ends
+        (``rounds`` unset: every round time up to the dataset's last instant)."""
+        rounds = self.config.schedule.rounds
+        if self.config.mode != "replay":
+            return rounds or 0
+        end = getattr(self.source, "end", None)
+        fits = 0 if end is None or end < self.start else (end - self.start) // self.config.schedule.every + 1
+        return fits if rounds is None else min(rounds, fits)
+
+    @property
+    def decisions_end(self) -> datetime:
+        """When the last round's decisions stop standing: ``start + every × rounds``; a replay
+        without ``rounds`` runs until its data ends, so one period after its last planned round
+        (what scoring reads, one period after the last round stored, once the replay has run)."""
+        configured = self.config.decisions_end
+        if configured is not None:
+            return configured
+        return self.start + self.config.schedule.every * self.planned_rounds()
+
     @property
     def claim_lease(self) -> timedelta:
         """How long a claim protects a decision: the whole round budget plus one call, by default."""

@@ -6,7 +6,8 @@ cohorts' ``[tournament]`` pools, summed),
 ``implied`` (the bet-implied reading the headline "Brier (bets)" uses: ``fa`` or ``kelly``),
 ``pool_by`` (``name`` or ``model``: what a row is across cohorts),
 ``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``footnotes``
-(``label_notes``: agents whose Brier and return labels disagree), ``breakdowns`` (rows of
+(``leaderboard_notes``: labels that disagree, readings that contradict their bets, a tournament
+only one agent covered), ``breakdowns`` (rows of
 ``breakdowns.breakdowns``) and ``calibration`` (reliability rows per source: ``implied``,
 ``implied_kelly``, ``stated``). Dollar amounts are numbers rounded to the cent (model cost: to
 1e-6 dollars); times are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever
@@ -23,7 +24,7 @@ from typing import Any
 
 import polars as pl
 
-from arena.scoring.board.notes import label_notes
+from arena.scoring.board.notes import leaderboard_notes
 from arena.scoring.board.ranking import MIN_MARKETS, leaderboard_inputs, ranked
 from arena.scoring.board.tables import SOURCES, calibration_table, reliability_of
 from arena.scoring.load.frames import Reading, ScoringFrames
@@ -34,7 +35,12 @@ from arena.scoring.rules.tournament import prize_pool
 from arena.scoring.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.stats.pooling import PoolBy
 
-SCHEMA_VERSION = 2  # 2: tournament_take is S / ΣS (seed 000); tournament_share removed
+SCHEMA_VERSION = 3
+# 2: tournament_take is S / ΣS (seed 000); tournament_share removed.
+# 3: stated scores null for an agent that never stated; stated means weigh each market once;
+#    share_better counts strict wins (ties apart: wins, ties, losses); p_value null below
+#    min_markets or without bootstrap variance (p_value_reason says why); incoherent_share and
+#    brier_incoherent added; a tournament only one agent covers pays e^s / (1 + e^s).
 CENT = Decimal("0.01")
 MICRO = Decimal("0.000001")
 FINE_MONEY = frozenset({"cost", "cost_per_decision"})
@@ -77,7 +83,7 @@ def leaderboard_document(
         "implied": settings.implied,
         "pool_by": settings.pool_by,
         "agents": rows(table),
-        "footnotes": label_notes(table, settings.implied),
+        "footnotes": leaderboard_notes(table, settings.implied),
         "breakdowns": rows(breakdowns(frames)),
         "calibration": {source: rows(_calibration(frames, inputs, source)) for source in SOURCES},
     }

@@ -15,18 +15,17 @@ markets both agents bet on and names who was right.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import polars as pl
 
 from arena.scoring.board.ranking import leaderboard
 from arena.scoring.load.frames import BUY, SPECS, ScoringFrames
-from arena.scoring.metrics.registry import COMPARED
+from arena.scoring.metrics.registry import COMPARED, COMPARISON_FIELDS
 from arena.scoring.rules.bets import DECISIVE
 from arena.scoring.rules.pnl import SEAT, market_pnl
 from arena.scoring.rules.scores import YES
 from arena.scoring.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
-
-FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets", "few_markets")
 
 
 def only_agents(frames: ScoringFrames, agents: list[str]) -> ScoringFrames:
@@ -48,7 +47,8 @@ def paired_comparison(
 ) -> pl.DataFrame:
     """One row per compared metric (``registry.COMPARED``): ``metric``, ``first``/``second`` (each
     agent's value), ``diff`` = first − second with its interval ``diff_lo``/``diff_hi``,
-    ``p_value``, ``share_better`` (share of common markets where *first* did better, ties half),
+    ``p_value`` and ``p_value_reason`` (why there is none), ``share_better`` (share of common
+    markets where *first* did strictly better), ``wins``/``ties``/``losses`` (of *first*),
     ``common_markets`` and ``few_markets``. Raises ``ValueError`` naming an agent not in ``frames``."""
     if first == second:
         raise ValueError(f"compare two different agents, not {first!r} with itself")
@@ -61,34 +61,37 @@ def paired_comparison(
     flip = leader["agent"] == first  # the table says other − leader; we want first − second
     rows = []
     for key in COMPARED:
-        field = {f: other[f"vs_leader_{key}_{f}"] for f in FIELDS}
-        diff, lo, hi, share = field["diff"], field["diff_lo"], field["diff_hi"], field["share_better"]
+        field = {f: other[f"vs_leader_{key}_{f}"] for f in COMPARISON_FIELDS}
         if flip:
-            diff = None if diff is None else -diff
-            lo, hi = (None if hi is None else -hi), (None if lo is None else -lo)
-            share = None if share is None else 1.0 - share
+            field |= _turned(field)
         values = {row["agent"]: row[key] for row in (leader, other)}
-        rows.append(
-            {
-                "metric": key,
-                "first": values[first],
-                "second": values[second],
-                "diff": diff,
-                "diff_lo": lo,
-                "diff_hi": hi,
-                "p_value": field["p_value"],
-                "share_better": share,
-                "common_markets": field["common_markets"],
-                "few_markets": field["few_markets"],
-            }
-        )
-    schema = {"metric": pl.String, "common_markets": pl.Int64, "few_markets": pl.Boolean}
-    floats = {
-        c: pl.Float64 for c in ("first", "second", "diff", "diff_lo", "diff_hi", "p_value", "share_better")
+        rows.append({"metric": key, "first": values[first], "second": values[second], **field})
+    return pl.DataFrame(rows, schema=_SCHEMA)
+
+
+_SCHEMA: dict[str, pl.DataType] = {
+    "metric": pl.String(),
+    **{c: pl.Float64() for c in ("first", "second", "diff", "diff_lo", "diff_hi", "p_value")},
+    "p_value_reason": pl.String(),
+    "share_better": pl.Float64(),
+    **{c: pl.Int64() for c in ("wins", "ties", "losses", "common_markets")},
+    "few_markets": pl.Boolean(),
+}
+
+
+def _turned(field: dict[str, Any]) -> dict[str, Any]:
+    """A comparison "other − leader" read from the leader's side: differences negated (the
+    interval's ends swap), wins and losses swap, the share better is the other's losses."""
+    diff, lo, hi = field["diff"], field["diff_lo"], field["diff_hi"]
+    wins, losses, common = field["wins"], field["losses"], field["common_markets"]
+    return {
+        "diff": None if diff is None else -diff,
+        "diff_lo": None if hi is None else -hi,
+        "diff_hi": None if lo is None else -lo,
+        "wins": losses,
+        "losses": wins,
+        "share_better": None if losses is None or not common else losses / common,
     }
-    return pl.DataFrame(rows, schema={**schema, **floats}).select(
-        "metric", *floats, "common_markets", "few_markets"
-    )
 
 
 def market_stances(frames: ScoringFrames) -> pl.DataFrame:

@@ -14,7 +14,7 @@ import polars as pl
 
 from arena.scoring.load.frames import ScoringFrames
 from arena.scoring.metrics.inputs import Inputs
-from arena.scoring.metrics.registry import COLUMNS, METRICS, SORTABLE
+from arena.scoring.metrics.registry import BY_KEY, COLUMNS, METRICS, SORTABLE
 from arena.scoring.metrics.spec import PerAgent
 from arena.scoring.metrics.summary import roster
 from arena.scoring.rules.pnl import market_pnl
@@ -120,11 +120,22 @@ def _ranked(table: pl.DataFrame, by: str) -> pl.DataFrame:
     """Sorted best first on ``by`` (nulls last, ties by name), with ``rank`` (ties share a rank).
 
     A failed agent (``arena.scoring.rules.health``) is not ranked among working agents: it comes after
-    them, without a rank, whatever its figures."""
+    them, without a rank, whatever its figures. An agent carrying a flag that says ``by`` cannot be
+    read as skill for it (``Metric.demoted_by``: a bet reading contradicting its bets, selective
+    statements, a hidden price seen) ranks below every agent carrying none, however good its
+    figure: its ranks follow theirs."""
     failed = pl.col("failed").cast(pl.Boolean).fill_null(False)
     key = pl.when(failed).then(None).otherwise(pl.col(by).cast(pl.Float64).fill_nan(None))
-    ordered = table.sort(
-        [failed, key, pl.col("agent")], descending=[False, SORTABLE[by], False], nulls_last=True
+    flags = [pl.col(flag).cast(pl.Boolean).fill_null(False) for flag in BY_KEY[by].demoted_by]
+    tiered = table.with_columns(_tier=pl.any_horizontal(flags) if flags else pl.lit(False))
+    tier = pl.col("_tier")
+    ordered = tiered.sort(
+        [failed, key.is_null(), tier, key, pl.col("agent")],
+        descending=[False, False, False, SORTABLE[by], False],
+        nulls_last=True,
     )
-    rank = pl.when(key.is_null()).then(None).otherwise(key.rank("min", descending=SORTABLE[by]))
-    return ordered.with_columns(rank=rank.cast(pl.Int64))
+    # Ranks count within each tier; the flagged tier's start after the last rank of the other.
+    within = key.rank("min", descending=SORTABLE[by]).over(tier)
+    before = pl.when(tier).then(key.filter(~tier).count()).otherwise(0)
+    rank = pl.when(key.is_null()).then(None).otherwise(within + before)
+    return ordered.with_columns(rank=rank.cast(pl.Int64)).drop("_tier")

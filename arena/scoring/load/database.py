@@ -74,7 +74,7 @@ class CohortScoring:
     implied: Reading = "fa"
 
 
-class _ScoredParts(load_rounds.TournamentParts):
+class _ScoredParts(load_rounds.RoundParts):
     """The parts of a frozen cohort config that scoring reads."""
 
     rules: RulesConfig = RulesConfig()
@@ -139,7 +139,8 @@ def load_frames(
         )
         binary = load_markets.binary_markets(connection, involved)
         listings = load_rounds.listings(connection, list(cohorts))
-        tournaments, windows = load_rounds.tournaments(connection, list(cohorts), listings)
+        parts = load_rounds.round_parts(connection, list(cohorts))
+        tournaments, windows = load_rounds.tournaments(connection, parts, listings)
         return ScoringFrames.of(
             agents=agents,
             fills=fills,
@@ -149,7 +150,7 @@ def load_frames(
             snapshots=_snapshots(connection, list(cohorts), marks_until),
             decisions=decisions,
             listings=listings,
-            offers=load_rounds.offers(shown, binary),
+            offers=load_rounds.offers(shown, binary, parts, windows),
             guards=load_rounds.guards(connection, list(cohorts)),
             tournaments=tournaments,
             windows=windows,

@@ -246,14 +246,20 @@ DECISIONS = FrameSpec(
 
 OFFERS = FrameSpec(
     "offers",
-    "Every (round, market outcome) a cohort offered, with the price its agents saw: what imputation "
-    "scores (binary markets: the YES outcome only).",
+    "Every (round, market outcome) a cohort offered, with its price and whether agents were shown it: "
+    "what imputation scores (binary markets: the YES outcome only).",
     (
         Column("cohort_id", pl.String(), "cohort the market was offered to"),
         Column("market_id", pl.String(), "arena market id"),
         Column("outcome", pl.String(), "outcome the price is for"),
         Column("offered_at", TIME, "time of the round (the decisions' ``decided_at``)"),
         Column("price", pl.Float64(), "the outcome's price in the round's snapshot"),
+        Column(
+            "shown",
+            pl.Boolean(),
+            "agents saw the price (false: hidden, by the cohort's price_visibility or the market's "
+            "tournament hidden period)",
+        ),
     ),
     (in_unit_interval("price"),),
     time_column="offered_at",

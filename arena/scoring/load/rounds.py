@@ -3,8 +3,8 @@
 - ``listings``: per cohort and market, the first round whose snapshot held it.
 - ``tournaments`` and ``windows``: each cohort's ``[tournament]`` settings and every offered
   market's question window (``arena.scoring.rules.tournament``).
-- ``offers``: every (round, market) of a cohort's snapshots with the prices shown (binary markets:
-  YES), which imputation scores (``arena.scoring.rules.imputed``).
+- ``offers``: every (round, market) of a cohort's snapshots with its prices (binary markets: YES)
+  and whether agents were shown them, which imputation scores (``arena.scoring.rules.imputed``).
 - ``guards``: each ``llm`` seat of a replay cohort, with the end of its ``knowledge_cutoff`` day and
   whether the leakage guard covered it.
 """
@@ -15,11 +15,17 @@ from datetime import datetime
 from typing import Any
 
 import polars as pl
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
-from arena.cohorts.config import ScheduleConfig, TournamentConfig, decisions_end
+from arena.cohorts.config import (
+    PriceVisibility,
+    ScheduleConfig,
+    TournamentConfig,
+    decisions_end,
+    frozen_tournament,
+)
 from arena.cohorts.leakage import LLM_KIND, knowledge_ends
 from arena.core.clock import ensure_utc
 from arena.core.config_types import UtcDateTime
@@ -34,45 +40,60 @@ def listings(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     return frame_of(first_offered(connection, cohort_ids), LISTINGS)
 
 
-class TournamentParts(BaseModel):
-    """The parts of a frozen cohort config that tournament windows depend on."""
+class RoundParts(BaseModel):
+    """The parts of a frozen cohort config that tournament windows and shown prices depend on.
+
+    A config frozen before ``[tournament]`` existed ran without a hidden period: it reads as
+    ``frozen_tournament`` says, never as today's defaults."""
 
     model_config = ConfigDict(extra="ignore")
     start: UtcDateTime | None = None
     schedule: ScheduleConfig = ScheduleConfig()
-    tournament: TournamentConfig = TournamentConfig()
+    price_visibility: PriceVisibility = PriceVisibility()
+    tournament: TournamentConfig = Field(default_factory=lambda: frozen_tournament(None))
+
+    def prices_shown(self, at: datetime) -> bool:
+        """Whether the cohort showed prices at ``at`` (before any tournament hidden period)."""
+        return self.start is None or self.price_visibility.visible_at(self.start, at)
+
+
+def round_parts(connection: Connection, cohort_ids: list[str]) -> dict[str, RoundParts]:
+    """Each cohort's ``RoundParts`` from its frozen config, or a one-line ``LoadError``."""
+    parts = {}
+    for row in connection.execute(
+        select(cohort.c.id, cohort.c.config_json).where(cohort.c.id.in_(cohort_ids)).order_by(cohort.c.id)
+    ):
+        try:
+            parts[row.id] = RoundParts.model_validate(row.config_json)
+        except ValidationError as exc:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({problems})") from None
+    return parts
 
 
 def tournaments(
-    connection: Connection, cohort_ids: list[str], listings: pl.DataFrame
+    connection: Connection, parts: dict[str, RoundParts], listings: pl.DataFrame
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Each cohort's ``[tournament]`` settings, and the window of every market it offered.
 
     A window is ``TournamentConfig.window`` of the listing, the market's stored close time and the
-    cohort's end: ``start + every × rounds``, or, while the number of rounds is open, one period
-    after its last round so far (the hidden period needs a fixed number of rounds, so the engine
-    hid exactly the prices these windows say it hid).
+    cohort's end: ``start + every × rounds``, or, while the number of rounds is open (a replay
+    until its data ends), one period after its last round so far, which is the replay's end once
+    it ran (the engine hid exactly the prices these windows say it hid).
     """
-    configs, ends = {}, {}
+    ends = {}
     last_rounds: dict[str, datetime] = dict(
         connection.execute(
             select(round_.c.cohort_id, func.max(round_.c.scheduled_at))
-            .where(round_.c.cohort_id.in_(cohort_ids))
+            .where(round_.c.cohort_id.in_(list(parts)))
             .group_by(round_.c.cohort_id)
         ).all()
     )
-    for row in connection.execute(
-        select(cohort.c.id, cohort.c.config_json).where(cohort.c.id.in_(cohort_ids))
-    ):
-        try:
-            config = TournamentParts.model_validate(row.config_json)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            raise LoadError(f"cohort {row.id!r}: config_json is not valid ({problems})") from None
-        configs[row.id] = config.tournament
-        last = last_rounds.get(row.id)
+    for cohort_id, config in parts.items():
+        last = last_rounds.get(cohort_id)
         end = decisions_end(config.start, config.schedule)
-        ends[row.id] = end or (last and ensure_utc(last) + config.schedule.every)
+        ends[cohort_id] = end or (last and ensure_utc(last) + config.schedule.every)
+    configs = {cohort_id: config.tournament for cohort_id, config in parts.items()}
     settings = [
         (cohort_id, t.prize_pool, t.reference, t.s_weight, t.c_weight) for cohort_id, t in configs.items()
     ]
@@ -107,13 +128,22 @@ def shown(connection: Connection, cohort_ids: list[str]) -> list[Any]:
     return list(connection.execute(query).all())
 
 
-def offers(shown: list[Any], binary: set[str]) -> pl.DataFrame:
-    """One row per (round, market outcome) offered; binary markets by their YES price."""
-    table = [
-        (cohort_id, market_id, outcome, offered_at, price)
-        for cohort_id, market_id, offered_at, prices in shown
-        for outcome, price in outcome_prices(market_id, prices, market_id in binary).items()
-    ]
+def offers(
+    shown: list[Any], binary: set[str], parts: dict[str, RoundParts], windows: pl.DataFrame
+) -> pl.DataFrame:
+    """One row per (round, market outcome) offered, binary markets by their YES price, with
+    ``shown``: whether the round showed agents that price (the cohort's ``price_visibility``, and
+    the market's tournament window: hidden before its ``hidden_until``, as the engine hides it)."""
+    hidden_until = {(c, m): ensure_utc(h) for c, m, _, h, _ in windows.iter_rows()}
+    table = []
+    for cohort_id, market_id, offered_at, prices in shown:
+        at = ensure_utc(offered_at)
+        hidden = hidden_until.get((cohort_id, market_id))
+        seen = parts[cohort_id].prices_shown(at) and (hidden is None or at >= hidden)
+        table += [
+            (cohort_id, market_id, outcome, offered_at, price, seen)
+            for outcome, price in outcome_prices(market_id, prices, market_id in binary).items()
+        ]
     return frame_of(table, OFFERS)
 
 

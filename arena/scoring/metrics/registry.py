@@ -24,6 +24,7 @@ from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.labels import disagree, return_label
 from arena.scoring.metrics.spec import RANDOM_BRIER, Format, MarketPnl, Metric, Ratio
 from arena.scoring.rules.health import MIN_VALID_SHARE, health_metrics
+from arena.scoring.rules.imputed import HIDDEN_LIMIT, HIDDEN_MIN
 from arena.scoring.rules.tournament import tournament_standings
 
 
@@ -41,6 +42,19 @@ def _health(inputs: Inputs) -> pl.DataFrame:
 
 def _scored(column: str) -> pl.Expr:
     return pl.col(column).cast(pl.Float64).fill_null(0.0)
+
+
+SELECTIVE_LIMIT = 0.1
+"""An agent with no forecast standing on more than this share of the rounds and markets that
+showed it a price stated selectively: its as-stated scores average only what it chose."""
+HIDDEN_PRICE_SEEN = "hidden_price_seen"
+AS_STATED_FLAGS = ("stated_selective", HIDDEN_PRICE_SEEN)
+
+
+def _weighted(column: str) -> pl.Expr:
+    """A per-event score times its ``weight``: each market weighs once in the mean (the events of
+    a multi-outcome market share it)."""
+    return pl.col("weight") * _scored(column)
 
 
 def _conflict(_: Inputs) -> pl.Expr:
@@ -83,7 +97,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "return_label",
         "Return label",
-        "seed 002's word for that return (Exceptional … Very Poor)",
+        "Forecaster Arena's word for that return (Exceptional … Very Poor)",
         "text",
         derive=lambda _: return_label(pl.col("return_pct")),
     ),
@@ -134,48 +148,54 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "stated_brier",
         "Brier (stated)",
-        "mean over events of the time-weighted Brier of stated probabilities, as stated",
+        "mean over stated markets of the time-weighted Brier of stated probabilities, as stated",
         "score",
         better="lower",
         interval=True,
         compared=True,
         reference=RANDOM_BRIER,
-        ratio=Ratio("events", pl.col("brier")),
+        demoted_by=AS_STATED_FLAGS,
+        ratio=Ratio("events", _weighted("brier"), pl.col("weight")),
     ),
     Metric(
         "log_score",
         "Log score",
-        "mean over events of the time-weighted log score (0 perfect)",
+        "mean over stated markets of the time-weighted log score (0 perfect)",
         "score",
         better="higher",
         interval=True,
         compared=True,
-        headline=True,
-        ratio=Ratio("events", pl.col("log_score")),
+        demoted_by=AS_STATED_FLAGS,
+        ratio=Ratio("events", _weighted("log_score"), pl.col("weight")),
     ),
     Metric(
         "rel_log_score",
         "Log score vs market",
-        "mean over events of ln(p/m) for what happened, m the price seen",
+        "mean over stated markets of ln(p/m) for what happened, m the price seen",
         "score",
         better="higher",
         interval=True,
+        demoted_by=AS_STATED_FLAGS,
         ratio=Ratio(
-            "events", _scored("rel_log_score"), pl.col("rel_log_score").is_not_null().cast(pl.Float64)
+            "events",
+            _weighted("rel_log_score"),
+            pl.col("weight") * pl.col("rel_log_score").is_not_null().cast(pl.Float64),
         ),
     ),
     Metric(
         "stated_brier_imputed",
         "Brier (stated, imputed)",
-        "mean over every offered (round, market) event of the Brier of the standing forecast, "
-        "the round's market price where the agent had none (ForecastBench)",
+        "mean over every offered (round, market) of the Brier of the standing forecast; where the "
+        "agent had none, the price shown (ForecastBench) or 0.5 where it was hidden; null for an "
+        "agent that never stated",
         "score",
         better="lower",
         interval=True,
         compared=True,
         headline=True,
         reference=RANDOM_BRIER,
-        ratio=Ratio("imputed", pl.col("brier")),
+        demoted_by=(HIDDEN_PRICE_SEEN,),
+        ratio=Ratio("imputed", _weighted("brier"), pl.col("weight")),
     ),
     Metric(
         "log_score_imputed",
@@ -185,20 +205,53 @@ METRICS: tuple[Metric, ...] = (
         better="higher",
         interval=True,
         compared=True,
-        ratio=Ratio("imputed", pl.col("log_score")),
+        headline=True,
+        demoted_by=(HIDDEN_PRICE_SEEN,),
+        ratio=Ratio("imputed", _weighted("log_score"), pl.col("weight")),
     ),
     Metric(
         "imputed_share",
         "Imputed share",
-        "share of the offered (round, market) events scored at the market price",
+        "share of the offered (round, market) events imputed (the price shown, or 0.5 if hidden)",
         "share",
         per_agent=_stated_readings,
     ),
     Metric("imputed_events", "Imputed events", "events scored", "count", per_agent=_stated_readings),
     Metric(
+        "unstated_share",
+        "Unstated share",
+        "share of the offered (round, market) events that showed a price where it had no forecast "
+        "standing: what its as-stated scores leave out by choice",
+        "share",
+        per_agent=_stated_readings,
+    ),
+    Metric(
+        "stated_selective",
+        "Stated selectively",
+        f"unstated share above {SELECTIVE_LIMIT:.0%}: its as-stated scores average only what it "
+        "chose to state (flagged in every view)",
+        "flag",
+        derive=lambda _: pl.col("unstated_share") > SELECTIVE_LIMIT,
+    ),
+    Metric(
+        "hidden_price_share",
+        "Hidden price stated",
+        "share of its statements in rounds that hid the price that equal the hidden price",
+        "share",
+        per_agent=_stated_readings,
+    ),
+    Metric(
+        HIDDEN_PRICE_SEEN,
+        "Hidden price seen",
+        f"stated the hidden price in at least {HIDDEN_LIMIT:.0%} of its statements in hidden rounds "
+        f"({HIDDEN_MIN} or more): the price reached it (flagged in every view)",
+        "flag",
+        per_agent=_stated_readings,
+    ),
+    Metric(
         "stated_brier_autocast",
         "Brier (stated, Autocast)",
-        "imputed stated Brier normalised per market: Σ over outcomes / 2 (seed 001; binary: the Brier)",
+        "imputed stated Brier normalised per market: Σ over outcomes / 2 (Autocast; binary: the Brier)",
         "score",
         better="lower",
         per_agent=_stated_readings,
@@ -220,7 +273,7 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "leakage_guard",
         "Leakage guard",
-        "on / off for an LLM of a replay cohort (off: no knowledge_cutoff), null otherwise (seed 001)",
+        "on / off for an LLM of a replay cohort (off: no knowledge_cutoff), null otherwise (Autocast rules)",
         "text",
         per_agent=_stated_readings,
     ),
@@ -234,9 +287,10 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "tournament_score",
         "Tournament score",
-        "s: Σ over questions of the time-weighted mean of ln(f/m) over the whole window (seed 000)",
+        "s: Σ over questions of the time-weighted mean of ln(f/m) over the whole window (Metaculus rules)",
         "number",
         better="higher",
+        demoted_by=(HIDDEN_PRICE_SEEN,),
         per_agent=_tournament,
     ),
     Metric(
@@ -249,9 +303,11 @@ METRICS: tuple[Metric, ...] = (
     Metric(
         "tournament_take",
         "Tournament take",
-        "S / ΣS with S = c · exp(s)",
+        "S / ΣS with S = c · exp(s); a pool only one agent covers pays it S / (S + 1)",
         "share",
         better="higher",
+        headline=True,
+        demoted_by=(HIDDEN_PRICE_SEEN,),
         per_agent=_tournament,
     ),
     Metric(
@@ -347,7 +403,10 @@ BY_KEY: dict[str, Metric] = {m.key: m for m in METRICS}
 # metric -> True when higher is better (the sort direction of ``by``).
 SORTABLE: dict[str, bool] = {m.key: m.better == "higher" for m in METRICS if m.better is not None}
 COMPARED: tuple[str, ...] = tuple(m.key for m in METRICS if m.compared)
-COMPARISON_FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets", "few_markets")
+COMPARISON_FIELDS = (
+    *("diff", "diff_lo", "diff_hi", "p_value", "p_value_reason"),
+    *("share_better", "wins", "ties", "losses", "common_markets", "few_markets"),
+)
 IDENTITY = ("rank", "agent", "agent_kind", "baseline", "cohorts", "bankroll")
 
 

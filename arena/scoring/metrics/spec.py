@@ -83,6 +83,9 @@ class Metric:
     the leader ``vs_leader_<key>_*``; ``flagged_by`` names the metric whose common resolved
     markets judge whether that comparison rests on too few markets. ``headline`` metrics are the
     compact leaderboards' columns. ``reading`` marks a bet-implied metric's reading.
+    ``demoted_by`` names flag metrics that say this one cannot be read as skill for an agent
+    (a reading contradicting its bets, selective statements, a hidden price seen): sorted by
+    this metric, an agent carrying any of them ranks below every agent carrying none.
     """
 
     key: str
@@ -95,6 +98,7 @@ class Metric:
     flagged_by: str | None = None
     headline: bool = False
     reading: Reading | None = None
+    demoted_by: tuple[str, ...] = ()
     reference: float | None = None  # a chart's reference line: 0.25 for Brier, 0 for skills
     ratio: Ratio | None = None
     per_agent: PerAgent | None = None

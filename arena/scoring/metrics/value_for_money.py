@@ -12,6 +12,9 @@ Definitions (docs/dashboard.md, "Cost vs score"):
   score. Where there is nothing to divide by, the value is null and ``*_why`` says why: no scored
   bet, no improvement (units ≤ 0), or no recorded cost. It never divides by zero and never
   shows a negative price for a loss.
+- An agent whose headline reading contradicts its bets (``brier_incoherent``: most of them read
+  as less likely than the price paid, as tiny bets on longshots are) is credited with no points
+  at all: its points are null and ``*_why`` gives the reason.
 
 An agent counts as an LLM here when it recorded model usage: tokens or a cost above zero.
 """
@@ -85,16 +88,21 @@ def cost_per_point(table: pl.DataFrame, implied: Reading) -> pl.DataFrame:
         per_point, point_why = _per_brier_point(cost, brier, RANDOM_BRIER)
         per_market, market_why = _per_brier_point(cost, brier, market)
         per_return, return_why = _per_return_pct(cost, ret)
+        lo, hi = row[f"{key}_lo"], row[f"{key}_hi"]
+        if row.get(suffixed("brier_incoherent", implied)):
+            share = row[suffixed("incoherent_share", implied)]
+            point_why = market_why = f"no credit: {share:.0%} of its bets read below the price paid"
+            per_point = per_market = brier = market = lo = hi = None
         rows.append(
             {
                 "agent": row["agent"],
                 "cost": cost,
                 "tokens": row["tokens"],
-                "brier": brier,
+                "brier": row[key],
                 "points": _float(brier_points(brier, RANDOM_BRIER)),
                 # A lower Brier is more points: the interval's ends swap.
-                "points_lo": _float(brier_points(row[f"{key}_hi"], RANDOM_BRIER)),
-                "points_hi": _float(brier_points(row[f"{key}_lo"], RANDOM_BRIER)),
+                "points_lo": _float(brier_points(hi, RANDOM_BRIER)),
+                "points_hi": _float(brier_points(lo, RANDOM_BRIER)),
                 "per_point": per_point,
                 "per_point_why": point_why,
                 "market_points": _float(brier_points(brier, market)),

@@ -13,7 +13,7 @@ from __future__ import annotations
 import polars as pl
 from polars.expr.whenthen import ChainedThen, Then
 
-from arena.scoring.load.frames import BUY, READINGS, ScoringFrames, suffixed
+from arena.scoring.load.frames import BUY, READINGS, Reading, ScoringFrames, suffixed
 from arena.scoring.rules.scores import (
     brier,
     implied_probability,
@@ -32,7 +32,8 @@ def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
     """One row per bet: implied forecasts, market forecast, and (resolved bets) y, Brier, win, horizon.
 
     Columns added to the fill columns, per reading (``fa`` unsuffixed, ``kelly`` with
-    ``_kelly``): ``confidence`` (the implied P(side)), ``brier`` and ``forecast_yes``; and
+    ``_kelly``): ``confidence`` (the implied P(side)), ``brier``, ``forecast_yes`` and
+    ``incoherent`` (P(side) below the price paid: ``incoherent``); and
     ``resolution``, ``resolved_at``, ``y`` (null: unresolved or void), ``scored`` (y known),
     ``decisive`` (YES/NO/OUTCOME), ``won`` (null unless decisive), ``brier_market``,
     ``outcome_yes`` (with ``forecast_yes`` the pair calibration uses: YES-oriented for binary
@@ -54,6 +55,7 @@ def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
                 toward_yes(pl.col(suffixed("confidence", r))).alias(suffixed("forecast_yes", r))
                 for r in READINGS
             ),
+            *(incoherent(r).alias(suffixed("incoherent", r)) for r in READINGS),
             scored=y.is_not_null(),
             decisive=pl.col("resolution").is_in(DECISIVE),
             won=pl.when(pl.col("resolution").is_in(DECISIVE)).then(y == 1.0),
@@ -64,6 +66,13 @@ def scored_bets(frames: ScoringFrames) -> pl.DataFrame:
         )
         .with_columns(horizon=horizon_bucket(pl.col("horizon_days")))
     )
+
+
+def incoherent(reading: Reading) -> pl.Expr:
+    """Whether ``reading`` reads the bet as less likely than the price paid for it: P(side) below
+    the fill price. Nobody rational buys at 0.85 a side they believe 20% likely, so such a reading
+    contradicts the bet it reads. The Kelly reading, p + φ·(1 − p), never does (it starts from p)."""
+    return pl.col(suffixed("confidence", reading)) < pl.col("price")
 
 
 def horizon_bucket(days: pl.Expr) -> pl.Expr:

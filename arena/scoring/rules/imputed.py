@@ -1,18 +1,26 @@
 """Stated forecasts scored on everything offered, without selection bias (ForecastBench's rule).
 
 Scoring an agent only on the markets it chose to state rewards stating only easy ones. Here
-every agent is scored on every (round, market outcome) its cohort offered it, for markets that
-resolved (not void) after the round:
+every agent that *takes part* is scored on every (round, market outcome) its cohort offered it,
+for markets that resolved (not void) after the round:
 
 - its forecast for the round is the statement standing then (its latest on that outcome at or
   before the round, as in the as-stated reading a statement stands until the next one);
-- with none standing the forecast is *missing* and takes the market price shown in that round
-  (the imputation ForecastBench uses), and the row counts as imputed.
+- with none standing the forecast is *missing* and takes what the agent could see in that round:
+  the market price shown (the imputation ForecastBench uses), or, where the round hid the price
+  (``offers.shown`` false: the tournament's hidden period, or the cohort's price visibility),
+  the ignorance prior 1/n of an n-outcome market (0.5 on a binary one, the Metaculus rules'
+  prior), never the hidden price. The row counts as imputed.
+
+An agent takes part in a cohort when it stated at least one probability there (any market, any
+round, resolved or not). One that never did has no imputed events, so no stated score at all: a
+fully imputed agent would otherwise *be* the market, and abstaining would tie the market.
 
 Per event (cohort, agent, market, outcome) the scores are means over the rounds offered; per
-agent, means over events, so each event weighs the same as in the as-stated reading.
-``imputed_share`` is the share of (round, event) rows that were imputed: 1 for an agent that
-never states, 0 for one that stated every market in every round.
+agent, weighted means over events in which each market weighs once (``weight``: 1 / the
+market's events, so the n outcomes of a multi-outcome market share one market's weight, as in
+the Autocast-normalised Brier). ``imputed_share`` is the share of (round, event) rows that were
+imputed: 0 for an agent that stated every market in every round.
 
 Autocast-normalised Brier (seed 001): per (round, market), the sum over the market's outcomes
 of ``(f_o − y_o)²`` divided by 2, which lies in [0, 1] for any distribution. A binary market is
@@ -26,30 +34,47 @@ import numpy as np
 import polars as pl
 
 from arena.scoring.load.frames import ScoringFrames
-from arena.scoring.rules.scores import YES, brier, log_score, side_outcome
+from arena.scoring.rules.scores import YES, brier, log_score, per_market_weight, side_outcome
 from arena.scoring.rules.sums import fmean, fsum
 
 EVENT = ["cohort_id", "market_id", "outcome"]
 EVENT_OF_AGENT = ["cohort_id", "agent", "market_id", "outcome"]
 AUTOCAST_DIVISOR = 2.0  # the largest possible sum of squared errors over a distribution
+# A statement within this of the price its round hid states that price; an agent whose statements
+# in hidden rounds do so at least HIDDEN_LIMIT of the time, HIDDEN_MIN times or more, saw it.
+HIDDEN_MATCH = 0.0005
+HIDDEN_LIMIT = 0.5
+HIDDEN_MIN = 5
 
 
 def resolved_offers(frames: ScoringFrames) -> pl.DataFrame:
-    """Offers of markets that resolved (not void) after the round, with the outcome's ``y``."""
+    """Offers of markets that resolved (not void) after the round, with the outcome's ``y`` and
+    ``seen``: what a missing forecast takes in that round (the price if shown, else 1/n)."""
     resolutions = frames.resolutions.rename({"kind": "resolution"})
+    round_market = ["cohort_id", "market_id", "offered_at"]
+    # A binary market is offered by its YES row alone: two outcomes, one row.
+    outcomes = pl.max_horizontal(pl.len().over(round_market), pl.lit(2)).cast(pl.Float64)
     return (
-        frames.offers.join(resolutions, on="market_id", how="inner")
+        frames.offers.with_columns(
+            seen=pl.when(pl.col("shown")).then(pl.col("price")).otherwise(1.0 / outcomes)
+        )
+        .join(resolutions, on="market_id", how="inner")
         .with_columns(y=side_outcome())
         .filter(pl.col("y").is_not_null() & (pl.col("offered_at") < pl.col("resolved_at")))
-        .select("cohort_id", "market_id", "outcome", "offered_at", "price", "y")
+        .select("cohort_id", "market_id", "outcome", "offered_at", "price", "shown", "seen", "y")
     )
+
+
+def participants(frames: ScoringFrames) -> pl.DataFrame:
+    """The seats (``cohort_id``, ``agent``) that stated at least one probability in their cohort."""
+    return frames.forecasts.select("cohort_id", "agent").unique().sort("cohort_id", "agent")
 
 
 def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
     """One row per (agent, round, market outcome) offered on an event the agent stated at some
     point, in no particular order: ``p`` the statement standing at the round (null before its
-    first), ``f`` = ``p``, else the round's ``price``, and ``imputed``; ``event`` an integer id
-    of the (cohort, agent, market, outcome), in no particular numbering."""
+    first), ``f`` = ``p``, else what the round showed (``seen``), and ``imputed``; ``event`` an
+    integer id of the (cohort, agent, market, outcome), in no particular numbering."""
     # Stated events get an integer id, so the as-of join runs on one integer key.
     events = frames.forecasts.select(EVENT_OF_AGENT).unique().with_row_index("event")
     statements = frames.forecasts.join(events, on=EVENT_OF_AGENT).select("event", "p", offered_at="stated_at")
@@ -68,30 +93,33 @@ def stated_offers(frames: ScoringFrames, offers: pl.DataFrame) -> pl.DataFrame:
             *EVENT_OF_AGENT,
             "offered_at",
             "price",
+            "shown",
             "p",
             "y",
-            f=pl.coalesce("p", "price"),
+            f=pl.coalesce("p", "seen"),
             imputed=pl.col("p").is_null(),
         )
     )
 
 
 def imputed_event_scores(frames: ScoringFrames) -> pl.DataFrame:
-    """Per event of an agent: mean Brier and log score over the rounds offered, rows and imputed rows.
+    """Per event of a participating agent: mean Brier and log score over the rounds offered, rows,
+    imputed rows, and ``weight`` (1 / the agent's events on that market: each market weighs once).
 
-    An event the agent never stated is the market price in every round, the same for every such
-    agent of the cohort: it is scored once per (cohort, event) and given to each of them.
+    An event a participant never stated is what each round showed (price or prior), the same for
+    every such agent of the cohort: it is scored once per (cohort, event) and given to each of them.
     """
     offers = resolved_offers(frames)
     stated = _scores(stated_offers(frames, offers), EVENT_OF_AGENT)
     market_events = offers.select(EVENT).unique().with_row_index("event")
     by_market = _scores(
-        offers.join(market_events, on=EVENT).with_columns(f="price", imputed=pl.lit(True)), EVENT
+        offers.join(market_events, on=EVENT).with_columns(f="seen", imputed=pl.lit(True)), EVENT
     )
-    silent = by_market.join(frames.agents.select("cohort_id", "agent"), on="cohort_id", how="inner").join(
+    silent = by_market.join(participants(frames), on="cohort_id", how="inner").join(
         stated, on=EVENT_OF_AGENT, how="anti"
     )
-    return pl.concat([stated, silent.select(stated.columns)]).sort(EVENT_OF_AGENT)
+    events = pl.concat([stated, silent.select(stated.columns)]).sort(EVENT_OF_AGENT)
+    return events.with_columns(weight=per_market_weight())
 
 
 def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
@@ -103,7 +131,11 @@ def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     ids = ordered["event"].to_numpy()
     starts = np.flatnonzero(np.concatenate(([True], ids[1:] != ids[:-1]))) if len(ids) else ids
     values = ordered.select(
-        brier=brier(f, y), log_score=log_score(f, y), imputed=pl.col("imputed").cast(pl.Float64)
+        brier=brier(f, y),
+        log_score=log_score(f, y),
+        imputed=pl.col("imputed").cast(pl.Float64),
+        shown=pl.col("shown").cast(pl.Float64),
+        unstated=(pl.col("imputed") & pl.col("shown")).cast(pl.Float64),
     )
     rounds = np.diff(np.append(starts, len(ids))).astype(np.float64)
     sums = {c: np.add.reduceat(values[c].to_numpy(), starts) if len(ids) else ids for c in values.columns}
@@ -115,6 +147,8 @@ def _scores(rows: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
             log_score=pl.Series(sums["log_score"] / rounds if len(ids) else [], dtype=pl.Float64),
             rounds=pl.Series(rounds, dtype=pl.UInt32),
             imputed=pl.Series(sums["imputed"], dtype=pl.UInt32),
+            shown=pl.Series(sums["shown"], dtype=pl.UInt32),
+            unstated=pl.Series(sums["unstated"], dtype=pl.UInt32),
         )
         .sort(keys)
     )
@@ -134,14 +168,36 @@ def autocast_market_scores(events: pl.DataFrame) -> pl.DataFrame:
 
 
 def imputed_metrics(events: pl.DataFrame, markets: pl.DataFrame) -> pl.DataFrame:
-    """Per agent: ``imputed_share``, ``imputed_events`` and ``stated_brier_autocast`` (from
-    ``autocast_market_scores``). The imputed Brier and log score themselves are ratios of the
-    metric registry over these events (``arena.scoring.metrics.registry``), intervals included."""
+    """Per agent: ``imputed_share``, ``imputed_events``, ``unstated_share`` (of the rounds that
+    showed the price, the share where it had no forecast standing: left out by choice, not for
+    want of a price) and ``stated_brier_autocast`` (from ``autocast_market_scores``). The imputed
+    Brier and log score themselves are ratios of the metric registry over these events
+    (``arena.scoring.metrics.registry``), intervals included."""
+    shown = pl.col("shown").sum()
     per_agent = events.group_by("agent", maintain_order=True).agg(
         imputed_events=pl.len(),
         imputed_share=pl.col("imputed").sum() / pl.col("rounds").sum(),
+        unstated_share=pl.when(shown > 0).then(pl.col("unstated").sum() / shown),
     )
     autocast = markets.group_by("agent", maintain_order=True).agg(
         stated_brier_autocast=fmean(pl.col("brier"))
     )
     return per_agent.join(autocast, on="agent", how="left")
+
+
+def hidden_price_metrics(frames: ScoringFrames) -> pl.DataFrame:
+    """Per agent that stated in a round which hid the price: ``hidden_price_share``, the share of
+    those statements equal to the hidden price (within ``HIDDEN_MATCH``), and ``hidden_price_seen``
+    when that share reaches ``HIDDEN_LIMIT`` over at least ``HIDDEN_MIN`` of them: the agent
+    stated what the round hid, so the price reached it some other way (a leak), and its
+    tournament and stated standings say nothing about forecasting."""
+    hidden = frames.offers.filter(~pl.col("shown")).select(*EVENT, "price", stated_at="offered_at")
+    stated = frames.forecasts.join(hidden, on=[*EVENT, "stated_at"], how="inner")
+    same = ((pl.col("p") - pl.col("price")).abs() <= HIDDEN_MATCH).sum()
+    per_agent = stated.group_by("agent", maintain_order=True).agg(statements=pl.len(), same=same)
+    share = pl.col("same") / pl.col("statements")
+    return per_agent.select(
+        "agent",
+        hidden_price_share=share,
+        hidden_price_seen=(pl.col("same") >= HIDDEN_MIN) & (share >= HIDDEN_LIMIT),
+    )

@@ -73,3 +73,10 @@ def brier(forecast: pl.Expr, outcome: pl.Expr) -> pl.Expr:
 def log_score(forecast: pl.Expr, outcome: pl.Expr) -> pl.Expr:
     clipped = forecast.clip(LOG_CLIP, 1.0 - LOG_CLIP)
     return outcome * clipped.log() + (1.0 - outcome) * (1.0 - clipped).log()
+
+
+def per_market_weight() -> pl.Expr:
+    """1 / the number of an agent's events on a market (rows per cohort, agent and market): the
+    weight under which each market counts once in a mean over events, however many of its
+    outcomes are events (a multi-outcome market's n outcomes share one market's weight)."""
+    return 1.0 / pl.len().over("cohort_id", "agent", "market_id").cast(pl.Float64)

@@ -18,8 +18,9 @@ the market resolves. Per agent and event, with ``d_i`` the time statement ``i`` 
   in its last round would cover all of its open time. Events nobody stated would scale every
   agent's coverage by the same factor, so they are not counted.
 
-Per agent: scores are means over the events it stated (each event weighs the same, however
-long the market ran). The Metaculus tournament over the same statements (coverage, take,
+Per agent: scores are weighted means over the events it stated in which each market weighs
+once, however long it ran and however many of its outcomes were stated (``weight``: 1 / the
+agent's events on the market). The Metaculus tournament over the same statements (coverage, take,
 prize) is ``arena.scoring.rules.tournament``.
 """
 
@@ -28,7 +29,7 @@ from __future__ import annotations
 import polars as pl
 
 from arena.scoring.load.frames import ScoringFrames
-from arena.scoring.rules.scores import brier, log_score, side_outcome
+from arena.scoring.rules.scores import brier, log_score, per_market_weight, side_outcome
 from arena.scoring.rules.sums import fsum, run_totals
 
 EVENT = ["cohort_id", "market_id", "outcome"]
@@ -94,11 +95,12 @@ def _with_market_price(statements: pl.DataFrame, prices: pl.DataFrame) -> pl.Dat
 
 
 def event_scores(standing: pl.DataFrame) -> pl.DataFrame:
-    """Time-weighted scores per (cohort, agent, market, outcome), with coverage of the event."""
+    """Time-weighted scores per (cohort, agent, market, outcome), with coverage of the event and
+    ``weight`` (1 / the agent's stated events on that market)."""
     p, y, m, d = pl.col("p"), pl.col("y"), pl.col("m"), pl.col("duration_s")
     priced = pl.when(m.is_not_null()).then(d).otherwise(0.0)
     window = (pl.col("resolved_at").first() - pl.col("opened_at").first()).dt.total_seconds().cast(pl.Float64)
-    return standing.group_by(AGENT_EVENT, maintain_order=True).agg(
+    scores = standing.group_by(AGENT_EVENT, maintain_order=True).agg(
         brier=fsum(d * brier(p, y)) / fsum(d),
         log_score=fsum(d * log_score(p, y)) / fsum(d),
         rel_log_score=pl.when(fsum(priced) > 0).then(
@@ -106,3 +108,4 @@ def event_scores(standing: pl.DataFrame) -> pl.DataFrame:
         ),
         coverage=fsum(d) / window,
     )
+    return scores.with_columns(weight=per_market_weight())

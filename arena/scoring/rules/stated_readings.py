@@ -1,10 +1,10 @@
 """The complete stated readings of every agent, as one per-agent frame the leaderboard joins.
 
-Gathers what ``imputed`` (every offered round and market, missing forecasts at the market
-price; Autocast-normalised Brier), ``provisional`` (stated markets not resolved yet) and
-``guards`` (leakage guard, rounds before the knowledge cutoff) compute. ``STATED_COLUMNS`` are
-its columns besides ``agent``; ``stated_interval_columns`` adds the intervals and comparisons
-once the table is ranked.
+Gathers what ``imputed`` (every offered round and market, missing forecasts at the market price;
+Autocast-normalised Brier; what was left unstated, and hidden prices stated), ``provisional``
+(stated markets not resolved yet) and ``guards`` (leakage guard, rounds before the knowledge
+cutoff) compute. ``STATED_COLUMNS`` are its columns besides ``agent``;
+``stated_interval_columns`` adds the intervals and comparisons once the table is ranked.
 """
 
 from __future__ import annotations
@@ -15,12 +15,20 @@ import polars as pl
 
 from arena.scoring.load.frames import ScoringFrames
 from arena.scoring.rules.guards import guard_metrics
-from arena.scoring.rules.imputed import autocast_market_scores, imputed_event_scores, imputed_metrics
+from arena.scoring.rules.imputed import (
+    autocast_market_scores,
+    hidden_price_metrics,
+    imputed_event_scores,
+    imputed_metrics,
+)
 from arena.scoring.rules.provisional import provisional_events, provisional_metrics
 
 STATED_COLUMNS = (
     "imputed_share",
     "imputed_events",
+    "unstated_share",
+    "hidden_price_share",
+    "hidden_price_seen",
     "stated_brier_autocast",
     "provisional_events",
     "stated_brier_provisional",
@@ -43,6 +51,7 @@ def stated_readings(frames: ScoringFrames) -> StatedReadings:
     roster = frames.agents.select("agent").unique().sort("agent")
     parts = (
         imputed_metrics(events, autocast_market_scores(events)),
+        hidden_price_metrics(frames),
         provisional_metrics(provisional_events(frames)),
         guard_metrics(frames),
     )

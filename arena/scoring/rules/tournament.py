@@ -17,7 +17,8 @@ scores half of each side; both are clipped at 0.1%, as Metaculus does). Then
   period (with ``s_weight = hidden_fraction`` every moment of the window weighs the same);
 - ``c_q`` likewise with ``c_weight`` and 1 while a forecast stands (0 after resolution);
 - per agent ``s = Σ_q s_q`` (a sum: every question adds to the lead), ``c`` = mean of ``c_q`` over
-  ALL the questions of its cohorts, ``S = c · exp(s)``, take ``S / ΣS``, prize ``take × pool``.
+  ALL the questions of its cohorts, ``S = c · exp(s)``, take ``S / ΣS``, prize ``take × pool``
+  (a pool only one agent covers pays it S / (S + 1): ``split_prizes``).
 
 Forecasts are those of ``arena.scoring.load.frames.FORECASTS``: a statement stands until the agent's
 next one on the same outcome. Binary markets are scored on YES (``y`` 1, 0 or ½), a multi-outcome
@@ -74,13 +75,30 @@ def tournament_standings(frames: ScoringFrames) -> pl.DataFrame:
 
 def split_prizes(standings: pl.DataFrame, pool: float) -> pl.DataFrame:
     """Add ``tournament_take`` = S / ΣS with S = c · exp(s), and ``tournament_prize`` = take × pool
-    (null when nobody has any S to split)."""
+    (null when nobody has any S to split).
+
+    A pool that only one agent covers (c > 0) is no contest: S / ΣS would pay it the whole pool
+    however far below the reference its s fell. It is paid what it would take against the
+    reference itself, which forecasts every question all the time (s = 0, c = 1, so S = 1):
+    ``S / (S + 1)`` (half the pool for full coverage at parity, nearly nothing far behind or
+    covering little); the rest of the pool is not paid.
+    """
     big_s = pl.col("coverage") * pl.col("tournament_score").exp()
     total = standings.select(big_s.sum()).item() or 0.0
-    take = big_s / total if total > 0 else pl.lit(None, pl.Float64)
+    if lone_covered(standings) is not None:
+        take = big_s / (big_s + 1.0)
+    else:
+        take = big_s / total if total > 0 else pl.lit(None, pl.Float64)
     return standings.with_columns(tournament_take=take).with_columns(
         tournament_prize=pl.col("tournament_take") * pool
     )
+
+
+def lone_covered(table: pl.DataFrame) -> str | None:
+    """The agent of a standings or leaderboard table that alone has coverage (paid against the
+    reference by ``split_prizes``), or None when several do or none does."""
+    covered = table.filter(pl.col("coverage").fill_null(0.0) > 0)
+    return str(covered["agent"].item()) if len(covered) == 1 else None
 
 
 def prize_pool(frames: ScoringFrames) -> Decimal:

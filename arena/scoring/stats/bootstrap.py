@@ -12,8 +12,8 @@ Intervals are percentile intervals. For a mean (Brier, log score) a replicate in
 agent has no scored market is skipped for that agent; for a total (P/L) it counts as 0.
 The p-value of a difference d is two-sided against "no difference", from the bootstrap
 distribution centred on the estimate: (1 + #{|d*_b − d| ≥ |d|}) / (1 + B), where B counts the
-replicates in which the difference is defined. Comparisons only involve the leader's markets,
-so their products use only those rows of ``W``.
+replicates in which the difference is defined; none when those replicates never vary.
+Comparisons only involve the leader's markets, so their products use only those rows of ``W``.
 """
 
 from __future__ import annotations
@@ -168,8 +168,11 @@ def comparisons(
     """Each agent against row ``leader``, per statistic, on the markets both took part in.
 
     Returns per statistic and agent: ``diff`` (agent − leader), its interval ``diff_lo`` /
-    ``diff_hi``, ``p_value``, ``share_better`` (share of common markets where the agent did
-    better, ties count half) and ``common_markets``. The leader's own row is NaN.
+    ``diff_hi``, ``p_value`` (NaN when the replicated differences do not vary: a bootstrap
+    without variance tests nothing), ``wins`` / ``ties`` / ``losses`` (common markets where the
+    agent did strictly better, the same, strictly worse), ``share_better`` (``wins`` over the
+    common markets: ties are not wins, as ForecastBench's "% more accurate" counts) and
+    ``common_markets``. The leader's own row is NaN.
     """
     # Only the leader's markets can be common markets: the products need no other rows of W.
     # Statistics over the same markets (those of one source) share one product over those rows.
@@ -190,13 +193,20 @@ def comparisons(
         diff = own.point() - lead.point()
         reps = own_reps - lead_reps
         lo, hi = percentile_interval(reps, level)
+        wins, ties, losses = _market_outcomes(own, lead)
+        common = own.present.sum(axis=1).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(common > 0, wins / np.maximum(common, 1.0), np.nan)
         fields = {
             "diff": diff,
             "diff_lo": lo,
             "diff_hi": hi,
             "p_value": _p_value(diff, reps),
-            "share_better": _share_better(own, lead),
-            "common_markets": own.present.sum(axis=1).astype(np.float64),
+            "wins": wins,
+            "ties": ties,
+            "losses": losses,
+            "share_better": share,
+            "common_markets": common,
         }
         nothing_shared = own.present.sum(axis=1) == 0
         for key, values in fields.items():
@@ -227,23 +237,34 @@ def _paired(stat: Statistic, leader: int, markets: np.ndarray) -> tuple[np.ndarr
 
 
 def _p_value(diff: np.ndarray, reps: np.ndarray) -> np.ndarray:
+    """The two-sided bootstrap p-value, or NaN where the replicated differences never vary (one
+    common market, or two agents scoring alike on every market): such a bootstrap cannot tell a
+    difference from chance, and its formula would print 1/(1 + B), "highly significant"."""
     finite = np.isfinite(reps)
     extreme = (np.abs(reps - diff[:, None]) >= np.abs(diff)[:, None]) & finite
     with np.errstate(invalid="ignore"):
         p = (1.0 + extreme.sum(axis=1)) / (1.0 + finite.sum(axis=1))
-    return np.where(np.isfinite(diff), p, np.nan)
+    return np.where(np.isfinite(diff) & _varies(reps), p, np.nan)
 
 
-def _share_better(own: Statistic, lead: Statistic) -> np.ndarray:
-    """Per market: compare the two agents' market-level values; ties count half."""
+def _varies(reps: np.ndarray) -> np.ndarray:
+    """Per row: whether the finite replicates take more than one value."""
+    high = np.where(np.isfinite(reps), reps, -np.inf).max(axis=1, initial=-np.inf)
+    low = np.where(np.isfinite(reps), reps, np.inf).min(axis=1, initial=np.inf)
+    spread: np.ndarray = np.isfinite(high) & (high > low)
+    return spread
+
+
+def _market_outcomes(own: Statistic, lead: Statistic) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per agent, over the markets in common: how many it did strictly better on than the
+    leader, how many the same (exactly equal market-level values), how many strictly worse."""
     common = own.present
     scale = own.scale[:, None] if own.scale is not None else None
     lead_scale = lead.scale[:, None] if lead.scale is not None else None
     with np.errstate(invalid="ignore", divide="ignore"):
         mine = own.num / (scale if scale is not None else np.where(own.den > 0, own.den, 1.0))
         theirs = lead.num / (lead_scale if lead_scale is not None else np.where(lead.den > 0, lead.den, 1.0))
-    better = mine > theirs if own.higher_is_better else mine < theirs
-    score = np.where(better, 1.0, np.where(mine == theirs, 0.5, 0.0)) * common
-    counts = common.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, score.sum(axis=1) / np.maximum(counts, 1), np.nan)
+    better = (mine > theirs if own.higher_is_better else mine < theirs) & common
+    tied = (mine == theirs) & common
+    wins, ties = better.sum(axis=1).astype(np.float64), tied.sum(axis=1).astype(np.float64)
+    return wins, ties, common.sum(axis=1) - wins - ties

@@ -9,10 +9,13 @@ return; it is bounded below by −100% (no book loses more than its bankroll). A
 
 Comparisons with the leader (the first row of the sorted table) on every metric with
 ``compared``, restricted to the markets both took part in: ``vs_leader_<m>_diff`` (agent −
-leader) with ``_lo``/``_hi``, ``_p_value``, ``_share_better``, ``_common_markets`` and
+leader) with ``_lo``/``_hi``, ``_p_value``, ``_p_value_reason``, ``_share_better`` (strict wins
+over the common markets), ``_wins``, ``_ties``, ``_losses``, ``_common_markets`` and
 ``_few_markets`` (fewer common *resolved* markets than ``min_markets``: too few to trust; a
 metric's ``flagged_by`` names whose common markets judge it, as return's own count includes
-open markets).
+open markets). A comparison flagged ``few_markets``, or whose bootstrap has no variance, has no
+p-value: ``_p_value`` is null and ``_p_value_reason`` says why (null when a p-value is given, and
+for the leader, which is compared with nothing).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ from arena.scoring.rules.sums import grouped_sums
 from arena.scoring.stats.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
 
 BOOTSTRAPPED: tuple[Metric, ...] = tuple(m for m in METRICS if m.interval or m.compared)
-FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets")
+FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "wins", "ties", "losses", "common_markets")
+COUNTED = ("wins", "ties", "losses", "common_markets")
 
 
 def _part(metric: Metric, part: str) -> pl.Expr:
@@ -103,8 +107,8 @@ def bootstrap_columns(
         columns[f"{name}_lo"], columns[f"{name}_hi"] = lo, hi
     columns.update(_comparison_columns(stats, weights, level, len(agents)))
     frame = pl.DataFrame(columns, nan_to_null=True, schema_overrides={"agent": pl.String})
-    return frame.with_columns(
-        *(pl.col(f"vs_leader_{n}_common_markets").cast(pl.Int64) for n in COMPARED),
+    frame = frame.with_columns(
+        *(pl.col(f"vs_leader_{n}_{count}").cast(pl.Int64) for n in COMPARED for count in COUNTED),
         # Null for the leader itself (nothing compared), like every other comparison column.
         *(
             (pl.col(f"vs_leader_{BY_STAT[n].flagged_by or n}_common_markets") < min_markets).alias(
@@ -112,6 +116,30 @@ def bootstrap_columns(
             )
             for n in COMPARED
         ),
+    )
+    return frame.with_columns(
+        column for n in COMPARED for column in _without_unfounded_p_value(n, min_markets)
+    )
+
+
+def _without_unfounded_p_value(name: str, min_markets: int) -> tuple[pl.Expr, pl.Expr]:
+    """``_p_value`` null where the comparison rests on too few markets, and ``_p_value_reason``
+    saying why a p-value is missing: no common market, too few, or no bootstrap variance."""
+    p, few = pl.col(f"vs_leader_{name}_p_value"), pl.col(f"vs_leader_{name}_few_markets")
+    common = pl.col(f"vs_leader_{name}_common_markets")
+    reason = (
+        pl.when(few.is_null())
+        .then(None)
+        .when(common == 0)
+        .then(pl.lit("no common market"))
+        .when(few)
+        .then(pl.lit(f"fewer than {min_markets} common resolved markets"))
+        .when(p.is_null())
+        .then(pl.lit("no bootstrap variance: the difference is the same in every replicate"))
+    )
+    return (
+        pl.when(few.fill_null(True)).then(None).otherwise(p).alias(f"vs_leader_{name}_p_value"),
+        reason.alias(f"vs_leader_{name}_p_value_reason"),
     )
 
 
