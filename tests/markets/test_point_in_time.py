@@ -147,6 +147,29 @@ class SnapshotOfResolved(Delegate):
         return MarketSnapshot(as_of=snapshot.as_of, entries=snapshot.entries + extra)
 
 
+class TradesAfterClose(Delegate):
+    """Close times are ignored: a closed market stays open and in the snapshot until it resolves."""
+
+    def _closed(self, as_of: datetime) -> list[Market]:
+        resolved = {r.market_id for r in self.inner.resolutions(as_of)}
+        markets = self.inner.dataset.markets
+        return [
+            markets[k]
+            for k, s in sorted(self.inner.dataset.series.items())
+            if s.times[0] <= as_of and k not in resolved and markets[k].is_closed(as_of)
+        ]
+
+    def open_markets(self, as_of: datetime) -> list[Market]:
+        return self.inner.open_markets(as_of) + self._closed(as_of)
+
+    def snapshot(self, as_of: datetime) -> MarketSnapshot:
+        snapshot = self.inner.snapshot(as_of)
+        closed = {m.market_id: m for m in self._closed(as_of)}
+        prices = self.inner.latest_prices(sorted(closed), as_of)
+        extra = tuple(SnapshotEntry(closed[k], p) for k, p in prices.items())
+        return MarketSnapshot(as_of=snapshot.as_of, entries=snapshot.entries + extra)
+
+
 @pytest.mark.parametrize(
     ("leaky", "symptom"),
     [
@@ -157,6 +180,7 @@ class SnapshotOfResolved(Delegate):
         (BackdatesPrices, "that stamp predates when it became known"),
         (FutureHistory, "snapshot.history"),
         (SnapshotOfResolved, "in the snapshot but not open"),
+        (TradesAfterClose, "offered but closed at"),
     ],
 )
 def test_each_leak_is_caught(
