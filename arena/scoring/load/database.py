@@ -74,7 +74,7 @@ def cohort_scoring(bind: Engine | Connection, cohort_ids: Sequence[str] | None =
     query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
     if cohort_ids is not None:
         query = query.where(cohort.c.id.in_(list(cohort_ids)))
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         first = connection.execute(query.limit(1)).first()
     if first is None:
         return CohortScoring()
@@ -96,7 +96,7 @@ def load_frames(
     Portfolio marks come as daily closes; ``marks_until`` picks each day's close among the marks
     at or before that time (what ``ScoringFrames.as_of`` needs for an exact mid-day view).
     """
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         cohorts = _cohorts(connection, cohort_ids)
         agents = _agents(connection, cohorts)
         fills = _fills(connection, list(cohorts))
@@ -133,7 +133,7 @@ def model_identities(bind: Engine | Connection, cohort_ids: Sequence[str] | None
     query = select(agent.c.cohort_id, agent.c.name, agent.c.kind, agent.c.settings_json)
     if cohort_ids is not None:
         query = query.where(agent.c.cohort_id.in_(list(cohort_ids)))
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         rows = connection.execute(query.order_by(agent.c.cohort_id, agent.c.name)).all()
     models = []
     for row in rows:
@@ -332,7 +332,7 @@ def _snapshots(connection: Connection, cohort_ids: list[str], until: datetime | 
 
 
 @contextmanager
-def _connected(bind: Engine | Connection) -> Iterator[Connection]:
+def connected(bind: Engine | Connection) -> Iterator[Connection]:
     """``bind`` itself, or a connection of the engine ``bind`` for the block: all of a load's
     statements run in its one transaction (on SQLite one snapshot), closed (rolled back) after."""
     if isinstance(bind, Connection):
