@@ -1,5 +1,6 @@
 """Closed is closed: a market past its close time is not offered, bought or sold, but its
-positions are still marked and settle when it resolves. Every number worked out by hand.
+positions are still marked and settle when it resolves, whether or not the source serving the
+round knew the close (live or replay, the engine checks it). Every number worked out by hand.
 
 Dataset (YES price by day; a price stamped day d is usable from day d):
 - A closes on day 5 and resolves YES on day 12: 0.40 (day 0), 0.90 (day 6: after the close).
@@ -16,26 +17,62 @@ Rounds on days 0 and 7, marks daily.
 
 from __future__ import annotations
 
+import asyncio
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
 from arena.db.models import AgentRow, DecisionRow, FillRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
-from arena.engine.replay.runner import ReplayResult
+from arena.engine.replay.runner import ReplayResult, ReplayRunner
 from arena.engine.runtime.cohort import CohortRuntime
-from markets.types import ResolutionKind
-from tests.engine.helpers import config, day, replay, script, write_market_dataset
+from markets.replay import ReplaySource
+from markets.types import Market, MarketSnapshot, ResolutionKind, SnapshotEntry
+from tests.engine.helpers import config, day, launch_cohort, runtime, script, write_market_dataset
 
 D = Decimal
 A, B = "polymarket:a", "polymarket:b"
 CLOSED_ON_DAY_5 = "market 'polymarket:a' closed at 2025-01-06T00:00:00+00:00: a closed market is not traded"
 
 
-@pytest.fixture
-def replayed(engine: Engine, tmp_path: Path) -> tuple[ReplayResult, CohortRuntime]:
+class IgnoresCloses:
+    """A source that forgets close times (a venue listing a closed market as open, or a source
+    written without the rule): it serves a closed, unresolved market until it resolves. The
+    engine must still neither offer nor trade it."""
+
+    def __init__(self, inner: ReplaySource) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def _closed(self, as_of: datetime) -> list[Market]:
+        data = self.inner.dataset
+        return [
+            m
+            for k, m in data.markets.items()
+            if m.is_closed(as_of) and data.series[k].first_time <= as_of < data.resolutions[k].resolved_at
+        ]
+
+    def open_markets(self, as_of: datetime) -> list[Market]:
+        return self.inner.open_markets(as_of) + self._closed(as_of)
+
+    def snapshot(self, as_of: datetime) -> MarketSnapshot:
+        honest = self.inner.snapshot(as_of)
+        closed = {m.market_id: m for m in self._closed(as_of)}
+        prices = self.inner.latest_prices(sorted(closed), as_of)
+        extra = tuple(SnapshotEntry(closed[k], p) for k, p in prices.items())
+        return MarketSnapshot(as_of, honest.entries + extra)
+
+
+@pytest.fixture(params=["honest", "ignores-closes"])
+def replayed(
+    engine: Engine, tmp_path: Path, request: pytest.FixtureRequest
+) -> tuple[ReplayResult, CohortRuntime]:
     dataset = write_market_dataset(
         tmp_path / "data",
         {A: {0: "0.40", 6: "0.90"}, B: {0: "0.30", 7: "0.25"}},
@@ -55,7 +92,10 @@ def replayed(engine: Engine, tmp_path: Path) -> tuple[ReplayResult, CohortRuntim
         {"name": name, "kind": "scripted", "path": str(script(tmp_path / f"{name}.jsonl", found))}
         for name, found in lines.items()
     ]
-    return replay(engine, config(dataset, agents))
+    cohort_id, source = launch_cohort(engine, config(dataset, agents))
+    served = source if request.param == "honest" else IgnoresCloses(source)
+    rt = runtime(engine, cohort_id, served)  # type: ignore[arg-type]
+    return asyncio.run(ReplayRunner(rt).run()), rt
 
 
 def test_a_closed_market_is_not_offered_after_its_close(replayed, engine: Engine) -> None:  # type: ignore[no-untyped-def]
