@@ -3,15 +3,15 @@ cohorts that ran" pools only cohorts that ran, naming those it left out."""
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
-from arena.db.engine import make_engine, session_scope
+from sqlmodel import Session
+
 from arena.db.models import AgentRow, CohortRow
 from arena.reports.escaping import WORD_JOINER
-from tests.dashboard.conftest import Runner
+from tests.dashboard.conftest import Runner, world_copy
 from tests.dashboard.world import LIVE, REPLAY
 
 Dashboard = Callable[[str], Runner]
@@ -20,10 +20,7 @@ Dashboard = Callable[[str], Runner]
 def test_all_cohorts_leave_out_a_pending_one_and_say_so(
     dashboard: Dashboard, world_url: str, tmp_path: Path
 ) -> None:
-    copy = tmp_path / "queued.db"
-    shutil.copyfile(world_url.removeprefix("sqlite:///"), copy)
-    engine = make_engine(f"sqlite:///{copy}")
-    with session_scope(engine) as session:
+    def queue_an_older_cohort(session: Session) -> None:
         first = session.get(CohortRow, REPLAY)
         assert first is not None
         early = first.created_at - timedelta(days=1)  # older than both: not the latest
@@ -40,8 +37,8 @@ def test_all_cohorts_leave_out_a_pending_one_and_say_so(
         )
         session.flush()
         session.add(AgentRow(cohort_id="queued", name="ghost", kind="hold", created_at=early))
-    engine.dispose()
-    run = dashboard(f"sqlite:///{copy}")
+
+    run = dashboard(world_copy(world_url, tmp_path / "queued.db", queue_an_older_cohort))
 
     default = run("leaderboard")
     assert [e.value for e in default.exception] == []

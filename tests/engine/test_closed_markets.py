@@ -18,10 +18,8 @@ Rounds on days 0 and 7, marks daily.
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import Engine
@@ -30,43 +28,13 @@ from sqlmodel import Session, col, select
 from arena.db.models import AgentRow, DecisionRow, FillRow, PortfolioSnapshotRow, RoundMarketRow, RoundRow
 from arena.engine.replay.runner import ReplayResult, ReplayRunner
 from arena.engine.runtime.cohort import CohortRuntime
-from markets.replay import ReplaySource
-from markets.types import Market, MarketSnapshot, ResolutionKind, SnapshotEntry
+from markets.types import ResolutionKind
 from tests.engine.helpers import config, day, launch_cohort, runtime, script, write_market_dataset
+from tests.markets.ignores_closes import IgnoresCloses
 
 D = Decimal
 A, B = "polymarket:a", "polymarket:b"
 CLOSED_ON_DAY_5 = "market 'polymarket:a' closed at 2025-01-06T00:00:00+00:00: a closed market is not traded"
-
-
-class IgnoresCloses:
-    """A source that forgets close times (a venue listing a closed market as open, or a source
-    written without the rule): it serves a closed, unresolved market until it resolves. The
-    engine must still neither offer nor trade it."""
-
-    def __init__(self, inner: ReplaySource) -> None:
-        self.inner = inner
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def _closed(self, as_of: datetime) -> list[Market]:
-        data = self.inner.dataset
-        return [
-            m
-            for k, m in data.markets.items()
-            if m.is_closed(as_of) and data.series[k].first_time <= as_of < data.resolutions[k].resolved_at
-        ]
-
-    def open_markets(self, as_of: datetime) -> list[Market]:
-        return self.inner.open_markets(as_of) + self._closed(as_of)
-
-    def snapshot(self, as_of: datetime) -> MarketSnapshot:
-        honest = self.inner.snapshot(as_of)
-        closed = {m.market_id: m for m in self._closed(as_of)}
-        prices = self.inner.latest_prices(sorted(closed), as_of)
-        extra = tuple(SnapshotEntry(closed[k], p) for k, p in prices.items())
-        return MarketSnapshot(as_of, honest.entries + extra)
 
 
 @pytest.fixture(params=["honest", "ignores-closes"])

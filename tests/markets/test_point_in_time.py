@@ -34,6 +34,7 @@ from markets.types import (
     SnapshotEntry,
     Venue,
 )
+from tests.markets.ignores_closes import IgnoresCloses
 
 DAY = timedelta(days=1)
 
@@ -147,29 +148,6 @@ class SnapshotOfResolved(Delegate):
         return MarketSnapshot(as_of=snapshot.as_of, entries=snapshot.entries + extra)
 
 
-class TradesAfterClose(Delegate):
-    """Close times are ignored: a closed market stays open and in the snapshot until it resolves."""
-
-    def _closed(self, as_of: datetime) -> list[Market]:
-        resolved = {r.market_id for r in self.inner.resolutions(as_of)}
-        markets = self.inner.dataset.markets
-        return [
-            markets[k]
-            for k, s in sorted(self.inner.dataset.series.items())
-            if s.times[0] <= as_of and k not in resolved and markets[k].is_closed(as_of)
-        ]
-
-    def open_markets(self, as_of: datetime) -> list[Market]:
-        return self.inner.open_markets(as_of) + self._closed(as_of)
-
-    def snapshot(self, as_of: datetime) -> MarketSnapshot:
-        snapshot = self.inner.snapshot(as_of)
-        closed = {m.market_id: m for m in self._closed(as_of)}
-        prices = self.inner.latest_prices(sorted(closed), as_of)
-        extra = tuple(SnapshotEntry(closed[k], p) for k, p in prices.items())
-        return MarketSnapshot(as_of=snapshot.as_of, entries=snapshot.entries + extra)
-
-
 @pytest.mark.parametrize(
     ("leaky", "symptom"),
     [
@@ -180,11 +158,11 @@ class TradesAfterClose(Delegate):
         (BackdatesPrices, "that stamp predates when it became known"),
         (FutureHistory, "snapshot.history"),
         (SnapshotOfResolved, "in the snapshot but not open"),
-        (TradesAfterClose, "offered but closed at"),
+        (IgnoresCloses, "offered but closed at"),
     ],
 )
 def test_each_leak_is_caught(
-    bundled: ReplaySource, times: list[datetime], leaky: type[Delegate], symptom: str
+    bundled: ReplaySource, times: list[datetime], leaky: type[Delegate | IgnoresCloses], symptom: str
 ) -> None:
     source: MarketSource = leaky(bundled)
     with pytest.raises(PointInTimeError) as caught:
