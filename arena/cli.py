@@ -62,7 +62,8 @@ COMMANDS: dict[str, Entry] = {
     ),
     "leaderboard": Entry(
         "arena.commands.leaderboard",
-        "Rank the agents of one cohort, or of several pooled (P/L summed, return on capital allocated).",
+        "Rank the agents of the latest cohort, of those named, or of every cohort pooled with --all "
+        "(P/L summed, return on capital allocated).",
     ),
     "report": Entry(
         "arena.commands.report",

@@ -16,6 +16,7 @@ import streamlit as st
 from arena.figures import AgentStyle, agent_styles
 from arena.reports import catalog
 from arena.reports.escaping import streamlit_literal
+from arena.scoring.load.cohort_choice import POOLED_STATUSES, cohort_line
 from dashboard import queries
 
 ALL = "__all__"
@@ -33,7 +34,16 @@ class Context:
 
     @property
     def ids(self) -> queries.Cohorts:
-        return None if self.choice == ALL else (self.choice,)
+        """The cohorts in view: the one chosen, or for ALL every cohort that ran (as ``--all``)."""
+        return tuple(sorted(self.pooled["cohort_id"])) if self.choice == ALL else (self.choice,)
+
+    @property
+    def pooled(self) -> pl.DataFrame:
+        """The cohorts "All cohorts" pools: those that ran, less any that cannot be scored."""
+        poisoned = list(queries.unscorable_cohorts(self.url, self.data))
+        return self.cohorts.filter(
+            pl.col("status").is_in(POOLED_STATUSES) & ~pl.col("cohort_id").is_in(poisoned)
+        )
 
     @property
     def cohort(self) -> dict[str, Any]:
@@ -67,7 +77,7 @@ def sidebar() -> Context | None:
         "Cohort",
         options,
         key=COHORT_KEY,
-        format_func=lambda c: "All cohorts (pooled)" if c == ALL else names[c],
+        format_func=lambda c: "All cohorts that ran (pooled)" if c == ALL else names[c],
         help="Leaderboard, calibration and markets can pool every cohort; the other pages show one.",
     )
     if choice != ALL:  # the full name and id, wrapped: the box above cuts what does not fit
@@ -92,9 +102,8 @@ def _picker_names(table: pl.DataFrame) -> dict[str, str]:
 
 
 def _default_cohort(table: pl.DataFrame) -> str:
-    """A running live cohort if there is one, else the newest cohort."""
-    live = catalog.live_cohorts(table)
-    return live[0] if live else str(table["cohort_id"][0])
+    """The latest cohort (``table`` is newest first), as ``arena leaderboard`` shows by default."""
+    return str(table["cohort_id"][0])
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
@@ -143,13 +152,23 @@ def single_cohort(ctx: Context) -> str:
 def styles(ctx: Context) -> dict[str, AgentStyle]:
     """Agent colours from the roster of the cohorts in view (the same on every page)."""
     if ctx.choice == ALL:
-        return agent_styles(queries.frames(ctx.url, None, ctx.data).agents)
+        return agent_styles(queries.frames(ctx.url, ctx.ids, ctx.data).agents)
     return agent_styles(queries.agents(ctx.url, ctx.choice, ctx.data))
 
 
 def cohort_caption(ctx: Context) -> None:
     if ctx.choice == ALL:
-        st.caption(f"All {len(ctx.cohorts)} cohorts pooled: money is summed per agent, bets pooled.")
+        left = ctx.cohorts.filter(~pl.col("status").is_in(POOLED_STATUSES))
+        line = cohort_line(
+            {
+                "cohorts": list(ctx.ids or ()),
+                "cohort_selection": "all",
+                "cohorts_left_out": [
+                    {"cohort": c, "status": s} for c, s in zip(left["cohort_id"], left["status"], strict=True)
+                ],
+            }
+        )
+        st.caption(f"{streamlit_literal(line)} Money is summed per agent, bets pooled.")
         return
     c = ctx.cohort
     st.caption(

@@ -63,6 +63,11 @@ class Market:
     def is_binary(self) -> bool:
         return self.outcomes == BINARY_OUTCOMES
 
+    def is_closed(self, at: datetime) -> bool:
+        """Whether the venue stopped trading it by ``at``: its close time is at or before ``at``.
+        A market without a known close trades until it resolves (the source knows when)."""
+        return self.close_time is not None and self.close_time <= at
+
 
 def market_key(venue: Venue | str, venue_id: str) -> str:
     """The arena-wide market id: venue and venue id, so ids of two venues never collide."""
@@ -192,7 +197,7 @@ class MarketSource(Protocol):
     """Answers as of a time; nothing stamped after ``as_of`` may ever come out."""
 
     def open_markets(self, as_of: datetime) -> list[Market]:
-        """Markets open for betting at ``as_of``."""
+        """Markets open for betting at ``as_of``: not resolved and not closed (``Market.is_closed``)."""
         ...
 
     def latest_prices(self, market_ids: Sequence[str], as_of: datetime) -> dict[str, PriceSnapshot]:

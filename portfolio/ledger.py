@@ -114,7 +114,13 @@ class Ledger:
         return decision_max_bet(self.rules, self._cash)
 
     @exact
-    def check(self, actions: Sequence[Action], quotes: Quotes) -> list[LegError]:
+    def check(
+        self,
+        actions: Sequence[Action],
+        quotes: Quotes,
+        *,
+        closed_markets: Mapping[MarketId, datetime] | None = None,
+    ) -> list[LegError]:
         """What ``apply_decision`` would refuse, without executing anything."""
         return check_actions(
             actions,
@@ -123,6 +129,7 @@ class Ledger:
             quotes=quotes,
             positions=_OpenPositionsView(self._positions),
             settled_markets=self._settled,
+            closed_markets=closed_markets,
         )
 
     @exact
@@ -134,11 +141,18 @@ class Ledger:
 
     @exact
     def apply_decision(
-        self, actions: Sequence[Action], quotes: Quotes, at: datetime, *, decision_id: str | None = None
+        self,
+        actions: Sequence[Action],
+        quotes: Quotes,
+        at: datetime,
+        *,
+        decision_id: str | None = None,
+        closed_markets: Mapping[MarketId, datetime] | None = None,
     ) -> list[Fill]:
-        """Execute every leg at ``quotes`` or none: raises ``DecisionRejected`` with all problems."""
+        """Execute every leg at ``quotes`` or none: raises ``DecisionRejected`` with all problems
+        (a leg on one of ``closed_markets``, closed for trading, is one)."""
         _require_aware(at)
-        errors = self.check(actions, quotes)
+        errors = self.check(actions, quotes, closed_markets=closed_markets)
         if errors:
             raise DecisionRejected(errors)
         max_bet = self.max_bet()

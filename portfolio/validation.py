@@ -5,6 +5,9 @@ function on their own output (the LLM bettor retries with the reasons), so an ag
 told "valid" by one and "invalid" by the other. Reasons name the leg (1-based, as a person
 counts) and say what was expected; nothing is ever coerced into a valid decision.
 
+A market the venue closed (``closed_markets``) is not traded: a bet on it or a sell of a position
+in it is refused with its close time, and its positions wait for the settlement.
+
 Funding rule: the bets of one decision together must not exceed the cash at the *start* of the
 decision. Sells in the same decision do not fund its bets (their proceeds arrive afterwards),
 so the order of legs never matters.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 
 from portfolio.actions import Action, Bet, Sell
@@ -62,13 +66,15 @@ def check_actions(
     quotes: Quotes,
     positions: OpenPositions,
     settled_markets: Collection[MarketId] = (),
+    closed_markets: Mapping[MarketId, datetime] | None = None,
 ) -> list[LegError]:
     """Every problem of every leg, in leg order; an empty list means the decision may execute.
 
     ``cash`` is the cash at the start of the decision; ``settled_markets`` are markets the
-    agent's ledger has already settled (no new bets there).
+    agent's ledger has already settled (no new bets there); ``closed_markets`` are markets closed
+    for trading, with their close time (no bets and no sells there).
     """
-    checker = _Checker(cash, rules, quotes, positions, settled_markets)
+    checker = _Checker(cash, rules, quotes, positions, settled_markets, closed_markets or {})
     errors: list[LegError] = []
     for leg, action in enumerate(actions):
         errors += [LegError(leg, f"{_describe(leg, action)}: {p}") for p in checker.problems(leg, action)]
@@ -94,8 +100,10 @@ class _Checker:
         quotes: Quotes,
         positions: OpenPositions,
         settled_markets: Collection[MarketId],
+        closed_markets: Mapping[MarketId, datetime],
     ) -> None:
         self.cash = cash
+        self.closed = closed_markets
         self.rules = rules
         self.max_bet = decision_max_bet(rules, cash)
         self.quotes = quotes
@@ -131,8 +139,9 @@ class _Checker:
         found = [
             self._sell_percent(sell),
             self._repeat((market_id, outcome), leg, position_id=sell.position_id),
+            self._closed(market_id),
         ]
-        if not found[0]:
+        if not found[0] and not found[2]:
             found.append(self._sell_price(market_id, outcome, shares_to_sell(shares, sell.percent)))
         self.sells.setdefault(sell.position_id, leg)
         self.sold.setdefault((market_id, outcome), leg)
@@ -140,6 +149,9 @@ class _Checker:
 
     def _bet_target(self, bet: Bet) -> str | None:
         """Market, outcome and price: the first thing wrong with what the bet is on."""
+        closed = self._closed(bet.market_id)
+        if closed:
+            return closed
         outcomes = self.quotes.outcomes(bet.market_id)
         if outcomes is None:
             return f"unknown market {bet.market_id!r} (not among the markets open for betting)"
@@ -149,6 +161,15 @@ class _Checker:
             return f"market {bet.market_id!r} has already been settled"
         return _price_problem(
             self.quotes.price(bet.market_id, bet.outcome, Side.BUY), bet.market_id, bet.outcome
+        )
+
+    def _closed(self, market_id: object) -> str | None:
+        closed_at = self.closed.get(MarketId(market_id)) if isinstance(market_id, str) else None
+        if closed_at is None:
+            return None
+        return (
+            f"market {market_id!r} closed at {closed_at.isoformat()}: a closed market is not traded "
+            "(its positions wait for the settlement)"
         )
 
     def _bet_amount(self, bet: Bet) -> str | None:

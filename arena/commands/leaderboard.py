@@ -16,7 +16,8 @@ from arena.core.clock import ensure_utc
 from arena.db.engine import make_engine
 from arena.reports.state import database_state
 from arena.scoring import SORTABLE, FrameError, LoadError, Settings, leaderboard_document, load_frames
-from arena.scoring.load.database import cohort_scoring, model_identities, unscorable
+from arena.scoring.load.cohort_choice import choose_cohorts
+from arena.scoring.load.database import cohort_scoring, model_identities
 from arena.scoring.stats.pooling import by_model
 
 POOL_BY = ("name", "model")
@@ -30,8 +31,16 @@ def register(app: typer.Typer) -> None:
 def leaderboard_command(
     cohort: Annotated[
         list[str] | None,
-        typer.Option("--cohort", "-c", help="Cohort id; repeat to pool several. Default: all cohorts."),
+        typer.Option(
+            "--cohort", "-c", help="Cohort id; repeat to pool several. Default: the latest cohort alone."
+        ),
     ] = None,
+    pool_all: Annotated[
+        bool,
+        typer.Option(
+            "--all", help="Pool every cohort that ran (never-started and cancelled ones are left out, named)."
+        ),
+    ] = False,
     by: Annotated[str, typer.Option(help=f"Sort metric: {', '.join(SORTABLE)}.")] = "return_pct",
     as_json: Annotated[bool, typer.Option("--json", help="Print every metric and interval as JSON.")] = False,
     wide: WideOption = False,
@@ -54,26 +63,30 @@ def leaderboard_command(
         typer.Option(help="Score what was known at this UTC time, e.g. 2025-03-01T00:00:00+00:00."),
     ] = None,
 ) -> None:
-    """Rank the agents of one cohort, or of several pooled (P/L summed, return on capital allocated)."""
+    """Rank the agents of the latest cohort, of those named, or of every cohort pooled with --all
+    (P/L summed, return on capital allocated)."""
     if by not in SORTABLE:
         _fail(f"--by {by!r} is not a metric; choose one of {', '.join(SORTABLE)}")
     if pool_by not in POOL_BY:
         _fail(f"--pool-by {pool_by!r}: choose 'name' or 'model'")
+    if cohort and pool_all:
+        _fail("--all pools every cohort and --cohort names some: give one or the other", code=2)
     when = _parse_as_of(as_of)
     engine = _open(database_url)
     try:
-        skipped = unscorable(engine) if cohort is None else {}
-        frames = load_frames(engine, cohort, marks_until=when)
-        chosen = cohort_scoring(engine, cohort)
+        choice = choose_cohorts(engine, cohort, pool_all=pool_all)
+        ids = list(choice.ids)
+        frames = load_frames(engine, ids, marks_until=when)
+        chosen = cohort_scoring(engine, ids)
         if pool_by == "model":
-            frames = by_model(frames, model_identities(engine, cohort))
+            frames = by_model(frames, model_identities(engine, ids))
     except (LoadError, FrameError) as exc:
         _fail(str(exc))
     finally:
         engine.dispose()
-    for cohort_id, reason in skipped.items():  # left out of "all cohorts", never silently
+    for cohort_id, reason in choice.unscored:  # left out, never silently
         echo(f"note: cohort {cohort_id} is not scored: {reason}", err=True)
-    cohorts = sorted(set(frames.agents["cohort_id"]))
+    cohorts = sorted(choice.ids)
     frames = frames if when is None else frames.as_of(when)
     settings = Settings(
         by=by,
@@ -82,7 +95,7 @@ def leaderboard_command(
         implied=chosen.implied,
         pool_by="model" if pool_by == "model" else "name",
     )
-    document = leaderboard_document(frames, settings, cohorts=cohorts, as_of=when)
+    document = leaderboard_document(frames, settings, cohorts=cohorts, as_of=when, choice=choice)
     if as_json:
         echo(json.dumps(document, indent=2))
     elif not document["agents"]:
@@ -111,5 +124,5 @@ def _open(database_url: str | None) -> Engine:
     return make_engine(url)
 
 
-def _fail(message: str) -> NoReturn:
-    fail(message, code=1)
+def _fail(message: str, *, code: int = 1) -> NoReturn:
+    fail(message, code=code)

@@ -23,6 +23,7 @@ from rich.table import Table
 from arena.commands.terminal import plain_console
 from arena.reports.notes import stated_notes
 from arena.scoring.board.notes import CONFLICT_MARK, LEGEND, flags_of, marked_notes
+from arena.scoring.load.cohort_choice import cohort_line
 from arena.scoring.load.frames import READINGS, Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 
@@ -196,7 +197,8 @@ def _status(agent: dict[str, Any]) -> str:
 def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
     boot, agents, implied = document["bootstrap"], document["agents"], document["implied"]
     return (
-        f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
+        _cohorts_caption(document)
+        + f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
         f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree\n"
         f"{LEGEND} (notes below)\n"
         + (
@@ -212,6 +214,16 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
         + "".join(f"\n{note}" for note in stated_notes(agents))
     )
+
+
+def _cohorts_caption(document: dict[str, Any]) -> str:
+    """The cohorts scored, in one line (with the flags that choose others when none was named)."""
+    hint = " --cohort ID picks another; --all pools every cohort that ran." if _latest(document) else ""
+    return f"{cohort_line(document)}{hint}\n"
+
+
+def _latest(document: dict[str, Any]) -> bool:
+    return document.get("cohort_selection") == "latest"
 
 
 def _money(value: float | None, *, signed: bool = False) -> str:

@@ -124,7 +124,10 @@ def demo_command(
     model: Annotated[str | None, typer.Option(help="Model id for the LLM agent.")] = None,
     knowledge_cutoff: Annotated[
         str | None,
-        typer.Option(help="The LLM's training cutoff (YYYY-MM-DD): markets resolved before it are left out."),
+        typer.Option(
+            help="The LLM's training cutoff (YYYY-MM-DD): markets closing on or before that day "
+            "(resolving, without a close time) are left out."
+        ),
     ] = None,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
     allow_agent_failures: AllowFailures = False,

@@ -12,7 +12,9 @@ exactly: every answer uses only rows stamped at or before ``as_of``.
   resolution is known, and its close time has not passed. Market metadata is not versioned: the
   row holds its latest synced values, so the close time is only used when that row was already
   written by ``as_of`` (``updated_at``); a close time synced later (a creator moved it) would be
-  knowledge from after ``as_of``, and then sync's own observations alone decide.
+  knowledge from after ``as_of``, and then sync's own observations alone decide. Such a market,
+  open as the arena knew it then, is served without a close time if the later one had passed by
+  ``as_of``: no answer says a market is both open and closed (``Market.is_closed``).
 - Snapshot histories are the recent first-outcome accounting prices within ``history_window``,
   oldest first. Backfilled venue history is not served here: its points carry the venue's time
   but were learned when fetched, so serving them would answer with knowledge from later than
@@ -22,6 +24,7 @@ exactly: every answer uses only rows stamped at or before ``as_of``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -134,7 +137,7 @@ class DbMarketSource:
             )
             .options(defer(MarketRow.raw_json))
         )
-        found = [(market_from_row(m), snapshot_from_row(s)) for m, s in session.exec(query)]
+        found = [(_as_known(market_from_row(m), as_of), snapshot_from_row(s)) for m, s in session.exec(query)]
         return sorted(found, key=lambda pair: pair[0].market_id)
 
     def _histories(
@@ -174,6 +177,12 @@ class DbMarketSource:
         )
         c = recent.c
         return select(c.id, c.market_id, c.observed_at, c.prices_json).where(c.rank <= self._history_points)
+
+
+def _as_known(market: Market, as_of: datetime) -> Market:
+    """An open market as served at ``as_of``: a stored close time at or before ``as_of`` was synced
+    after it (``_before_close``), so it was not known then and is not served."""
+    return replace(market, close_time=None) if market.is_closed(as_of) else market
 
 
 def _before_close(as_of: datetime) -> Any:

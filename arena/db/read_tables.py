@@ -24,8 +24,10 @@ cohort = table(
     "cohort",
     column("id", String),
     column("mode", String),
+    column("status", String),
     column("seed", Integer),
     column("config_json", JSON),
+    column("created_at", UTCDateTime),
 )
 
 agent = table(

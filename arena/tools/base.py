@@ -50,7 +50,8 @@ NewsSearch = Callable[[str, int, datetime], Sequence[NewsHitLike]]
 class RoundFacts:
     """What the tools of one round may read, shared by every agent of the round.
 
-    ``markets``: open at ``at`` (leakage-guard exclusions removed); ``entries``: those of them
+    ``markets``: open at ``at`` (leakage-guard exclusions and closed markets removed, whatever the
+    source says: a tool never shows a closed market as open); ``entries``: those of them
     with a price in the round's full snapshot, with its recent history. Prices are shown only
     when the cohort shows them at ``at`` and the market is not in ``hidden`` (its tournament
     hidden period).
@@ -79,7 +80,9 @@ class RoundFacts:
         news: NewsSearch | None = None,
         news_lag: timedelta = timedelta(days=1),
     ) -> RoundFacts:
-        markets = {m.market_id: m for m in open_markets if m.market_id not in excluded}
+        markets = {
+            m.market_id: m for m in open_markets if m.market_id not in excluded and not m.is_closed(at)
+        }
         entries = {e.market.market_id: e for e in full.entries if e.market.market_id in markets}
         return cls(at, markets, entries, prices_visible, hidden, news, news_lag)
 

@@ -3,6 +3,7 @@
 Asked at many times, a source must never answer with something from after the time asked:
 - nothing it returns is stamped after ``as_of`` (prices, history points, resolutions);
 - a market whose resolution is stamped at or before ``as_of`` is not open and not in the snapshot;
+- nor is a market whose close time is at or before ``as_of`` (the venue stopped trading it);
 - the resolutions known at ``as_of`` are exactly those (of the latest time asked) stamped at or
   before it — a missing one means its stamp is earlier than when it became known;
 - a price stamped at time o is the same whenever it is read: a value that changes between reads
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from markets.types import MarketSnapshot, MarketSource, PriceSnapshot, Resolution
+from markets.types import Market, MarketSnapshot, MarketSource, PriceSnapshot, Resolution
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,7 @@ def find_violations(source: MarketSource, times: Iterable[datetime], *, limit: i
         if len(audit.violations) >= limit:
             break
         audit.resolutions(as_of, source.resolutions(as_of))
-        open_ids = audit.open_markets(as_of, [m.market_id for m in source.open_markets(as_of)])
+        open_ids = audit.open_markets(as_of, source.open_markets(as_of))
         snapshot = source.snapshot(as_of)
         audit.snapshot(as_of, snapshot, open_ids)
         audit.markets_seen.update(open_ids)
@@ -125,19 +126,26 @@ class _Audit:
                     f"stamped {r.resolved_at.isoformat()} but unknown here: the stamp predates the knowledge",
                 )
 
-    def open_markets(self, as_of: datetime, ids: list[str]) -> set[str]:
+    def open_markets(self, as_of: datetime, markets: list[Market]) -> set[str]:
+        ids = [m.market_id for m in markets]
         if len(set(ids)) != len(ids):
             self.flag(as_of, "open_markets", "*", "a market is listed twice")
-        for market_id in ids:
-            resolution = self.final.get(market_id)
+        for market in markets:
+            resolution = self.final.get(market.market_id)
             if resolution is not None and resolution.resolved_at <= as_of:
                 self.flag(
                     as_of,
                     "open_markets",
-                    market_id,
+                    market.market_id,
                     f"open but resolved at {resolution.resolved_at.isoformat()}",
                 )
+            self.closed(as_of, "open_markets", market)
         return set(ids)
+
+    def closed(self, as_of: datetime, method: str, market: Market) -> None:
+        close = market.close_time
+        if close is not None and close <= as_of:
+            self.flag(as_of, method, market.market_id, f"offered but closed at {close.isoformat()}")
 
     def snapshot(self, as_of: datetime, snapshot: MarketSnapshot, open_ids: set[str]) -> None:
         if snapshot.as_of != as_of:
@@ -146,6 +154,7 @@ class _Audit:
             market_id = entry.market.market_id
             if market_id not in open_ids:
                 self.flag(as_of, "snapshot", market_id, "in the snapshot but not open")
+            self.closed(as_of, "snapshot", entry.market)
             self.price(as_of, "snapshot", entry.price)
             stamps = [when for when, _ in entry.history]
             if stamps != sorted(set(stamps)):

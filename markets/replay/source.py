@@ -2,8 +2,10 @@
 
 Timing (the whole point-in-time contract of replay):
 - a price is usable from its ``observed_at``; a daily value dated D from D+1 00:00 UTC;
-- a market is open from its first usable price until its resolution: open at t when
-  first price time <= t < resolved_at (never at or after ``resolved_at``);
+- a market is open from its first usable price until its close or its resolution, whichever
+  comes first: open at t when first price time <= t < min(close_time, resolved_at) (never at
+  or after either; a market without a close time trades until it resolves). A closed market
+  that has not resolved is out of the snapshot but keeps its prices (``latest_prices``: marks);
 - a resolution is known from its ``resolved_at`` (inclusive).
 Everything is indexed once at construction (prices in columns, ``price_series``; a binary search
 per market and query), so a daily snapshot costs a few milliseconds and builds objects only for
@@ -29,7 +31,7 @@ DEFAULT_MAX_PRICE_AGE = timedelta(days=7)
 @dataclass(frozen=True, slots=True)
 class _Window:
     opens: datetime
-    closes: datetime | None  # resolution time; None while unresolved
+    ends: datetime | None  # the close or the resolution, whichever is first; None: neither known
     market: Market
     market_id: str  # cached: Market.market_id is computed on every access
 
@@ -58,7 +60,9 @@ class ReplaySource:
         self._series: dict[str, PriceSeries] = dict(dataset.series)
         self._windows = sorted(
             (
-                _Window(s.first_time, _resolved_at(dataset.resolutions.get(k)), dataset.markets[k], k)
+                _Window(
+                    s.first_time, _ends(dataset.markets[k], dataset.resolutions.get(k)), dataset.markets[k], k
+                )
                 for k, s in self._series.items()
             ),
             key=lambda w: (w.opens, w.market_id),
@@ -125,14 +129,16 @@ class ReplaySource:
         for window in self._windows:
             if window.opens > as_of:
                 break
-            if window.closes is None or as_of < window.closes:
+            if window.ends is None or as_of < window.ends:
                 found.append(window)
         found.sort(key=lambda w: w.market_id)
         return found
 
 
-def _resolved_at(resolution: Resolution | None) -> datetime | None:
-    return resolution.resolved_at if resolution is not None else None
+def _ends(market: Market, resolution: Resolution | None) -> datetime | None:
+    """When trading ends: the close time or the resolution, whichever is first (None: neither)."""
+    times = [t for t in (market.close_time, resolution.resolved_at if resolution else None) if t]
+    return min(times, default=None)
 
 
 def _utc(as_of: datetime) -> datetime:

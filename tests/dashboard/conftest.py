@@ -12,9 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlmodel import Session
 from streamlit.testing.v1 import AppTest
 
-from arena.db.engine import make_engine
+from arena.db.engine import make_engine, session_scope
 from tests.dashboard.world import build_world
 
 APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
@@ -49,6 +50,16 @@ def dashboard(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], Runner]:
         return run_page
 
     return on
+
+
+def world_copy(world_url: str, path: Path, edit: Callable[[Session], object]) -> str:
+    """A copy of the world database at ``path`` with ``edit`` applied in one transaction; its URL."""
+    shutil.copyfile(world_url.removeprefix("sqlite:///"), path)
+    engine = make_engine(f"sqlite:///{path}")
+    with session_scope(engine) as session:
+        edit(session)
+    engine.dispose()
+    return f"sqlite:///{path}"
 
 
 def run_page(page: str, *, cohort: str | None = None, **widgets: object) -> AppTest:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,10 +9,9 @@ import pandas as pd
 import pytest
 from sqlalchemy import update
 
-from arena.db.engine import make_engine, session_scope
 from arena.db.models import DecisionRow
 from dashboard.widgets import ALL
-from tests.dashboard.conftest import PLANTED, Runner, screen_text
+from tests.dashboard.conftest import PLANTED, Runner, screen_text, world_copy
 from tests.dashboard.world import LIVE, REPLAY
 
 Dashboard = Callable[[str], Runner]
@@ -101,13 +99,12 @@ def test_cost_vs_score_prices_each_point_or_says_why_not(page: Runner) -> None:
 def test_cost_vs_score_says_so_in_one_line_when_nobody_has_costs(
     dashboard: Dashboard, world_url: str, tmp_path: Path
 ) -> None:
-    path = tmp_path / "free.db"
-    shutil.copyfile(world_url.removeprefix("sqlite:///"), path)
-    engine = make_engine(f"sqlite:///{path}")
-    with session_scope(engine) as session:
-        session.execute(update(DecisionRow).values(cost_usd=0, prompt_tokens=0, completion_tokens=0))
-    engine.dispose()
-    app = dashboard(f"sqlite:///{path}")("cost_vs_score", cohort=REPLAY)
+    free = world_copy(
+        world_url,
+        tmp_path / "free.db",
+        lambda s: s.execute(update(DecisionRow).values(cost_usd=0, prompt_tokens=0, completion_tokens=0)),
+    )
+    app = dashboard(free)("cost_vs_score", cohort=REPLAY)
     _clean(app)
     assert [i.value for i in app.info] == [
         "No agent here recorded model usage (tokens or cost), so there is no cost to weigh."

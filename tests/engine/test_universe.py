@@ -78,3 +78,19 @@ def test_hidden_prices_keep_the_markets_and_drop_every_price() -> None:
     hidden = hide_prices(select_universe(SNAPSHOT, UniverseConfig()))
     assert len(hidden.entries) == 6
     assert all(not e.price.prices and not e.price.bids and not e.history for e in hidden.entries)
+
+
+def test_a_closed_market_is_never_offered_whatever_the_filters() -> None:
+    snapshot = MarketSnapshot(
+        NOW,
+        (
+            *SNAPSHOT.entries,
+            _entry("closed", "0.50", close_in=-1),  # days to close −1: below any max_days_to_close
+            _entry("atclose", "0.50", close_in=0),  # closes at the round's very instant
+        ),
+    )
+    soonest = UniverseConfig(max_days_to_close=365, order_by="close_time", max_markets=3)
+    assert _ids(select_universe(snapshot, soonest)) == ["soon", "mani", "mid"]  # then by id
+    everything = _ids(select_universe(snapshot, UniverseConfig(order_by="market_id", max_markets=100)))
+    assert "closed" not in everything and "atclose" not in everything
+    assert "noclose" in everything  # no known close: offered until it resolves

@@ -34,6 +34,7 @@ from markets.types import (
     SnapshotEntry,
     Venue,
 )
+from tests.markets.ignores_closes import IgnoresCloses
 
 DAY = timedelta(days=1)
 
@@ -157,10 +158,11 @@ class SnapshotOfResolved(Delegate):
         (BackdatesPrices, "that stamp predates when it became known"),
         (FutureHistory, "snapshot.history"),
         (SnapshotOfResolved, "in the snapshot but not open"),
+        (IgnoresCloses, "offered but closed at"),
     ],
 )
 def test_each_leak_is_caught(
-    bundled: ReplaySource, times: list[datetime], leaky: type[Delegate], symptom: str
+    bundled: ReplaySource, times: list[datetime], leaky: type[Delegate | IgnoresCloses], symptom: str
 ) -> None:
     source: MarketSource = leaky(bundled)
     with pytest.raises(PointInTimeError) as caught:

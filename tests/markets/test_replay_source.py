@@ -77,6 +77,43 @@ def test_market_is_open_from_first_usable_price_until_resolution(tiny: ReplayDat
     assert open_ids(at(10)) == [C]
 
 
+CLOSING_MARKETS = """venue,venue_id,question,outcomes,resolution,resolved_at,close_time
+polymarket,0xd,D?,"[""YES"",""NO""]",YES,2025-01-10T00:00:00+00:00,2025-01-05T12:00:00+00:00
+polymarket,0xe,E?,"[""YES"",""NO""]",NO,2025-01-10T00:00:00+00:00,
+"""
+CLOSING_PRICES = """market_id,date,price
+polymarket:0xd,2025-01-01,0.40
+polymarket:0xd,2025-01-06,0.90
+polymarket:0xe,2025-01-01,0.30
+polymarket:0xe,2025-01-06,0.20
+"""
+D, E = "polymarket:0xd", "polymarket:0xe"
+
+
+def test_a_market_stops_trading_at_its_close_but_keeps_its_prices(tmp_path: Path) -> None:
+    (tmp_path / "markets.csv").write_text(CLOSING_MARKETS)
+    (tmp_path / "prices.csv").write_text(CLOSING_PRICES)
+    write_info(
+        tmp_path, DatasetInfo(name="closing", version="1", source="t", license="CC0", created_with="t")
+    )
+    source = ReplaySource(load_dataset(tmp_path))
+
+    def offered(when: datetime) -> tuple[list[str], list[str]]:
+        return [m.market_id for m in source.open_markets(when)], [
+            e.market.market_id for e in source.snapshot(when).entries
+        ]
+
+    # D closes 2025-01-05 12:00 and resolves on the 10th; E has no close time and trades until it resolves
+    assert offered(at(5, 11, 59, 59, 999_999)) == ([D, E], [D, E])
+    assert offered(at(5, 12)) == ([E], [E])  # closed at that very instant
+    assert offered(at(7)) == ([E], [E])
+    assert offered(at(9, 23, 59, 59, 999_999)) == ([E], [E])
+    assert offered(at(10)) == ([], [])
+    # a held position in D is still marked: its prices after the close stay readable (0.90 from the 7th)
+    assert source.latest_prices([D], at(7))[D].prices[YES] == Decimal("0.90")
+    assert [r.market_id for r in source.resolutions(at(10))] == [D, E]
+
+
 def test_resolution_is_known_from_its_resolved_at(tiny: ReplayDataset) -> None:
     source = ReplaySource(tiny)
     assert source.resolutions(at(5, 23, 59, 59, 999_999)) == []
@@ -153,7 +190,10 @@ def test_bundled_answers_match_a_brute_force_reading_of_the_rules(bundled: Repla
     for _ in range(60):
         as_of = bundled.start + timedelta(seconds=rng.uniform(-86_400, span + 86_400))
         expected_open = sorted(
-            k for k, s in dataset.series.items() if s.times[0] <= as_of < dataset.resolutions[k].resolved_at
+            k
+            for k, s in dataset.series.items()
+            if s.times[0] <= as_of < dataset.resolutions[k].resolved_at
+            and (dataset.markets[k].close_time is None or as_of < dataset.markets[k].close_time)
         )
         assert [m.market_id for m in bundled.open_markets(as_of)] == expected_open
         latest = bundled.latest_prices(list(dataset.series), as_of)

@@ -251,3 +251,18 @@ def test_sell_proceeds_do_not_fund_bets_of_the_same_decision(rules: Rules) -> No
 def test_holding_is_an_empty_decision(ledger: Ledger) -> None:
     assert ledger.apply_decision([], quotes(), T0, decision_id="hold") == []
     assert ledger == Ledger(ledger.rules, "agent-1")
+
+
+def test_a_closed_market_is_neither_bought_nor_sold_and_each_leg_says_when_it_closed(rules: Rules) -> None:
+    ledger, log, ids = _history(rules)
+    before = Ledger.from_fills(rules, log, agent_id="agent-1")
+    closed = {BINARY: T0 + 2 * HOUR}  # the held market closed; it is still quoted (the check wins)
+    legs = [Sell(ids[HELD], D(50)), Bet(BINARY, "NO", D(100)), Bet(OTHER, "YES", D(100))]
+    with pytest.raises(DecisionRejected) as rejected:
+        ledger.apply_decision(legs, quotes(), T0 + 3 * HOUR, closed_markets=closed)
+    reasons = [(e.leg, e.reason.split(": ", 1)[1]) for e in rejected.value.errors]
+    why = f"market '{BINARY}' closed at 2025-03-01T14:00:00+00:00: a closed market is not traded"
+    assert [(leg, reason[: len(why)]) for leg, reason in reasons] == [(0, why), (1, why)]
+    assert ledger == before  # the open leg on OTHER did not execute either: all legs or none
+    # without the closure the same decision executes (it was refused for the closure alone)
+    assert len(ledger.apply_decision(legs[1:], quotes(), T0 + 3 * HOUR)) == 2

@@ -53,11 +53,12 @@ def test_table_for_one_cohort(url: str) -> None:
     assert "§ llm-1: Brier (bets) 0.360 reads Poor but its return +15.0% reads Good." in result.output
 
 
-def test_json_pools_all_cohorts_by_default(url: str) -> None:
-    result = _run("--json", "--replicates", "50", env={"ARENA_DATABASE_URL": url})
+def test_json_pools_every_cohort_with_all(url: str) -> None:
+    result = _run("--json", "--all", "--replicates", "50", env={"ARENA_DATABASE_URL": url})
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["cohorts"] == ["c1", "c2"]
+    assert (document["cohort_selection"], document["cohorts_left_out"]) == ("all", [])
     agents = {a["agent"]: a for a in document["agents"]}
     assert list(agents["llm-1"]) == list(COLUMNS)
     # llm-1 sat in both cohorts but never decided in c2: that seat is left out rather than adding

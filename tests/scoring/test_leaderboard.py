@@ -172,6 +172,9 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
     assert list(again) == [
         "schema_version",
         "cohorts",
+        "cohort_selection",
+        "cohorts_left_out",
+        "cohorts_not_scored",
         "as_of",
         "sort_by",
         "bootstrap",
@@ -186,6 +189,11 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
     ]
     assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
     assert again["as_of"] == "2025-01-10T00:00:00+00:00"
+    assert (again["cohort_selection"], again["cohorts_left_out"], again["cohorts_not_scored"]) == (
+        "named",
+        [],
+        [],
+    )  # the caller named c1
     assert (again["schema_version"], again["prize_pool"]) == (3, 1000.0)  # the one cohort's default pool
     oracle = again["agents"][0]
     assert list(oracle) == list(COLUMNS)

@@ -9,7 +9,7 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from arena.scoring.metrics.labels import brier_label, return_label
+from arena.scoring.metrics.labels import brier_label, disagree, return_label
 from arena.scoring.metrics.summary import money, portfolio_metrics
 from arena.scoring.rules.costs import cost_metrics
 from arena.scoring.rules.pnl import market_pnl, seat_values
@@ -221,14 +221,16 @@ def test_cost_metrics() -> None:
 @pytest.mark.parametrize(
     ("brier", "label"),
     [
-        # seed 002: 0.00 Perfect, < 0.10 Excellent, < 0.20 Good, < 0.25 Fair, < 0.40 Poor.
+        # Forecaster Arena: 0.00 Perfect, < 0.10 Excellent, < 0.20 Good, 0.20-0.25 "Fair (at or
+        # near random)": always saying 50% (exactly 0.25) is Fair, anything worse Poor, < 0.40.
         (0.0, "Perfect"),
         (0.0999, "Excellent"),
         (0.10, "Good"),
         (0.1999, "Good"),
-        (0.20, "Fair"),
-        (0.2499, "Fair"),
-        (0.25, "Poor"),
+        (0.20, "Fair (at or near random)"),
+        (0.2499, "Fair (at or near random)"),
+        (0.25, "Fair (at or near random)"),
+        (0.2501, "Poor"),
         (0.3999, "Poor"),
         (0.40, "Very Poor"),
         (None, None),
@@ -260,3 +262,18 @@ def test_brier_labels(brier: float | None, label: str | None) -> None:
 def test_return_labels(pct: float | None, label: str | None) -> None:
     frame = pl.DataFrame({"r": [pct]}, schema={"r": pl.Float64})
     assert frame.select(return_label(pl.col("r"))).item() == label
+
+
+@pytest.mark.parametrize(
+    ("brier", "pct", "conflict"),
+    [
+        (0.25, 30.0, False),  # Fair (a coin's score) never disagrees, even with a good return
+        (0.2501, 30.0, True),  # Poor with Excellent
+        (0.1999, -5.01, True),  # Good with Poor
+        (0.20, -50.0, False),  # Fair again
+        (0.30, 5.0, False),  # Neutral never disagrees
+    ],
+)
+def test_labels_disagree_only_outside_fair_and_neutral(brier: float, pct: float, conflict: bool) -> None:
+    frame = pl.DataFrame({"b": [brier], "r": [pct]})
+    assert frame.select(disagree(pl.col("b"), pl.col("r"))).item() is conflict

@@ -25,12 +25,12 @@ def arena(engine: Engine, *args: str) -> tuple[int, str, str]:
 def test_all_cohorts_are_ranked_without_the_poisoned_one(engine: Engine) -> None:
     build_world(engine)
     add_poisoned_cohort(engine)
-    code, out, err = arena(engine, "leaderboard", "--json", "--replicates", "20")
+    code, out, err = arena(engine, "leaderboard", "--all", "--json", "--replicates", "20")
     assert code == 0, err
     document = json.loads(out)
     assert document["cohorts"] == [LIVE, REPLAY]
     assert err.strip().splitlines() == [f"note: cohort {POISONED} is not scored: {REASON}"]
-    code, out, err = arena(engine, "leaderboard", "--pool-by", "model", "--replicates", "20")
+    code, out, err = arena(engine, "leaderboard", "--all", "--pool-by", "model", "--replicates", "20")
     assert code == 0, err
 
 

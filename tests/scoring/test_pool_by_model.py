@@ -147,7 +147,7 @@ def _mark(agent_id: int | None, cohort: str, value: int) -> dict[str, Any]:
 def _board(engine: Engine, *args: str) -> dict[str, dict[str, Any]]:
     url = engine.url.render_as_string(hide_password=False)
     result = CliRunner().invoke(
-        app, ["leaderboard", "--json", "--replicates", "20", "--database-url", url, *args]
+        app, ["leaderboard", "--json", "--all", "--replicates", "20", "--database-url", url, *args]
     )
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)

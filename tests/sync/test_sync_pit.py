@@ -172,6 +172,10 @@ async def test_the_db_source_passes_the_harness_on_manifold_data(manifold_record
     # Its close time moved to +3h, but the arena only synced that at +4h: open at +3h as it was then.
     open_at = [{m.market_id for m in source.open_markets(T0 + timedelta(hours=h))} for h in (3, 4)]
     assert manifold_key(2) in open_at[0] and manifold_key(2) not in open_at[1]
+    # ...and served without that later close time, so no answer calls it both open and closed
+    served = {m.market_id: m for m in source.open_markets(T0 + timedelta(hours=3))}[manifold_key(2)]
+    assert served.close_time is None
+    assert source.snapshot(T0 + timedelta(hours=3)).by_id()[manifold_key(2)].market.close_time is None
     assert source.resolutions(T0 + timedelta(hours=5, minutes=59)) == []
     (resolution,) = source.resolutions(T0 + timedelta(hours=6))
     assert (resolution.market_id, resolution.resolved_at) == (manifold_key(2), T0 + timedelta(hours=6))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -17,6 +17,7 @@ from agents.types import PortfolioView, PositionView
 from arena.tools.base import RoundFacts, ToolContext
 from arena.tools.toolbox import TOOLS, ArenaToolbox
 from markets.replay import ReplaySource
+from markets.types import Market, MarketSnapshot
 from portfolio.units import MarketId, Money, Price, Shares
 from tests.tools.world import FED, RAIN, ZEBRA, context, day, facts_at, write_world
 
@@ -73,6 +74,24 @@ def test_markets_not_open_at_the_round_are_unknown_to_every_tool(source: ReplayS
     assert ask(before_zebra, "search_markets", query="zebra zoo")["results"] == []
     found = ask(context(facts_at(source, day(15))), "search_markets", query="zebra zoo")["results"]
     assert [r["market_id"] for r in found] == [ZEBRA]
+
+
+def test_a_closed_market_is_unknown_to_every_tool_even_if_a_source_lists_it(source: ReplaySource) -> None:
+    # a source that forgot close times: FED listed open on day 5 though it closed on day 4
+    at = day(5)
+
+    def forgot(market: Market) -> Market:
+        return replace(market, close_time=day(4)) if market.market_id == FED else market
+
+    listed = [forgot(m) for m in source.open_markets(at)]
+    snapshot = MarketSnapshot(
+        at, tuple(replace(e, market=forgot(e.market)) for e in source.snapshot(at).entries)
+    )
+    ctx = context(RoundFacts.build(at, snapshot, listed, excluded=frozenset(), prices_visible=True))
+    assert "no market 'polymarket:fed' is open" in refused(ctx, "market_details", market_id=FED)
+    assert "is open" in refused(ctx, "price_history", market_id=FED)
+    assert ask(ctx, "search_markets", query="Fed cut rates")["results"] == []
+    assert ask(ctx, "search_markets", query="Fed cut rates")["open_markets"] == 1  # RAIN alone
 
 
 def test_excluded_markets_are_unknown_to_the_tools(source: ReplaySource) -> None:

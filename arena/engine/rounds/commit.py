@@ -13,7 +13,7 @@ what a replay of many agents spends on writes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -27,7 +27,7 @@ from arena.engine.runtime.cohort import AgentSlot
 from arena.engine.store.claims import ERROR, Claim, finish_all, held_claims
 from arena.engine.store.ledger_store import FillBatch, stale_books, write_fill_batches
 from arena.tools.store import store_traces
-from portfolio import Quotes
+from portfolio import MarketId, Quotes
 
 
 @dataclass(frozen=True)
@@ -53,14 +53,23 @@ class Stored:
 
 
 def stage(
-    slot: AgentSlot, claim: Claim, decision: Decision, quotes: Quotes, at: datetime, *, decided_at: datetime
+    slot: AgentSlot,
+    claim: Claim,
+    decision: Decision,
+    quotes: Quotes,
+    at: datetime,
+    *,
+    decided_at: datetime,
+    closed_markets: Mapping[MarketId, datetime] | None = None,
 ) -> Staged:
-    """Execute ``decision`` on the agent's ledger at ``quotes`` (fills at the round's time ``at``);
-    nothing is written yet."""
+    """Execute ``decision`` on the agent's ledger at ``quotes`` (fills at the round's time ``at``;
+    ``closed_markets``: closed for trading, with their close times); nothing is written yet."""
     ledger = slot.book.ledger
     cash, max_bet = ledger.cash, ledger.max_bet()
     decision = with_plausible_usage(decision)
-    outcome = execute(ledger, decision, quotes, at, decision_id=str(claim.decision_id))
+    outcome = execute(
+        ledger, decision, quotes, at, decision_id=str(claim.decision_id), closed_markets=closed_markets
+    )
     values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=decided_at)
     return Staged(slot, claim, decision, outcome, values, cash, max_bet, decided_at)
 

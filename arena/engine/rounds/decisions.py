@@ -10,7 +10,7 @@ request (``Usage.counted``) so budget caps still hold, and the run goes on.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from decimal import ROUND_UP, Decimal
@@ -19,7 +19,7 @@ from typing import Any
 from agents.types import Decision
 from arena.db.types import storable_text
 from arena.engine.store.claims import DONE, ERROR, REJECTED
-from portfolio import Bet, DecisionRejected, Fill, Ledger, Quotes, Sell
+from portfolio import Bet, DecisionRejected, Fill, Ledger, MarketId, Quotes, Sell
 from portfolio.actions import Action
 
 _COST_QUANTUM = Decimal("1e-10")  # the decision.cost_usd column's precision
@@ -50,18 +50,45 @@ def with_plausible_usage(decision: Decision) -> Decision:
     )
 
 
-def execute(ledger: Ledger, decision: Decision, quotes: Quotes, at: datetime, *, decision_id: str) -> Outcome:
-    """Apply the decision to ``ledger`` (all legs or none) and say what happened."""
+def execute(
+    ledger: Ledger,
+    decision: Decision,
+    quotes: Quotes,
+    at: datetime,
+    *,
+    decision_id: str,
+    closed_markets: Mapping[MarketId, datetime] | None = None,
+) -> Outcome:
+    """Apply the decision to ``ledger`` (all legs or none) and say what happened; a leg on one of
+    ``closed_markets`` (closed for trading, with its close time) is refused with that time."""
     if decision.is_error:
         return Outcome(ERROR, (), decision.error, decision.error_kind or "agent_error")
     problem = probability_problem(decision.probabilities)
     if problem:
         return Outcome(REJECTED, (), problem, "invalid_probabilities")
     try:
-        fills = ledger.apply_decision(decision.actions, quotes, at, decision_id=decision_id)
+        fills = ledger.apply_decision(
+            decision.actions, quotes, at, decision_id=decision_id, closed_markets=closed_markets
+        )
     except DecisionRejected as exc:
         return Outcome(REJECTED, (), str(exc), "invalid_actions")
     return Outcome(DONE, tuple(fills))
+
+
+def markets_traded(actions: Iterable[object], ledger: Ledger) -> set[MarketId]:
+    """The markets ``actions`` would trade: those bet on and those of the positions sold (ids as
+    the agent wrote them; an id no database could store, or a position the ledger does not know,
+    names no market)."""
+    named: set[MarketId] = set()
+    for action in actions:
+        if isinstance(action, Bet) and isinstance(action.market_id, str):
+            if storable_text(action.market_id) == action.market_id:
+                named.add(MarketId(action.market_id))
+        elif isinstance(action, Sell) and isinstance(action.position_id, str):
+            held = ledger.positions.get(action.position_id)
+            if held is not None:
+                named.add(held.market_id)
+    return named
 
 
 def probability_problem(probabilities: Mapping[str, Mapping[str, float]]) -> str | None:

@@ -30,6 +30,7 @@ from arena.db.models import AgentRow, DecisionRow
 from arena.db.offered import first_offered
 from arena.engine.rounds.asking import Call, ask_all
 from arena.engine.rounds.commit import stage, store_phase
+from arena.engine.rounds.decisions import markets_traded
 from arena.engine.rounds.report import RoundReport, close_round, read_report
 from arena.engine.rounds.universe import hide_prices, select_universe
 from arena.engine.runtime.budgets import has_caps, held_for_budget, spend_by_agent
@@ -38,7 +39,7 @@ from arena.engine.runtime.quotes import build_quotes
 from arena.engine.runtime.views import agent_view, held_markets, latest_prices, portfolio_view
 from arena.engine.store.claims import DONE, ERROR, Claim, ClaimResult, claim_round, new_token
 from arena.engine.store.ledger_store import committed
-from arena.engine.store.round_store import market_questions, open_round
+from arena.engine.store.round_store import closed_by, market_questions, open_round
 from arena.tools.base import RoundFacts, ToolContext
 from arena.tools.news_tool import corpus_search
 from arena.tools.toolbox import ArenaToolbox
@@ -120,7 +121,8 @@ class RoundPlan:
     def __post_init__(self) -> None:
         cfg = self.rt.config
         self.visible = cfg.price_visibility.visible_at(self.rt.start, self.at)
-        self.tradable = {e.market.market_id: e for e in self.full.entries}
+        # closed markets are not traded, whatever the source served (held ones wait for settlement)
+        self.tradable = {e.market.market_id: e for e in self.full.entries if not e.market.is_closed(self.at)}
         slots = self.rt.agents if self.serving is None else self.serving
         held = held_markets([s.book.ledger for s in slots])
         self.hidden = self._in_hidden_period({e.market.market_id for e in self.universe.entries} | held)
@@ -205,6 +207,16 @@ class RoundPlan:
         max_age = self.rt.config.prices.mark_max_age
         return FreshMarks(latest_prices(self.rt.source, self._priced, self.at, max_age), self.at)
 
+    def closed_markets(
+        self, slots: list[AgentSlot], answers: Mapping[str, Decision]
+    ) -> dict[MarketId, datetime]:
+        """The closed markets (with their close times) that the answers try to trade: none is
+        quoted, and each such leg is refused naming its close."""
+        named: set[MarketId] = set()
+        for s in slots:
+            named |= markets_traded(answers[s.name].actions, s.book.ledger)
+        return closed_by(self.rt.engine, named - self.tradable.keys(), self.at)
+
     def quotes_for(self, slot: AgentSlot) -> Quotes:
         """Quotes for the round's universe plus the open markets the agent holds (so it can sell)."""
         entries = {e.market.market_id: e for e in self.universe.entries}
@@ -257,8 +269,17 @@ class RoundPlan:
         Returns the status stored for each agent, by id (none for a claim taken over)."""
         decided_at = self.rt.happened_at(self.at)
         try:
+            closed = self.closed_markets(slots, answers)
             staged = [
-                stage(s, claims[s.id], answers[s.name], self.quotes_for(s), self.at, decided_at=decided_at)
+                stage(
+                    s,
+                    claims[s.id],
+                    answers[s.name],
+                    self.quotes_for(s),
+                    self.at,
+                    decided_at=decided_at,
+                    closed_markets=closed,
+                )
                 for s in slots
             ]
             with session_scope(self.rt.engine) as session:

@@ -1,7 +1,8 @@
 """What a round offers: the cohort's universe filters applied to a point-in-time snapshot.
 
 Filters never invent data: a market without the field a filter needs (volume, close time, a
-price for every outcome) is left out rather than guessed in.
+price for every outcome) is left out rather than guessed in. A market whose close time has passed
+is never offered, whatever the filters say: the venue no longer trades it.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ def _filter(universe: UniverseConfig, as_of: datetime) -> Callable[[SnapshotEntr
 
     def passes(entry: SnapshotEntry) -> bool:
         market = entry.market
-        if market.venue not in venues:
+        if market.venue not in venues or market.is_closed(as_of):
             return False
         if min_volume is not None and (market.volume is None or market.volume < min_volume):
             return False

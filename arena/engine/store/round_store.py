@@ -17,6 +17,7 @@ from arena.db.pipeline import read_after_sent
 from arena.db.types import decimals_to_json
 from arena.db.upsert import insert_ignore
 from markets.types import Market, MarketSnapshot
+from portfolio import MarketId
 
 FINISHED_ROUND_STATUSES = ("done", "failed", "missed")
 """A round in one of these is over: ``missed`` when no agent was asked (found too late, live)."""
@@ -101,3 +102,13 @@ def market_questions(engine: Engine, market_ids: Collection[str]) -> dict[str, s
         among = one_of(session, col(MarketRow.id), sorted(market_ids))
         rows = session.exec(select(MarketRow.id, MarketRow.question).where(among)).all()
     return dict(rows)
+
+
+def closed_by(engine: Engine, market_ids: Collection[str], at: datetime) -> dict[MarketId, datetime]:
+    """Of ``market_ids``, the stored markets whose close time is at or before ``at``, with it."""
+    if not market_ids:
+        return {}
+    with session_scope(engine, write=False) as session:
+        among = one_of(session, col(MarketRow.id), sorted(market_ids))
+        rows = session.exec(select(MarketRow.id, MarketRow.close_time).where(among)).all()
+    return {MarketId(m): close for m, close in rows if close is not None and close <= at}

@@ -1,6 +1,8 @@
 """The leaderboard as a JSON document with stable keys (``arena leaderboard --json``).
 
-Top-level keys: ``schema_version``, ``cohorts``, ``as_of``, ``sort_by``, ``bootstrap``
+Top-level keys: ``schema_version``, ``cohorts``, ``cohort_selection`` (``latest``: no cohort
+named, the newest alone; ``all``: every cohort that ran, pooled; ``named``), ``cohorts_left_out``
+(``cohort``, ``status`` of each cohort ``all`` did not pool), ``as_of``, ``sort_by``, ``bootstrap``
 (``replicates``, ``seed``, ``confidence``, ``unit``), ``min_markets``, ``prize_pool`` (the
 cohorts' ``[tournament]`` pools, summed),
 ``implied`` (the bet-implied reading the headline "Brier (bets)" uses: ``fa`` or ``kelly``),
@@ -27,6 +29,7 @@ import polars as pl
 from arena.scoring.board.notes import leaderboard_notes
 from arena.scoring.board.ranking import MIN_MARKETS, leaderboard_inputs, ranked
 from arena.scoring.board.tables import SOURCES, calibration_table, reliability_of
+from arena.scoring.load.cohort_choice import CohortChoice
 from arena.scoring.load.frames import Reading, ScoringFrames
 from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.summary import Source, source_pairs
@@ -60,9 +63,15 @@ class Settings:
 
 
 def leaderboard_document(
-    frames: ScoringFrames, settings: Settings, *, cohorts: list[str], as_of: datetime | None
+    frames: ScoringFrames,
+    settings: Settings,
+    *,
+    cohorts: list[str],
+    as_of: datetime | None,
+    choice: CohortChoice | None = None,
 ) -> dict[str, Any]:
-    """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``."""
+    """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``
+    (chosen as ``choice`` says; default: named by the caller)."""
     inputs = leaderboard_inputs(frames, settings.min_markets)
     table = ranked(
         inputs, by=settings.by, seed=settings.seed, replicates=settings.replicates, level=settings.level
@@ -70,6 +79,7 @@ def leaderboard_document(
     return {
         "schema_version": SCHEMA_VERSION,
         "cohorts": cohorts,
+        **(choice or CohortChoice(tuple(cohorts), "named")).json(),
         "as_of": None if as_of is None else as_of.isoformat(),
         "sort_by": settings.by,
         "bootstrap": {

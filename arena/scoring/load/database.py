@@ -87,7 +87,7 @@ def unscorable(bind: Engine | Connection, cohort_ids: Sequence[str] | None = Non
     query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
     if cohort_ids is not None:
         query = query.where(cohort.c.id.in_(list(cohort_ids)))
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         rows = connection.execute(query).all()
     found = {}
     for row in rows:
@@ -108,7 +108,7 @@ def cohort_scoring(bind: Engine | Connection, cohort_ids: Sequence[str] | None =
     """The ``CohortScoring`` of ``cohort_ids`` (all scorable cohorts when None); defaults when
     there are none."""
     query = select(cohort.c.id, cohort.c.seed, cohort.c.config_json).order_by(cohort.c.id)
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         ids = _scorable(connection, cohort_ids)
         first = connection.execute(query.where(cohort.c.id.in_(ids)).limit(1)).first()
     if first is None:
@@ -128,7 +128,7 @@ def load_frames(
     Portfolio marks come as daily closes; ``marks_until`` picks each day's close among the marks
     at or before that time (what ``ScoringFrames.as_of`` needs for an exact mid-day view).
     """
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         cohorts = _cohorts(connection, cohort_ids)
         agents = _agents(connection, cohorts)
         fills = _fills(connection, list(cohorts))
@@ -164,7 +164,7 @@ def model_identities(bind: Engine | Connection, cohort_ids: Sequence[str] | None
     from agents.registry import AgentConfigError, model_identity
 
     query = select(agent.c.cohort_id, agent.c.name, agent.c.kind, agent.c.settings_json)
-    with _connected(bind) as connection:
+    with connected(bind) as connection:
         query = query.where(agent.c.cohort_id.in_(_scorable(connection, cohort_ids)))
         rows = connection.execute(query.order_by(agent.c.cohort_id, agent.c.name)).all()
     models = []
@@ -374,7 +374,7 @@ def _snapshots(connection: Connection, cohort_ids: list[str], until: datetime | 
 
 
 @contextmanager
-def _connected(bind: Engine | Connection) -> Iterator[Connection]:
+def connected(bind: Engine | Connection) -> Iterator[Connection]:
     """``bind`` itself, or a connection of the engine ``bind`` for the block: all of a load's
     statements run in its one transaction (on SQLite one snapshot), closed (rolled back) after."""
     if isinstance(bind, Connection):
