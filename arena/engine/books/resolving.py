@@ -181,7 +181,8 @@ def _settle_in(
     engine: Engine, cohort_id: str, resolution: Resolution, now: datetime, environ: Mapping[str, str]
 ) -> int:
     """Settle in one cohort at its present: wall time for live, its last mark for a replay (whose
-    simulated clock stopped there), then re-mark that instant so snapshots match the fill log."""
+    simulated clock stopped there), then mark again so snapshots match the fill log: a replay
+    that last instant, a live cohort the time after its settlement fills were stamped."""
     with Session(engine) as session:
         last = session.exec(
             select(func.max(PortfolioSnapshotRow.marked_at)).where(
@@ -193,7 +194,8 @@ def _settle_in(
     report = settle(rt, [resolution], at)
     if resolution.market_id in report.deferred:
         raise OverrideError(f"cohort {cohort_id}: {report.deferred[resolution.market_id]}")
+    marked_at = rt.happened_at(at)
     with session_scope(engine) as session:
-        persist_marks(session, rt, mark_rows(rt, at), at=at, replace=True)
+        persist_marks(session, rt, mark_rows(rt, marked_at), at=marked_at, replace=True)
     complete_if_done(rt, at)
     return report.settled.get(resolution.market_id, 0)

@@ -28,6 +28,7 @@ from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import round_time, run_round
 from arena.engine.runtime.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.runtime.cohort import CohortRuntime, load_runtime
+from arena.engine.store.ledger_store import LedgerConflict
 from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
 
 log = logging.getLogger("arena.engine.live.jobs")
@@ -172,19 +173,40 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
     return f"{marked} portfolios marked"
 
 
+MARK_ATTEMPTS = 3
+"""How often a mark is tried when fills are committed between its read of the ledgers and its
+write (a round or a settlement committing at that moment); each attempt reads them again."""
+
+
 def mark_cohort(engine: Engine, cohort_id: str, clock: Clock, *, environ: Mapping[str, str]) -> int:
     """Mark the cohort's agents without a mark in the current bucket (one commit); how many.
-    The marks job runs this per cohort, in-process or as a worker's unit."""
+    The marks job runs this per cohort, in-process or as a worker's unit.
+
+    The mark's time is read after its ledgers were read, and its write is fenced on their fill
+    counts: it values exactly the fills stamped before it (see ``rounds.commit``). Fills committed
+    in between make the write refused (``LedgerConflict``); the ledgers are read again and the
+    mark retried, up to ``MARK_ATTEMPTS`` times."""
     if not marks_due(engine, cohort_id, clock.now()):
         return 0
     rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
-    at = clock.now()
-    with Session(engine) as session:
-        todo = unmarked_agents(session, rt, at)
-    if todo:
-        with session_scope(engine) as session:
-            persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
-    return len(todo)
+    attempt = 1
+    while True:
+        at = clock.now()
+        with Session(engine) as session:
+            todo = unmarked_agents(session, rt, at)
+        if not todo:
+            return 0
+        try:
+            with session_scope(engine) as session:
+                persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
+        except LedgerConflict:
+            if attempt == MARK_ATTEMPTS:
+                raise
+            log.info("cohort %s: fills committed while marking; marking again", cohort_id)
+            attempt += 1
+            rt.reload()
+            continue
+        return len(todo)
 
 
 def marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:

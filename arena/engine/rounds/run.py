@@ -5,9 +5,10 @@
 2. Every unfinished decision is claimed (``claims``) before any agent is asked anything.
 3. Agents are asked concurrently on the same snapshot; ensemble agents (``uses_peers``) go in a
    second phase with the stated probabilities of the first.
-4. Each answer is validated and executed atomically on the agent's ledger at the snapshot's
-   quotes; then every agent's decision, fills and position updates of the phase are committed in
-   ONE transaction, which also proves each claim is still ours (``round_commit``).
+4. Each answer is stamped with the time it came in, then validated and executed atomically on
+   the agent's ledger at the snapshot's quotes, the fills stamped with the time they executed;
+   every agent's decision, fills and position updates of the phase are committed in ONE
+   transaction, which also proves each claim is still ours (``commit``).
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from agents.baselines import UNINFORMED_KINDS
-from agents.types import AgentView, Decision
+from agents.types import AgentView
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow
 from arena.db.offered import first_offered
-from arena.engine.rounds.asking import Call, ask_all
-from arena.engine.rounds.commit import stage, store_phase
+from arena.engine.rounds.asking import Answer, Call, ask_all
+from arena.engine.rounds.commit import Pending, store_phase
 from arena.engine.rounds.report import RoundReport, close_round, read_report
 from arena.engine.rounds.universe import hide_prices, select_universe
 from arena.engine.runtime.budgets import has_caps, held_for_budget, spend_by_agent
@@ -233,9 +234,9 @@ class RoundPlan:
         deadline: float,
         peers: dict[str, dict[str, dict[str, float]]] | None,
         spent: Mapping[int, Decimal] | None = None,
-    ) -> dict[str, Decision]:
-        """Every agent's answer by name (an agent over its spending budget holds unasked);
-        ``spent``: the spend read before the phase (default: read now)."""
+    ) -> dict[str, Answer]:
+        """Every agent's answer by name, stamped when it came in (an agent over its spending
+        budget holds unasked); ``spent``: the spend read before the phase (default: read now)."""
         cfg = self.rt.config
         if self.capped and spent is None:
             spent = spend_by_agent(self.rt.engine, self.rt.cohort_id)
@@ -243,25 +244,30 @@ class RoundPlan:
         calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(
-            calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining
+            calls,
+            concurrency=cfg.concurrency,
+            call_timeout=cfg.call_timeout,
+            budget=remaining,
+            now=self._now,
         )
-        answers.update(held)
+        held_at = self._now()
+        answers.update({name: Answer(decision, held_at) for name, decision in held.items()})
         return answers
 
+    def _now(self) -> datetime:
+        """The time of something happening now in this round (``CohortRuntime.happened_at``)."""
+        return self.rt.happened_at(self.at)
+
     def commit_phase(
-        self, slots: list[AgentSlot], claims: dict[int, Claim], answers: dict[str, Decision]
+        self, slots: list[AgentSlot], claims: dict[int, Claim], answers: dict[str, Answer]
     ) -> dict[int, str]:
         """Execute every agent's answer on its ledger and store them all in ONE transaction
-        (``round_commit``); ledgers whose decision was not stored are rebuilt from the database.
-        Returns the status stored for each agent, by id (none for a claim taken over)."""
-        decided_at = self.rt.happened_at(self.at)
+        (``commit.store_phase``); ledgers whose decision was not stored are rebuilt from the
+        database. Returns the status stored for each agent, by id (none for a claim taken over)."""
+        pending = [Pending(s, claims[s.id], answers[s.name], self.quotes_for(s)) for s in slots]
         try:
-            staged = [
-                stage(s, claims[s.id], answers[s.name], self.quotes_for(s), self.at, decided_at=decided_at)
-                for s in slots
-            ]
             with session_scope(self.rt.engine) as session:
-                stored = store_phase(session, staged, self.at)
+                stored = store_phase(session, pending, executed_at=self._now)
         except BaseException:
             self.rt.reload([s.id for s in slots])
             raise
@@ -272,7 +278,7 @@ class RoundPlan:
                 s.slot.name,
             )
         dropped = {s.slot.id for s in stored.lost + stored.conflicts}
-        for s in staged:
+        for s in stored.staged:
             if s.slot.id not in dropped:
                 committed(s.slot.book, s.outcome.fills)
         if dropped:
@@ -281,7 +287,7 @@ class RoundPlan:
         conflicts = {s.slot.id for s in stored.conflicts}
         return {
             s.slot.id: ERROR if s.slot.id in conflicts else s.outcome.status
-            for s in staged
+            for s in stored.staged
             if s.slot.id not in lost
         }
 
