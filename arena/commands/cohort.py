@@ -173,6 +173,10 @@ def render_overview(o: CohortOverview) -> None:
             str(a.missed),
         )
     console.print(table)
+    if o.empty_rounds:
+        console.print(f"[yellow]{len(o.empty_rounds)} rounds asked nobody:[/]")
+        for index, why in o.empty_rounds[-20:]:
+            console.print(f"  round {index}: {escape(why)}")
     if o.stale:
         console.print(f"[yellow]{len(o.stale)} positions are waiting for a resolution:[/]")
         for line in o.stale[:20]:

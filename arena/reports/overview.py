@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.models import (
+    FINISHED_ROUND_STATUSES,
     AgentRow,
     CohortRow,
     DecisionRow,
@@ -28,7 +29,6 @@ from arena.db.models import (
     WorkUnitRow,
 )
 from arena.engine.books.completion import StalePosition, finished_rounds, waiting_since
-from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,8 @@ class CohortOverview:
     rounds_planned: int | None
     agents: list[AgentSummary] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    # Rounds that asked nobody because they offered nothing to trade: (round index, why).
+    empty_rounds: list[tuple[int, str]] = field(default_factory=list)
 
 
 def list_cohorts(engine: Engine) -> list[CohortSummary]:
@@ -134,12 +136,22 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
             rounds_done=finished_rounds(session, cohort_id),
             rounds_planned=config.schedule.rounds,
             agents=[_agent_summary(a, latest.get(a.id or 0), config, counts) for a in agents],
+            empty_rounds=_empty_rounds(session, cohort_id),
         )
         when = now or max((s.marked_at for s in latest.values()), default=None)
         if when is not None:
             limit = timedelta(days=config.marks.stale_after_days)
             overview.stale = _stale_lines(session, ids, {a.id: a.name for a in agents}, when, limit)
     return overview
+
+
+def _empty_rounds(session: Session, cohort_id: str) -> list[tuple[int, str]]:
+    rows = session.exec(
+        select(RoundRow.round_index, RoundRow.note)
+        .where(RoundRow.cohort_id == cohort_id, RoundRow.status == "empty")
+        .order_by(col(RoundRow.round_index))
+    ).all()
+    return [(index, note or "") for index, note in rows]
 
 
 def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:

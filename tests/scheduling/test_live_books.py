@@ -8,6 +8,7 @@ moves forward at every reading."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -25,7 +26,7 @@ from arena.cohorts.launch import launch
 from arena.core.clock import SimulatedClock
 from arena.core.settings import Settings
 from arena.db.engine import session_scope
-from arena.db.models import DecisionRow, FillRow, PortfolioSnapshotRow, RoundRow
+from arena.db.models import DecisionRow, FillRow, JobRunRow, PortfolioSnapshotRow, RoundRow, WorkUnitRow
 from arena.engine.live import jobs as live
 from arena.engine.rounds import run as rounds
 from arena.engine.rounds.decisions import execute
@@ -34,8 +35,10 @@ from arena.engine.runtime.quotes import build_quotes
 from arena.engine.runtime.sources import open_source
 from arena.engine.store.ledger_store import lock_and_check, write_fills
 from arena.scheduling.jobs import job_specs
+from arena.scheduling.planner import plan_round
 from arena.scheduling.runs import run_once
 from portfolio import Bet, MarketId, Money
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
@@ -66,7 +69,15 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
         yield venue
 
 
-def _launch(engine: Engine, clock: SimulatedClock) -> str:
+BASELINES = [
+    {"name": "fav", "kind": "favorite"},
+    {"name": "mkt", "kind": "market"},
+    {"name": "rnd", "kind": "random"},
+]
+HOLD = json.dumps({"reasoning": "nothing worth it", "actions": [], "probabilities": {}})
+
+
+def _launch(engine: Engine, clock: SimulatedClock, agents: list[dict[str, Any]] = BASELINES) -> str:
     config = parse_config(
         {
             "name": "books",
@@ -75,11 +86,7 @@ def _launch(engine: Engine, clock: SimulatedClock) -> str:
             "start": START.isoformat(),
             "marks": {"every": "1m"},
             "schedule": {"every": "1d", "rounds": 2},
-            "agents": [
-                {"name": "fav", "kind": "favorite"},
-                {"name": "mkt", "kind": "market"},
-                {"name": "rnd", "kind": "random"},
-            ],
+            "agents": agents,
         }
     )
     return launch(engine, config, source=open_source(config, engine), environ={}, clock=clock).cohort_id
@@ -202,3 +209,60 @@ def _decision_row(session: Session, cohort: str, agent_id: int) -> int:
     session.flush()
     assert decision.id is not None
     return decision.id
+
+
+def test_a_round_on_stale_sync_data_asks_no_model_and_says_why(engine: Engine, fake: FakePolymarket) -> None:
+    """The sync stopped after round 0: a day later every stored price is older than
+    ``prices.snapshot_max_age_live``, so round 1 offers no market. Nobody is asked (the provider
+    sees no request), the round is stored as empty with the reason, and the job and ``arena
+    cohort show`` say it."""
+    with FakeOpenAIServer() as provider:
+        provider.responder = lambda _: Reply.ok(HOLD, cost=0.001)
+        clock = TickingClock(START - timedelta(minutes=5))
+        llm = {"kind": "llm", "model": "fake/model", "base_url": provider.base_url, "api_key_env": ""}
+        agents = [
+            {"name": "fav", "kind": "favorite"},
+            {"name": "llm", **llm, "knowledge_cutoff": "2024-12-01"},
+        ]
+        cohort = _launch(engine, clock, agents=agents)
+        assert run_once(JOBS["sync"], engine, clock)
+        clock.set(START + timedelta(minutes=1))
+        assert run_once(JOBS["rounds"], engine, clock)
+        assert len(provider.requests) == 1
+        clock.set(START + timedelta(days=1, minutes=1))  # no sync since
+        assert run_once(JOBS["rounds"], engine, clock)
+        assert len(provider.requests) == 1  # round 1 asked nobody
+    with Session(engine) as session:
+        rounds = {
+            r.round_index: r for r in session.exec(select(RoundRow).where(RoundRow.cohort_id == cohort))
+        }
+        later = session.exec(select(DecisionRow).where(DecisionRow.round_id == rounds[1].id)).all()
+        message = session.exec(
+            select(JobRunRow.message).where(JobRunRow.job == "rounds").order_by(col(JobRunRow.started_at))
+        ).all()[-1]
+    assert (rounds[0].status, rounds[1].status, rounds[1].market_count) == ("done", "empty", 0)
+    assert later == []
+    assert rounds[1].note is not None and "prices.snapshot_max_age_live (6h)" in rounds[1].note
+    assert rounds[1].finished_at is not None
+    assert message.startswith("0 rounds run, 1 asked nobody: ") and rounds[1].note in message
+    url = engine.url.render_as_string(hide_password=False)
+    shown = CliRunner().invoke(app, ["cohort", "show", cohort, "--database-url", url])
+    assert shown.exit_code == 0, shown.output
+    assert "1 rounds asked nobody" in shown.output and "round 1: offered no market" in shown.output
+    assert "rounds 2/2" in shown.output
+
+
+def test_a_planner_queues_no_decision_unit_for_a_round_with_nothing_to_trade(
+    engine: Engine, fake: FakePolymarket
+) -> None:
+    clock = TickingClock(START - timedelta(minutes=5))
+    cohort = _launch(engine, clock)
+    assert run_once(JOBS["sync"], engine, clock)
+    clock.set(START + timedelta(days=1, minutes=1))
+    rt = load_runtime(engine, cohort, environ={}, lease_clock=clock)
+    report = asyncio.run(plan_round(rt, 1, START + timedelta(days=1)))
+    assert (report.status, report.market_count) == ("empty", 0)
+    assert report.note is not None and "is the sync job running?" in report.note
+    with Session(engine) as session:
+        assert session.exec(select(WorkUnitRow)).all() == []
+        assert session.exec(select(DecisionRow)).all() == []

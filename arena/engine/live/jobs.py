@@ -19,17 +19,25 @@ from sqlmodel import Session, col, select
 from arena.cohorts.config import config_from_frozen
 from arena.core.clock import Clock
 from arena.db.engine import session_scope
-from arena.db.models import AgentRow, CohortRow, PositionRow, ResolutionRow, RoundMarketRow, RoundRow
+from arena.db.models import (
+    FINISHED_ROUND_STATUSES,
+    AgentRow,
+    CohortRow,
+    PositionRow,
+    ResolutionRow,
+    RoundMarketRow,
+    RoundRow,
+)
 from arena.engine.books.completion import complete_if_done, planned_rounds, stale_positions
 from arena.engine.books.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
 from arena.engine.books.settlement import settle
+from arena.engine.rounds.empty import EMPTY
 from arena.engine.rounds.missed import miss_round, too_late
 from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import round_time, run_round
 from arena.engine.runtime.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.runtime.cohort import CohortRuntime, load_runtime
 from arena.engine.store.ledger_store import LedgerConflict
-from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
 
 log = logging.getLogger("arena.engine.live.jobs")
 
@@ -104,14 +112,15 @@ def rounds_job(
     """Run every due, unfinished decision round of every live cohort (point in time: each round
     uses the snapshot as of its scheduled time) with ``run``; ``by_workers`` says in the summary
     that ``run`` hands rounds to workers. A round found more than the cohort's
-    ``schedule.catch_up_grace`` late is recorded as missed instead (``rounds.missed``)."""
+    ``schedule.catch_up_grace`` late is recorded as missed instead (``rounds.missed``); one with
+    nothing to trade asks nobody, and the summary gives the reason (``rounds.empty``)."""
     return asyncio.run(_rounds(engine, clock, environ, run, by_workers))
 
 
 async def _rounds(
     engine: Engine, clock: Clock, environ: Mapping[str, str], run: RoundRunner, by_workers: bool
 ) -> str:
-    ran, missed, failed, unfinished = 0, 0, [], []
+    ran, missed, failed, unfinished, empty = 0, 0, [], [], list[str]()
     async with AgentHttpClients() as clients:
         for cohort_id in live_cohorts(engine):
             rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=clients.new_client)
@@ -128,15 +137,21 @@ async def _rounds(
                     log.error("%s", exc)
                     unfinished.append(str(exc))
                     break  # later rounds of this cohort wait for this one
+                if report.status == EMPTY:
+                    log.warning("cohort %s round %s %s", cohort_id, index, report.note)
+                    empty.append(f"{cohort_id} round {index} {report.note}")
+                    continue
                 ran += 1
                 if report.failed:
                     failed.append(f"{cohort_id} round {index}")
     if failed or unfinished:
         problems = ([f"every agent failed in: {', '.join(failed)}"] if failed else []) + unfinished
-        raise JobFailure("; ".join(problems))
+        raise JobFailure("; ".join(problems + empty))
     how = " by workers" if by_workers else ""
-    return f"{ran} rounds run{how}" + (
-        f", {missed} missed (found later than schedule.catch_up_grace)" if missed else ""
+    return (
+        f"{ran} rounds run{how}"
+        + (f", {missed} missed (found later than schedule.catch_up_grace)" if missed else "")
+        + (f", {len(empty)} asked nobody: {'; '.join(empty)}" if empty else "")
     )
 
 

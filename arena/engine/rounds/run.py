@@ -1,7 +1,8 @@
 """One decision round of a cohort, as data flows (DESIGN.md "One round, as data flows").
 
 1. The universe snapshot as of the round time is taken, filtered, hashed and stored; a re-run of
-   the round must find the same hash (the same markets at the same prices) or it stops.
+   the round must find the same hash (the same markets at the same prices) or it stops. A round
+   with nothing to trade is stored as empty, and nobody is asked (``empty``).
 2. Every unfinished decision is claimed (``claims``) before any agent is asked anything.
 3. Agents are asked concurrently on the same snapshot; ensemble agents (``uses_peers``) go in a
    second phase with the stated probabilities of the first.
@@ -31,6 +32,7 @@ from arena.db.models import AgentRow, DecisionRow
 from arena.db.offered import first_offered
 from arena.engine.rounds.asking import Answer, Call, ask_all
 from arena.engine.rounds.commit import Pending, store_phase
+from arena.engine.rounds.empty import nothing_to_trade, record_empty
 from arena.engine.rounds.report import RoundReport, close_round, read_report
 from arena.engine.rounds.universe import hide_prices, select_universe
 from arena.engine.runtime.budgets import has_caps, held_for_budget, spend_by_agent
@@ -66,6 +68,9 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     if finished is not None:
         return finished
     full, universe = round_snapshot(rt, at)
+    reason = nothing_to_trade(rt, full, universe)
+    if reason is not None:
+        return record_empty(rt, index, at, universe, reason)
     with session_scope(rt.engine) as session:
         round_id, claims = open_and_claim(session, rt, index, at, universe, new_token())
     if claims.claimed:
