@@ -3,7 +3,8 @@
 Only 429 and 5xx (and dropped connections) are retried: they are the provider's trouble and
 usually pass. 401/402/400 are configuration problems that a retry cannot fix, and a timeout
 has already spent ``timeout_s``. Every attempt's tokens and cost go into the meter, so a
-decision's cost includes the calls that failed (the peer arena undercounted exactly these).
+decision's cost includes the calls that failed (the peer arena undercounted exactly these); the
+meter also tells its ``recorder`` of each one as soon as it answered (``AgentView.on_request``).
 """
 
 from __future__ import annotations
@@ -23,28 +24,31 @@ from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import ChatMessage, Completion, encode_request, parse_response
 from agents.tools import ToolSpec
-from agents.types import RequestUsage
+from agents.types import RequestRecorder, RequestUsage
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
 class Meter:
-    """Running totals over every HTTP request of one decision, and each request's own usage."""
+    """Running totals over every HTTP request of one decision, and each request's own usage;
+    ``recorder`` hears of each request as it is added."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
     requests: int = 0
     log: list[RequestUsage] = field(default_factory=list)
+    recorder: RequestRecorder | None = None
 
-    def add(self, spend: Spend, *, latency_s: float = 0.0, outcome: str = "answer") -> None:
+    async def add(self, spend: Spend, *, latency_s: float = 0.0, outcome: str = "answer") -> None:
         self.prompt_tokens += spend.prompt_tokens
         self.completion_tokens += spend.completion_tokens
         self.cost_usd += spend.cost_usd
-        self.log.append(
-            RequestUsage(spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, latency_s, outcome)
-        )
+        usage = RequestUsage(spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, latency_s, outcome)
+        self.log.append(usage)
+        if self.recorder is not None:
+            await self.recorder(len(self.log), usage)
 
 
 class ChatClient:
@@ -120,10 +124,10 @@ class ChatClient:
             with anyio.fail_after(timeout):
                 response = await self._http.post(self._url, content=body, headers=headers, timeout=timeout)
         except (TimeoutError, httpx.TimeoutException):
-            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TIMEOUT.value)
+            await meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TIMEOUT.value)
             raise ChatError(ErrorKind.TIMEOUT, f"no answer within timeout_s={timeout:g}") from None
         except httpx.TransportError as exc:
-            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.SERVER.value)
+            await meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.SERVER.value)
             detail = self._secret.scrub(f"{type(exc).__name__}: {exc}")
             raise ChatError(ErrorKind.SERVER, f"connection failed: {detail}") from None
         text = self._secret.scrub(response.text)
@@ -131,9 +135,9 @@ class ChatClient:
         try:
             completion = parse_response(response.status_code, response.headers, text, self._settings)
         except ChatError as error:
-            meter.add(error.spend, latency_s=latency, outcome=error.kind.value)
+            await meter.add(error.spend, latency_s=latency, outcome=error.kind.value)
             raise
-        meter.add(
+        await meter.add(
             completion.spend, latency_s=latency, outcome="tool_calls" if completion.tool_calls else "answer"
         )
         return completion

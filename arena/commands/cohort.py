@@ -156,6 +156,7 @@ def render_overview(o: CohortOverview) -> None:
         "Bets",
         "Errors",
         "Missed",
+        "Cost $",
     ):
         table.add_column(header, justify="left" if header in ("Agent", "Kind", "Model") else "right")
     for a in o.agents:
@@ -171,6 +172,7 @@ def render_overview(o: CohortOverview) -> None:
             str(a.bets),
             str(a.errors),
             str(a.missed),
+            f"{a.cost:.4f}",
         )
     console.print(table)
     if o.empty_rounds:

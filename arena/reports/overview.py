@@ -29,6 +29,7 @@ from arena.db.models import (
     WorkUnitRow,
 )
 from arena.engine.books.completion import StalePosition, finished_rounds, waiting_since
+from arena.engine.store.charges import charges_by_agent
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class AgentSummary:
     bets: int
     errors: int
     missed: int  # decisions of rounds found too late (live): never asked, so not errors
+    # Provider spend in dollars: its decisions' and the paid requests no decision holds (an
+    # attempt whose worker died, a decision given up on at its timeout; ``store.charges``).
+    cost: Decimal
 
 
 @dataclass
@@ -126,6 +130,7 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
         ids = [a.id for a in agents if a.id is not None]
         latest = _latest_snapshots(session, ids)
         counts = _activity(session, ids)
+        costs = _costs(session, cohort_id)
         overview = CohortOverview(
             id=row.id,
             status=row.status,
@@ -135,7 +140,7 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
             excluded=row.excluded_markets,
             rounds_done=finished_rounds(session, cohort_id),
             rounds_planned=config.schedule.rounds,
-            agents=[_agent_summary(a, latest.get(a.id or 0), config, counts) for a in agents],
+            agents=[_agent_summary(a, latest.get(a.id or 0), config, counts, costs) for a in agents],
             empty_rounds=_empty_rounds(session, cohort_id),
         )
         when = now or max((s.marked_at for s in latest.values()), default=None)
@@ -143,6 +148,19 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
             limit = timedelta(days=config.marks.stale_after_days)
             overview.stale = _stale_lines(session, ids, {a.id: a.name for a in agents}, when, limit)
     return overview
+
+
+def _costs(session: Session, cohort_id: str) -> dict[int, Decimal]:
+    """Each agent's provider spend: its decisions' costs and its charges no decision holds."""
+    query = (
+        select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd))
+        .where(DecisionRow.cohort_id == cohort_id)
+        .group_by(col(DecisionRow.agent_id))
+    )
+    costs = {agent_id: Decimal(total or 0) for agent_id, total in session.exec(query).all()}
+    for agent_id, charged in charges_by_agent(session, cohort_id).items():
+        costs[agent_id] = costs.get(agent_id, Decimal(0)) + charged
+    return costs
 
 
 def _empty_rounds(session: Session, cohort_id: str) -> list[tuple[int, str]]:
@@ -208,7 +226,11 @@ def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, Portf
 
 
 def _agent_summary(
-    a: AgentRow, snap: PortfolioSnapshotRow | None, config: CohortConfig, counts: dict[str, dict[int, int]]
+    a: AgentRow,
+    snap: PortfolioSnapshotRow | None,
+    config: CohortConfig,
+    counts: dict[str, dict[int, int]],
+    costs: dict[int, Decimal],
 ) -> AgentSummary:
     agent_id = a.id or 0
     bankroll = config.rules.bankroll
@@ -225,6 +247,7 @@ def _agent_summary(
         bets=counts["bets"].get(agent_id, 0),
         errors=counts["errors"].get(agent_id, 0),
         missed=counts["missed"].get(agent_id, 0),
+        cost=costs.get(agent_id, Decimal(0)),
     )
 
 

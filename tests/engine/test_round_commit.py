@@ -131,7 +131,7 @@ def test_a_round_phase_waits_for_postgresql_three_times(engine: Engine, tmp_path
     with session_scope(rt.engine) as session:
         round_id, claims = rounds.open_and_claim(session, rt, 0, day(0), universe, new_token())
     plan = rounds.RoundPlan(rt, 0, day(0), round_id, full, universe)
-    answers = asyncio.run(plan.ask(rt.agents, time.monotonic() + 60, None))  # the loop's clock
+    answers = asyncio.run(plan.ask(rt.agents, time.monotonic() + 60, None, claims.claimed))  # loop's clock
     with engine_waits(engine, tmp_path / "trace") as found:
         statuses = plan.commit_phase(rt.agents, claims.claimed, answers)
     # psycopg's BEGIN (in a pipeline, it waits for it); the claims, the lock and the count; the

@@ -33,6 +33,7 @@ from agents.types import Decision
 from arena.engine.rounds.asking import Answer
 from arena.engine.rounds.decisions import Outcome, decision_values, execute
 from arena.engine.runtime.cohort import AgentSlot
+from arena.engine.store.charges import settle_charges
 from arena.engine.store.claims import ERROR, Claim, finish_all, held_claims
 from arena.engine.store.ledger_store import FillBatch, stale_books, write_fill_batches
 from arena.tools.store import store_traces
@@ -106,8 +107,9 @@ def store_phase(
         + [(s.claim, _conflict_values(s, problems[s.slot.id])) for s in conflicts],
         locked=True,
     )
-    # the research-tool calls and requests behind each stored decision
+    # the research-tool calls and requests behind each stored decision; its charges are then in it
     store_traces(session, ((s.claim.decision_id, s.slot.id, s.decision) for s in fresh + conflicts))
+    settle_charges(session, [(s.claim, len(s.decision.usage.requests)) for s in fresh + conflicts])
     write_fill_batches(
         session, [FillBatch(s.slot.book, s.outcome.fills, s.claim.decision_id) for s in fresh], at=at
     )

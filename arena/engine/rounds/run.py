@@ -39,6 +39,7 @@ from arena.engine.runtime.budgets import has_caps, held_for_budget, spend_by_age
 from arena.engine.runtime.cohort import AgentSlot, CohortRuntime
 from arena.engine.runtime.quotes import build_quotes
 from arena.engine.runtime.views import agent_view, held_markets, latest_prices, portfolio_view
+from arena.engine.store.charges import ChargeRecorder
 from arena.engine.store.claims import DONE, ERROR, Claim, ClaimResult, claim_round, new_token
 from arena.engine.store.ledger_store import committed
 from arena.engine.store.round_store import market_questions, open_round
@@ -172,7 +173,11 @@ class RoundPlan:
             news_lag=cfg.tools.news_lag,
         )
 
-    def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
+    def view(
+        self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None, claim: Claim
+    ) -> AgentView:
+        """What the agent is shown; its provider requests are recorded under ``claim`` as they
+        answer (``store.charges``)."""
         ledger = slot.book.ledger
         ledger.mark(self._marks_for(ledger.open_markets()), self.at)
         portfolio = portfolio_view(
@@ -195,6 +200,7 @@ class RoundPlan:
             previous_round_at=self.previous,
             peers=peers,
             toolbox=ArenaToolbox(ToolContext(self.tool_facts, portfolio)),
+            on_request=ChargeRecorder(self.rt.engine, claim, self._now),
         )
 
     def _marks_for(self, held: frozenset[MarketId]) -> FreshMarks:
@@ -230,7 +236,7 @@ class RoundPlan:
         deadline: float,
         peers: dict[str, dict[str, dict[str, float]]] | None,
     ) -> None:
-        answers = await self.ask(slots, deadline, peers)
+        answers = await self.ask(slots, deadline, peers, claims)
         self.commit_phase(slots, claims, answers)
 
     async def ask(
@@ -238,15 +244,19 @@ class RoundPlan:
         slots: list[AgentSlot],
         deadline: float,
         peers: dict[str, dict[str, dict[str, float]]] | None,
+        claims: Mapping[int, Claim],
         spent: Mapping[int, Decimal] | None = None,
     ) -> dict[str, Answer]:
         """Every agent's answer by name, stamped when it came in (an agent over its spending
-        budget holds unasked); ``spent``: the spend read before the phase (default: read now)."""
+        budget holds unasked), each asked under its claim in ``claims``; ``spent``: the spend
+        read before the phase (default: read now)."""
         cfg = self.rt.config
         if self.capped and spent is None:
             spent = spend_by_agent(self.rt.engine, self.rt.cohort_id)
         held = held_for_budget(cfg, slots, spent) if spent is not None else {}
-        calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
+        calls = [
+            Call(s.name, s.bettor, self.view(s, peers, claims[s.id])) for s in slots if s.name not in held
+        ]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(
             calls,
