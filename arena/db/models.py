@@ -169,6 +169,9 @@ class MarketRow(ArenaTable, table=True):
     recorded_at: datetime = _recorded_at()
     # Digest of the venue answers the last sync built this market from (``arena.sync.unchanged``).
     sync_stamp: str | None = None
+    # The venue's own state of the market at its last sync, in words: "trading", why its outcome
+    # is not final yet (e.g. "closed; UMA status 'disputed' is not final"), or "resolved ...".
+    venue_status: str | None = Field(default=None, sa_type=Text)
 
 
 class MarketSnapshotRow(ArenaTable, table=True):

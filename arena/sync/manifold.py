@@ -30,7 +30,7 @@ from markets.concurrency import gather_bounded
 from markets.http import PayloadError, VenueHTTPError
 from markets.manifold import parse
 from markets.manifold.client import ManifoldClient
-from markets.types import YES, Market, PriceSnapshot, Resolution, Undecided, Venue
+from markets.types import YES, Market, PriceSnapshot, Venue
 
 _RAW_PRICE_FIELDS = ("probability", "p", "pool", "lastBetTime", "lastUpdatedTime")
 
@@ -140,10 +140,7 @@ class ManifoldCollector:
         except PayloadError as exc:
             report.problem(market.market_id, f"no price or resolution recorded: {exc}")
             return obs
-        if isinstance(outcome, Undecided):
-            report.pending(outcome)
-        elif isinstance(outcome, Resolution):
-            obs.resolution = outcome
+        obs.outcome(outcome, report)
         return obs
 
 

@@ -10,7 +10,8 @@ One run, for one venue:
 3. everything is written in batches, one transaction per batch, idempotently: a market row is
    written only when a parsed field changed (with the raw payload those fields came from), a
    snapshot only when its prices changed or the last one is older than ``refresh_after`` (so an
-   immediate re-run writes nothing), a resolution only once (a manual override is never replaced).
+   immediate re-run writes nothing), a resolution only once (a manual override is never replaced:
+   the venue's own answer is stored beside it, and reported when it disagrees).
 
 A market that fails (bad payload, no price) is logged with the reason and skipped; the others
 carry on. No price is ever filled in: a market without a valid price gets no snapshot.
@@ -42,14 +43,16 @@ from arena.db.market_rows import (
     snapshot_row,
     stored_raw,
     tracked_markets,
+    venue_answer,
     write_markets,
     write_resolutions,
     write_snapshots,
+    write_venue_answers,
 )
 from arena.sync.unchanged import recently_priced, write_stamps
 from markets.concurrency import gather_bounded
 from markets.http import PayloadError, VenueHTTPError
-from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
+from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Undecided, Venue
 
 # A market as a venue listed it, with the raw payload it was parsed from (for its sync stamp).
 Listed = tuple[Market, dict[str, Any]]
@@ -91,6 +94,31 @@ class Observation:
     resolution: Resolution | None = None
     history: list[PriceSnapshot] = field(default_factory=list)
     stamp: str = ""  # digest of the venue answers behind it (``arena.sync.unchanged``); "": none
+    # The venue's state of the market (``MarketRow.venue_status``); None: not read (bad payload).
+    status: str | None = None
+
+    def outcome(self, found: Resolution | Undecided | None, report: SyncReport) -> None:
+        """Take what the venue says of the market's outcome: still trading (None), not final yet
+        (``Undecided``: counted and logged as pending), or final."""
+        if found is None:
+            self.status = TRADING
+        elif isinstance(found, Undecided):
+            self.status = found.reason
+            report.pending(found)
+        else:
+            self.status = f"resolved {describe(found)}"
+            self.resolution = found
+
+
+TRADING = "trading"  # ``MarketRow.venue_status`` of a market the venue still trades
+
+
+def describe(resolution: Resolution) -> str:
+    """A resolution in a few words: ``YES``, ``VOID``, ``5050``, or the winning outcome's name."""
+    if resolution.kind is not ResolutionKind.OUTCOME:
+        return resolution.kind.value
+    winners = [o for o, paid in resolution.payouts.items() if paid == 1]
+    return repr(winners[0]) if len(winners) == 1 else str(dict(resolution.payouts))
 
 
 @dataclass
@@ -106,6 +134,8 @@ class SyncReport:
     resolutions_written: int = 0
     unchanged: int = 0  # skipped: same venue answers as the last sync, no heartbeat due
     undecided: list[Undecided] = field(default_factory=list)
+    # Venue answers that disagree with an operator's override (which stands): one line each.
+    contradictions: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -114,6 +144,15 @@ class SyncReport:
         """A market (or request) that could not be synced: one clear log line, and counted."""
         log.warning("sync %s: %s: %s", self.venue.value, subject, reason)
         self.problems.append((subject, reason))
+
+    def contradiction(self, market_id: str, override: Resolution, answer: Resolution) -> None:
+        """The venue resolved a market differently from the operator's override (which stands)."""
+        line = (
+            f"{market_id}: the venue resolved it {describe(answer)}, contradicting the operator's "
+            f"override {describe(override)} (the override stands; see `arena markets pending`)"
+        )
+        log.warning("sync %s: %s", self.venue.value, line)
+        self.contradictions.append(line)
 
     def pending(self, undecided: Undecided) -> None:
         log.info("sync %s: %s not resolved yet: %s", self.venue.value, undecided.market_id, undecided.reason)
@@ -327,6 +366,8 @@ def _write_batch(
             )
             rewritten = {row["id"] for row in markets}
             write_stamps(session, _new_stamps(batch, stored, rewritten))
+            answers = _venue_answers(batch, stored, now)
+            write_venue_answers(session, answers)
     except (SQLAlchemyError, ValueError) as exc:
         cause = getattr(exc, "orig", None) or exc  # the driver's reason, not the statement and rows
         return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
@@ -334,7 +375,29 @@ def _write_batch(
     report.snapshots_written += written[1]
     report.history_written += written[2]
     report.resolutions_written += written[3]
+    for obs in batch:
+        override = stored[obs.market.market_id].override if obs.market.market_id in answers else None
+        if override is not None and obs.resolution is not None and not same_outcome(override, obs.resolution):
+            report.contradiction(obs.market.market_id, override, obs.resolution)
     return None
+
+
+def _venue_answers(
+    batch: list[Observation], stored: Mapping[str, Stored], now: datetime
+) -> dict[str, dict[str, Any]]:
+    """The venue's final answers to markets an operator resolved, to store beside the override."""
+    return {
+        o.market.market_id: venue_answer(o.resolution, now)
+        for o in batch
+        if o.resolution is not None
+        and (previous := stored.get(o.market.market_id)) is not None
+        and previous.override is not None
+    }
+
+
+def same_outcome(a: Resolution, b: Resolution) -> bool:
+    """Whether two resolutions pay the same (kind and payouts; times and sources aside)."""
+    return a.kind is b.kind and dict(a.payouts) == dict(b.payouts)
 
 
 def _new_stamps(
@@ -357,7 +420,8 @@ def _rows(
     markets, snapshots, history, resolutions = [], [], [], []
     for obs in batch:
         previous = stored.get(obs.market.market_id)
-        row = market_row(obs.market, obs.raw, now)
+        status = obs.status if obs.status is not None or previous is None else previous.row["venue_status"]
+        row = market_row(obs.market, obs.raw, now, status=status)
         if previous is None or any(row[c] != previous.row[c] for c in previous.row):
             markets.append({**row, "sync_stamp": obs.stamp or None})
         latest = previous.latest if previous else {}

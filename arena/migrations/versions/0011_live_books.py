@@ -1,5 +1,5 @@
-"""live_books: paid provider requests kept as they answer, why a round asked nobody, and the
-venue's own answer to a market resolved by hand
+"""live_books: paid provider requests kept as they answer, why a round asked nobody, the
+venue's state of each market, and its own answer to a market resolved by hand
 
 Revision ID: 0011
 Revises: 0010
@@ -9,8 +9,10 @@ Create Date: 2026-12-02 09:00:00
 decision's claim; the decision's commit deletes the charges it accounts for, so an attempt whose
 worker died is still paid for in the spending caps. ``round.note`` says why a round ended
 without asking anyone (nothing to trade). ``resolution.venue_answer_json`` keeps the venue's
-final answer to a market an operator resolved, so a disagreement can be reported. New table and
-nullable columns only: existing rows need no change.
+final answer to a market an operator resolved, so a disagreement can be reported.
+``market.venue_status`` is the venue's own state of a market at its last sync (trading, why its
+outcome is not final, resolved), which ``arena markets pending`` shows. New table and nullable
+columns only: existing rows need no change (a market's next sync writes its status).
 """
 
 from __future__ import annotations
@@ -65,9 +67,13 @@ def upgrade() -> None:
         batch.add_column(sa.Column("note", sa.Text(), nullable=True))
     with op.batch_alter_table("resolution") as batch:
         batch.add_column(sa.Column("venue_answer_json", _json(), nullable=True))
+    with op.batch_alter_table("market") as batch:
+        batch.add_column(sa.Column("venue_status", sa.Text(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("market") as batch:
+        batch.drop_column("venue_status")
     with op.batch_alter_table("resolution") as batch:
         batch.drop_column("venue_answer_json")
     with op.batch_alter_table("round") as batch:

@@ -1,0 +1,169 @@
+"""No resolution left behind, on a live cohort synced from the fake Polymarket on loopback:
+``arena markets pending`` lists a held market that the venue closed before its end date while
+its answer is disputed, with the venue's status; ``arena markets resolve`` names the winner of a
+multi-outcome market; and a later venue answer that contradicts the override is reported by the
+sync and by ``arena markets pending`` (the override stands)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+from sqlmodel import Session, col, select
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.cohorts.config import parse_config
+from arena.cohorts.launch import launch
+from arena.core.clock import SimulatedClock
+from arena.core.settings import Settings
+from arena.db.models import FillRow, JobRunRow, MarketRow, PositionRow, ResolutionRow
+from arena.engine.runtime.sources import open_source
+from arena.scheduling.jobs import job_specs
+from arena.scheduling.runs import run_once
+from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, gamma_market, real_market
+
+START = datetime(2026, 8, 21, tzinfo=UTC)
+JOBS = job_specs(Settings())
+GAMMA_ID, CONDITION = "570001", "0x" + "ab" * 32
+MULTI = f"polymarket:{CONDITION}"
+DISPUTED = f"polymarket:{REAL_MARKETS[2][0]}"  # "Will GPT-6 be released before GTA VI?", ends 2026-12-31
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
+    with FakePolymarket() as venue:
+        for i in range(len(REAL_MARKETS)):
+            venue.add(real_market(i))
+        venue.add(
+            gamma_market(
+                GAMMA_ID,
+                CONDITION,
+                "Who will win the 2026 arena chess cup?",
+                outcomes=("Alice", "Bob", "Carol"),
+                prices=("0.5", "0.3", "0.2"),
+                volume=2_000_000.0,
+            )
+        )
+        monkeypatch.setenv("ARENA_GAMMA_URL", venue.url)
+        monkeypatch.setenv("ARENA_CLOB_URL", venue.url)
+        yield venue
+
+
+def _launch(engine: Engine, clock: SimulatedClock, tmp_path: Path) -> str:
+    bets = [
+        {"time": START.isoformat(), "market_id": MULTI, "outcome": "Bob", "amount": 90},
+        {"time": START.isoformat(), "market_id": DISPUTED, "outcome": "YES", "amount": 100},
+    ]
+    script = tmp_path / "bets.jsonl"
+    script.write_text("".join(json.dumps(b) + "\n" for b in bets), encoding="utf-8")
+    config = parse_config(
+        {
+            "name": "resolutions",
+            "mode": "live",
+            "venue": "polymarket",
+            "start": START.isoformat(),
+            "schedule": {"every": "1d", "rounds": 1},
+            "universe": {"min_price": "0.01", "max_price": "0.99"},
+            "agents": [{"name": "alice", "kind": "scripted", "path": str(script)}],
+        }
+    )
+    return launch(engine, config, source=open_source(config, engine), environ={}, clock=clock).cohort_id
+
+
+def _arena(engine: Engine, *args: str) -> Any:
+    url = engine.url.render_as_string(hide_password=False)
+    return CliRunner().invoke(app, [*args, "--database-url", url], env={"COLUMNS": "300"})
+
+
+def _rounds_done(engine: Engine, clock: SimulatedClock, tmp_path: Path) -> str:
+    cohort = _launch(engine, clock, tmp_path)
+    assert run_once(JOBS["sync"], engine, clock)
+    clock.set(START + timedelta(minutes=1))
+    assert run_once(JOBS["rounds"], engine, clock)
+    with Session(engine) as session:
+        held = set(session.exec(select(PositionRow.market_id).where(PositionRow.status == "open")).all())
+    assert held == {MULTI, DISPUTED}
+    return cohort
+
+
+def test_a_held_market_closed_early_and_disputed_is_pending_with_its_venue_status(
+    engine: Engine, fake: FakePolymarket, tmp_path: Path
+) -> None:
+    clock = SimulatedClock(START - timedelta(minutes=5))
+    _rounds_done(engine, clock, tmp_path)
+    # Months before its end date, the market stops trading and its proposed answer is disputed.
+    fake.update("560002", closed=True, umaResolutionStatus="disputed")
+    clock.advance(timedelta(minutes=15))
+    assert run_once(JOBS["sync"], engine, clock)
+    with Session(engine) as session:
+        market = session.get(MarketRow, DISPUTED)
+    assert market is not None and market.close_time is not None and market.close_time > clock.now()
+    assert market.venue_status == "closed; UMA status 'disputed' is not final"
+
+    listed = _arena(engine, "markets", "pending")
+    assert listed.exit_code == 0, listed.output
+    line = next(x for x in listed.output.splitlines() if DISPUTED[:24] in x)
+    assert "UMA status 'disputed' is not final" in line and "closed, no resolution yet" in line
+    assert "1 stopped trading, 1 still trading." in listed.output  # the multi-outcome market trades on
+    stopped = _arena(engine, "markets", "pending", "--stopped")
+    assert DISPUTED[:24] in stopped.output and MULTI[:24] not in stopped.output
+
+
+def test_the_operator_names_a_multi_outcome_winner_and_a_contradicting_venue_answer_is_reported(
+    engine: Engine, fake: FakePolymarket, tmp_path: Path
+) -> None:
+    clock = SimulatedClock(START - timedelta(minutes=5))
+    cohort = _rounds_done(engine, clock, tmp_path)
+    fake.update(GAMMA_ID, closed=True, umaResolutionStatus="proposed")
+    clock.advance(timedelta(minutes=15))
+    assert run_once(JOBS["sync"], engine, clock)
+
+    refused = _arena(engine, "markets", "resolve", MULTI, "--outcome", "Dave")
+    assert refused.exit_code == 2
+    assert "'Dave' is not an outcome of" in refused.output and "Alice, Bob, Carol, VOID" in refused.output
+    fifty = _arena(engine, "markets", "resolve", MULTI, "--outcome", "5050")
+    assert fifty.exit_code == 2 and "5050 is for YES/NO markets" in fifty.output
+    resolved = _arena(
+        engine, "markets", "resolve", MULTI, "--outcome", "bob", "--note", "the cup's own result"
+    )
+    assert resolved.exit_code == 0, resolved.output
+    assert (
+        "resolved 'Bob' by operator override" in resolved.output and "1 positions settled" in resolved.output
+    )
+    with Session(engine) as session:
+        payout = session.exec(
+            select(FillRow).where(FillRow.kind == "settle", FillRow.market_id == MULTI)
+        ).one()
+    assert payout.price == Decimal(1) and payout.amount == payout.shares  # $1 a share of Bob
+
+    # The venue's own answer comes later, and differs: Alice won.
+    fake.update(GAMMA_ID, umaResolutionStatus="resolved", outcomePrices=json.dumps(["1", "0", "0"]))
+    clock.advance(timedelta(minutes=15))
+    assert run_once(JOBS["sync"], engine, clock)
+    with Session(engine) as session:
+        row = session.exec(select(ResolutionRow).where(ResolutionRow.market_id == MULTI)).one()
+        message = session.exec(
+            select(JobRunRow.message)
+            .where(JobRunRow.job == "sync")
+            .order_by(col(JobRunRow.started_at).desc())
+        ).first()
+    assert (row.source, row.payouts_json) == (
+        "operator",
+        {"Alice": "0", "Bob": "1", "Carol": "0"},
+    )  # it stands
+    assert row.venue_answer_json is not None and row.venue_answer_json["payouts"]["Alice"] == "1"
+    assert message is not None and "1 overrides contradicted" in message
+    assert "the venue resolved it 'Alice', contradicting the operator's override 'Bob'" in message
+    listed = _arena(engine, "markets", "pending")
+    line = next(x for x in listed.output.splitlines() if MULTI[:24] in x)
+    assert "override 'Bob' contradicted by the venue's answer 'Alice'" in line
+    assert "resolved 'Alice'" in line  # the venue's status
+    reconciled = _arena(engine, "cohort", "reconcile", cohort)
+    assert reconciled.exit_code == 0, reconciled.output
