@@ -197,6 +197,7 @@ def _print_report(report: SyncReport) -> None:
     rows = [
         ("open markets listed", report.listed),
         ("kept (top N after filters)", report.selected),
+        ("not tradable here (skipped)", report.unsupported),
         ("stored markets refreshed", report.refreshed),
         ("unchanged since the last sync (skipped)", report.unchanged),
         ("market rows written", report.markets_written),

@@ -133,6 +133,9 @@ class SyncReport:
     history_written: int = 0
     resolutions_written: int = 0
     unchanged: int = 0  # skipped: same venue answers as the last sync, no heartbeat due
+    # Listed markets of a kind the arena cannot trade (numeric markets, polls, multiple-choice
+    # markets whose answers are separate yes/no questions): skipped, counted here.
+    unsupported: int = 0
     undecided: list[Undecided] = field(default_factory=list)
     # Venue answers that disagree with an operator's override (which stands): one line each.
     contradictions: list[str] = field(default_factory=list)

@@ -23,10 +23,12 @@ from arena.cohorts.config import parse_config
 from arena.cohorts.launch import launch
 from arena.core.clock import SimulatedClock
 from arena.core.settings import Settings
-from arena.db.models import FillRow, JobRunRow, MarketRow, PositionRow, ResolutionRow
+from arena.db.models import FillRow, JobRunRow, MarketRow, PositionRow, ResolutionRow, RoundMarketRow
 from arena.engine.runtime.sources import open_source
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
+from tests.fakes.manifold_server import REAL_MARKETS as MANIFOLD_MARKETS
+from tests.fakes.manifold_server import FakeManifold, lite_market, millis, multiple_choice_market
 from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, gamma_market, real_market
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
@@ -165,5 +167,55 @@ def test_the_operator_names_a_multi_outcome_winner_and_a_contradicting_venue_ans
     line = next(x for x in listed.output.splitlines() if MULTI[:24] in x)
     assert "override 'Bob' contradicted by the venue's answer 'Alice'" in line
     assert "resolved 'Alice'" in line  # the venue's status
+    reconciled = _arena(engine, "cohort", "reconcile", cohort)
+    assert reconciled.exit_code == 0, reconciled.output
+
+
+def test_a_manifold_multiple_choice_market_is_offered_bet_on_and_settled(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeManifold() as venue:
+        for i in range(len(MANIFOLD_MARKETS)):
+            venue.add(lite_market(i))
+        chosen = multiple_choice_market(1, {"Red": 0.5, "Green": 0.3, "Blue": 0.2}, volume=500_000)
+        venue.add(chosen)
+        monkeypatch.setenv("ARENA_MANIFOLD_URL", venue.url)
+        market_id = f"manifold:{chosen['id']}"
+        bet = {"time": START.isoformat(), "market_id": market_id, "outcome": "Green", "amount": 90}
+        script = tmp_path / "bets.jsonl"
+        script.write_text(json.dumps(bet) + "\n", encoding="utf-8")
+        clock = SimulatedClock(START - timedelta(minutes=5))
+        config = parse_config(
+            {
+                "name": "colours",
+                "mode": "live",
+                "venue": "manifold",
+                "start": START.isoformat(),
+                "schedule": {"every": "1d", "rounds": 1},
+                "agents": [{"name": "alice", "kind": "scripted", "path": str(script)}],
+            }
+        )
+        cohort = launch(engine, config, source=open_source(config, engine), environ={}, clock=clock).cohort_id
+        assert run_once(JOBS["sync"], engine, clock)
+        clock.set(START + timedelta(minutes=1))
+        assert run_once(JOBS["rounds"], engine, clock)
+        with Session(engine) as session:
+            offered = session.exec(select(RoundMarketRow).where(RoundMarketRow.market_id == market_id)).one()
+            (buy,) = session.exec(select(FillRow).where(FillRow.market_id == market_id)).all()
+        assert offered.prices_json == {"Red": "0.5", "Green": "0.3", "Blue": "0.2"}
+        assert (buy.kind, buy.outcome, buy.price) == ("buy", "Green", Decimal("0.3"))
+
+        venue.update(
+            chosen["id"],
+            isResolved=True,
+            resolution=f"{chosen['id']}-a1",
+            resolutionTime=millis("2026-08-21T02:00:00+00:00"),
+        )
+        clock.advance(timedelta(hours=2))
+        assert run_once(JOBS["sync"], engine, clock)
+        assert run_once(JOBS["settle"], engine, clock)
+    with Session(engine) as session:
+        payout = session.exec(select(FillRow).where(FillRow.kind == "settle")).one()
+    assert (payout.outcome, payout.price, payout.amount) == ("Green", Decimal(1), buy.shares)
     reconciled = _arena(engine, "cohort", "reconcile", cohort)
     assert reconciled.exit_code == 0, reconciled.output
