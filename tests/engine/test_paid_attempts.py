@@ -25,6 +25,8 @@ from arena.engine.rounds.report import RoundReport
 from arena.engine.runtime.agent_http import AgentHttpClients
 from arena.engine.runtime.budgets import spend_by_agent
 from arena.reports.overview import cohort_overview
+from arena.scoring.load.database import load_frames
+from arena.scoring.rules.costs import cost_metrics
 from markets.replay import ReplaySource
 from tests.engine.helpers import config, day, launch_cohort, runtime, tiny_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
@@ -120,6 +122,7 @@ def test_an_attempt_that_died_before_its_commit_is_still_paid_for(
     assert spend_by_agent(engine, cohort_id) == {agent_id: 4 * CENT}
     (agent,) = cohort_overview(engine, cohort_id).agents  # type: ignore[union-attr]
     assert agent.cost == 4 * CENT  # what `arena cohort show` gives as its cost
+    assert cost_metrics(load_frames(engine, [cohort_id]))["cost"].to_list() == [4 * CENT]  # the leaderboard's
 
     # The cap ($0.03) counts the dead attempt: at $0.04 the agent is not asked in round 1.
     assert _round(engine, cohort_id, source, 1).status == "failed"  # its one agent held
