@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -39,7 +38,7 @@ from arena.scheduling.planner import plan_round
 from arena.scheduling.runs import run_once
 from portfolio import Bet, MarketId, Money
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import FakePolymarket
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
 JOBS = job_specs(Settings())
@@ -57,16 +56,6 @@ class TickingClock(SimulatedClock):
         current = super().now()
         self.advance(self.step)
         return current
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
-    with FakePolymarket() as venue:
-        for i in range(len(REAL_MARKETS)):
-            venue.add(real_market(i))
-        monkeypatch.setenv("ARENA_GAMMA_URL", venue.url)
-        monkeypatch.setenv("ARENA_CLOB_URL", venue.url)
-        yield venue
 
 
 BASELINES = [

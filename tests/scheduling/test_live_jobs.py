@@ -4,10 +4,8 @@ exactly as ``arena serve`` runs them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
@@ -22,20 +20,10 @@ from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
 from arena.scoring.load.database import load_frames
 from arena.scoring.rules.costs import cost_metrics
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
 JOBS = job_specs(Settings())  # the default cadences
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
-    with FakePolymarket() as venue:
-        for i in range(len(REAL_MARKETS)):
-            venue.add(real_market(i))
-        monkeypatch.setenv("ARENA_GAMMA_URL", venue.url)
-        monkeypatch.setenv("ARENA_CLOB_URL", venue.url)
-        yield venue
 
 
 def _count(engine: Engine, table: type, *where: object) -> int:

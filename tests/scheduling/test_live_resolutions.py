@@ -7,7 +7,6 @@ sync and by ``arena markets pending`` (the override stands)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -29,7 +28,7 @@ from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
 from tests.fakes.manifold_server import REAL_MARKETS as MANIFOLD_MARKETS
 from tests.fakes.manifold_server import FakeManifold, lite_market, millis, multiple_choice_market
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, gamma_market, real_market
+from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, gamma_market
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
 JOBS = job_specs(Settings())
@@ -39,37 +38,33 @@ DISPUTED = f"polymarket:{REAL_MARKETS[2][0]}"  # "Will GPT-6 be released before 
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
-    with FakePolymarket() as venue:
-        for i in range(len(REAL_MARKETS)):
-            venue.add(real_market(i))
-        venue.add(
-            gamma_market(
-                GAMMA_ID,
-                CONDITION,
-                "Who will win the 2026 arena chess cup?",
-                outcomes=("Alice", "Bob", "Carol"),
-                prices=("0.5", "0.3", "0.2"),
-                volume=2_000_000.0,
-            )
+def polymarket(fake: FakePolymarket) -> FakePolymarket:
+    """The fake Polymarket (``conftest.fake``) with a three-outcome market besides."""
+    fake.add(
+        gamma_market(
+            GAMMA_ID,
+            CONDITION,
+            "Who will win the 2026 arena chess cup?",
+            outcomes=("Alice", "Bob", "Carol"),
+            prices=("0.5", "0.3", "0.2"),
+            volume=2_000_000.0,
         )
-        monkeypatch.setenv("ARENA_GAMMA_URL", venue.url)
-        monkeypatch.setenv("ARENA_CLOB_URL", venue.url)
-        yield venue
+    )
+    return fake
 
 
-def _launch(engine: Engine, clock: SimulatedClock, tmp_path: Path) -> str:
-    bets = [
-        {"time": START.isoformat(), "market_id": MULTI, "outcome": "Bob", "amount": 90},
-        {"time": START.isoformat(), "market_id": DISPUTED, "outcome": "YES", "amount": 100},
-    ]
+def _launch(
+    engine: Engine, clock: SimulatedClock, tmp_path: Path, venue: str, bets: list[dict[str, Any]]
+) -> str:
+    """A live cohort of one round at ``START`` on ``venue``, its one agent placing ``bets`` (scripted)."""
     script = tmp_path / "bets.jsonl"
-    script.write_text("".join(json.dumps(b) + "\n" for b in bets), encoding="utf-8")
+    lines = [{"time": START.isoformat(), **bet} for bet in bets]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     config = parse_config(
         {
             "name": "resolutions",
             "mode": "live",
-            "venue": "polymarket",
+            "venue": venue,
             "start": START.isoformat(),
             "schedule": {"every": "1d", "rounds": 1},
             "universe": {"min_price": "0.01", "max_price": "0.99"},
@@ -85,7 +80,11 @@ def _arena(engine: Engine, *args: str) -> Any:
 
 
 def _rounds_done(engine: Engine, clock: SimulatedClock, tmp_path: Path) -> str:
-    cohort = _launch(engine, clock, tmp_path)
+    bets = [
+        {"market_id": MULTI, "outcome": "Bob", "amount": 90},
+        {"market_id": DISPUTED, "outcome": "YES", "amount": 100},
+    ]
+    cohort = _launch(engine, clock, tmp_path, "polymarket", bets)
     assert run_once(JOBS["sync"], engine, clock)
     clock.set(START + timedelta(minutes=1))
     assert run_once(JOBS["rounds"], engine, clock)
@@ -96,12 +95,12 @@ def _rounds_done(engine: Engine, clock: SimulatedClock, tmp_path: Path) -> str:
 
 
 def test_a_held_market_closed_early_and_disputed_is_pending_with_its_venue_status(
-    engine: Engine, fake: FakePolymarket, tmp_path: Path
+    engine: Engine, polymarket: FakePolymarket, tmp_path: Path
 ) -> None:
     clock = SimulatedClock(START - timedelta(minutes=5))
     _rounds_done(engine, clock, tmp_path)
     # Months before its end date, the market stops trading and its proposed answer is disputed.
-    fake.update("560002", closed=True, umaResolutionStatus="disputed")
+    polymarket.update("560002", closed=True, umaResolutionStatus="disputed")
     clock.advance(timedelta(minutes=15))
     assert run_once(JOBS["sync"], engine, clock)
     with Session(engine) as session:
@@ -119,11 +118,11 @@ def test_a_held_market_closed_early_and_disputed_is_pending_with_its_venue_statu
 
 
 def test_the_operator_names_a_multi_outcome_winner_and_a_contradicting_venue_answer_is_reported(
-    engine: Engine, fake: FakePolymarket, tmp_path: Path
+    engine: Engine, polymarket: FakePolymarket, tmp_path: Path
 ) -> None:
     clock = SimulatedClock(START - timedelta(minutes=5))
     cohort = _rounds_done(engine, clock, tmp_path)
-    fake.update(GAMMA_ID, closed=True, umaResolutionStatus="proposed")
+    polymarket.update(GAMMA_ID, closed=True, umaResolutionStatus="proposed")
     clock.advance(timedelta(minutes=15))
     assert run_once(JOBS["sync"], engine, clock)
 
@@ -146,7 +145,7 @@ def test_the_operator_names_a_multi_outcome_winner_and_a_contradicting_venue_ans
     assert payout.price == Decimal(1) and payout.amount == payout.shares  # $1 a share of Bob
 
     # The venue's own answer comes later, and differs: Alice won.
-    fake.update(GAMMA_ID, umaResolutionStatus="resolved", outcomePrices=json.dumps(["1", "0", "0"]))
+    polymarket.update(GAMMA_ID, umaResolutionStatus="resolved", outcomePrices=json.dumps(["1", "0", "0"]))
     clock.advance(timedelta(minutes=15))
     assert run_once(JOBS["sync"], engine, clock)
     with Session(engine) as session:
@@ -181,21 +180,9 @@ def test_a_manifold_multiple_choice_market_is_offered_bet_on_and_settled(
         venue.add(chosen)
         monkeypatch.setenv("ARENA_MANIFOLD_URL", venue.url)
         market_id = f"manifold:{chosen['id']}"
-        bet = {"time": START.isoformat(), "market_id": market_id, "outcome": "Green", "amount": 90}
-        script = tmp_path / "bets.jsonl"
-        script.write_text(json.dumps(bet) + "\n", encoding="utf-8")
         clock = SimulatedClock(START - timedelta(minutes=5))
-        config = parse_config(
-            {
-                "name": "colours",
-                "mode": "live",
-                "venue": "manifold",
-                "start": START.isoformat(),
-                "schedule": {"every": "1d", "rounds": 1},
-                "agents": [{"name": "alice", "kind": "scripted", "path": str(script)}],
-            }
-        )
-        cohort = launch(engine, config, source=open_source(config, engine), environ={}, clock=clock).cohort_id
+        bet = {"market_id": market_id, "outcome": "Green", "amount": 90}
+        cohort = _launch(engine, clock, tmp_path, "manifold", [bet])
         assert run_once(JOBS["sync"], engine, clock)
         clock.set(START + timedelta(minutes=1))
         assert run_once(JOBS["rounds"], engine, clock)

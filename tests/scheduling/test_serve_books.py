@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from arena.core.clock import SimulatedClock
 from arena.db.models import DecisionRow, FillRow, PortfolioSnapshotRow, RoundRow
 from arena.engine.runtime.sources import open_source
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import FakePolymarket
 from tests.workers.llm_study import start, stop
 
 pytestmark = pytest.mark.slow
@@ -39,14 +39,6 @@ def _slow_bet(request: RecordedRequest) -> Reply:
     bet = {"type": "bet", "market_id": markets[0], "outcome": "YES", "amount": 60}
     answer = {"reasoning": "a small edge", "actions": [bet], "probabilities": {markets[0]: 0.6}}
     return Reply.ok(json.dumps(answer), delay_s=3.0, cost=0.001)
-
-
-@pytest.fixture
-def venue() -> Iterator[FakePolymarket]:
-    with FakePolymarket() as fake:
-        for i in range(len(REAL_MARKETS)):
-            fake.add(real_market(i))
-        yield fake
 
 
 def _launch(engine: Engine, base_url: str, start_at: datetime) -> str:
@@ -86,7 +78,7 @@ def _rounds(engine: Engine, cohort: str) -> list[RoundRow]:
 
 
 def test_a_cohort_run_by_serve_reconciles_with_marks_between_its_rounds_and_fills(
-    engine: Engine, venue: FakePolymarket, tmp_path: Path
+    engine: Engine, fake: FakePolymarket, tmp_path: Path
 ) -> None:
     url = engine.url.render_as_string(hide_password=False)
     log = tmp_path / "serve.log"
@@ -96,8 +88,8 @@ def test_a_cohort_run_by_serve_reconciles_with_marks_between_its_rounds_and_fill
         cohort = _launch(engine, provider.base_url, datetime.now(UTC) + timedelta(seconds=12))
         env = {
             "ARENA_DATABASE_URL": url,
-            "ARENA_GAMMA_URL": venue.url,
-            "ARENA_CLOB_URL": venue.url,
+            "ARENA_GAMMA_URL": fake.url,
+            "ARENA_CLOB_URL": fake.url,
             "ARENA_ROUNDS_EVERY": "1s",
             "ARENA_MARKS_EVERY": "1s",
             "ARENA_SYNC_EVERY": "4s",
