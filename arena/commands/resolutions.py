@@ -16,7 +16,7 @@ from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.engine.books.pending import pending_markets
 from arena.engine.books.resolving import OverrideError, override
-from arena.sync.run import describe
+from arena.sync.outcomes import describe
 
 console = plain_console()
 

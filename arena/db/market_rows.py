@@ -202,26 +202,6 @@ def awaiting_venue_answers(session: Session, market_ids: Sequence[str]) -> dict[
     return {row.market_id: resolution_from_row(row) for row in rows if row.venue_answer_json is None}
 
 
-def venue_answer(resolution: Resolution, seen_at: datetime) -> dict[str, Any]:
-    """``resolution.venue_answer_json``: the venue's own final answer, as a sync saw it."""
-    return {
-        "kind": resolution.kind.value,
-        "payouts": decimals_to_json(resolution.payouts),
-        "resolved_at": resolution.resolved_at.isoformat(),
-        "seen_at": seen_at.isoformat(),
-    }
-
-
-def write_venue_answers(session: Session, answers: Mapping[str, dict[str, Any]]) -> None:
-    """Store the venue's answer (``venue_answer``) on each market's resolution set by hand."""
-    for market_id, answer in answers.items():
-        session.execute(
-            sa.update(ResolutionRow)
-            .where(col(ResolutionRow.market_id) == market_id, col(ResolutionRow.source) == OPERATOR)
-            .values(venue_answer_json=answer)
-        )
-
-
 def _latest_light(session: Session, market_ids: Sequence[str]) -> list[PriceSnapshot]:
     """The newest snapshot per source of each market, read as plain columns (no raw payload)."""
     keys = latest_keys(sources=None, as_of=None, market_ids=market_ids)

@@ -43,16 +43,15 @@ from arena.db.market_rows import (
     snapshot_row,
     stored_raw,
     tracked_markets,
-    venue_answer,
     write_markets,
     write_resolutions,
     write_snapshots,
-    write_venue_answers,
 )
+from arena.sync.outcomes import TRADING, describe, same_outcome, venue_answer, write_venue_answers
 from arena.sync.unchanged import recently_priced, write_stamps
 from markets.concurrency import gather_bounded
 from markets.http import PayloadError, VenueHTTPError
-from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Undecided, Venue
+from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
 
 # A market as a venue listed it, with the raw payload it was parsed from (for its sync stamp).
 Listed = tuple[Market, dict[str, Any]]
@@ -108,17 +107,6 @@ class Observation:
         else:
             self.status = f"resolved {describe(found)}"
             self.resolution = found
-
-
-TRADING = "trading"  # ``MarketRow.venue_status`` of a market the venue still trades
-
-
-def describe(resolution: Resolution) -> str:
-    """A resolution in a few words: ``YES``, ``VOID``, ``5050``, or the winning outcome's name."""
-    if resolution.kind is not ResolutionKind.OUTCOME:
-        return resolution.kind.value
-    winners = [o for o, paid in resolution.payouts.items() if paid == 1]
-    return repr(winners[0]) if len(winners) == 1 else str(dict(resolution.payouts))
 
 
 @dataclass
@@ -369,8 +357,9 @@ def _write_batch(
             )
             rewritten = {row["id"] for row in markets}
             write_stamps(session, _new_stamps(batch, stored, rewritten))
-            answers = _venue_answers(batch, stored, now)
-            write_venue_answers(session, answers)
+            found = {o.market.market_id: o.resolution for o in batch if o.resolution is not None}
+            overrides = {m: s.override for m, s in stored.items() if s.override is not None and m in found}
+            write_venue_answers(session, {m: venue_answer(found[m], now) for m in overrides})
     except (SQLAlchemyError, ValueError) as exc:
         cause = getattr(exc, "orig", None) or exc  # the driver's reason, not the statement and rows
         return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
@@ -378,29 +367,10 @@ def _write_batch(
     report.snapshots_written += written[1]
     report.history_written += written[2]
     report.resolutions_written += written[3]
-    for obs in batch:
-        override = stored[obs.market.market_id].override if obs.market.market_id in answers else None
-        if override is not None and obs.resolution is not None and not same_outcome(override, obs.resolution):
-            report.contradiction(obs.market.market_id, override, obs.resolution)
+    for market_id, override in overrides.items():
+        if not same_outcome(override, found[market_id]):
+            report.contradiction(market_id, override, found[market_id])
     return None
-
-
-def _venue_answers(
-    batch: list[Observation], stored: Mapping[str, Stored], now: datetime
-) -> dict[str, dict[str, Any]]:
-    """The venue's final answers to markets an operator resolved, to store beside the override."""
-    return {
-        o.market.market_id: venue_answer(o.resolution, now)
-        for o in batch
-        if o.resolution is not None
-        and (previous := stored.get(o.market.market_id)) is not None
-        and previous.override is not None
-    }
-
-
-def same_outcome(a: Resolution, b: Resolution) -> bool:
-    """Whether two resolutions pay the same (kind and payouts; times and sources aside)."""
-    return a.kind is b.kind and dict(a.payouts) == dict(b.payouts)
 
 
 def _new_stamps(

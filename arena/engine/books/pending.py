@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 from arena.db.market_rows import OPERATOR, chunks, resolution_from_row
 from arena.db.models import AgentRow, CohortRow, MarketRow, PositionRow, ResolutionRow
 from arena.db.types import decimals_from_json
-from arena.sync.run import TRADING, describe, same_outcome
+from arena.sync.outcomes import TRADING, describe, same_outcome
 from markets.types import Resolution, ResolutionKind
 
 

@@ -17,7 +17,7 @@ from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.market_rows import OPERATOR, resolution_from_row, venue_answer
+from arena.db.market_rows import OPERATOR, resolution_from_row
 from arena.db.models import (
     AgentRow,
     CohortRow,
@@ -33,7 +33,7 @@ from arena.engine.books.completion import complete_if_done
 from arena.engine.books.marks import mark_rows, persist_marks
 from arena.engine.books.settlement import settle
 from arena.engine.runtime.cohort import load_runtime
-from arena.sync.run import describe
+from arena.sync.outcomes import describe, venue_answer
 from markets.types import BINARY_OUTCOMES, YES, Resolution, ResolutionKind
 
 log = logging.getLogger("arena.engine.books.resolving")
