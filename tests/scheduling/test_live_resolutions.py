@@ -23,6 +23,7 @@ from arena.cohorts.launch import launch
 from arena.core.clock import SimulatedClock
 from arena.core.settings import Settings
 from arena.db.models import FillRow, JobRunRow, MarketRow, PositionRow, ResolutionRow, RoundMarketRow
+from arena.engine.books.pending import pending_markets
 from arena.engine.runtime.sources import open_source
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
@@ -108,11 +109,19 @@ def test_a_held_market_closed_early_and_disputed_is_pending_with_its_venue_statu
     assert market is not None and market.close_time is not None and market.close_time > clock.now()
     assert market.venue_status == "closed; UMA status 'disputed' is not final"
 
+    first, second = pending_markets(engine, clock.now())  # what the command shows, stopped first
+    assert (first.market_id, first.trading, first.positions, first.reason) == (
+        DISPUTED,
+        False,
+        1,
+        "closed, no resolution yet",
+    )
+    assert first.venue_status == "closed; UMA status 'disputed' is not final"
+    assert (second.market_id, second.trading, second.venue_status) == (MULTI, True, "trading")
     listed = _arena(engine, "markets", "pending")
     assert listed.exit_code == 0, listed.output
-    line = next(x for x in listed.output.splitlines() if DISPUTED[:24] in x)
-    assert "UMA status 'disputed' is not final" in line and "closed, no resolution yet" in line
-    assert "1 stopped trading, 1 still trading." in listed.output  # the multi-outcome market trades on
+    assert DISPUTED[:24] in listed.output and "disputed" in listed.output
+    assert "1 stopped trading, 1 still trading." in listed.output
     stopped = _arena(engine, "markets", "pending", "--stopped")
     assert DISPUTED[:24] in stopped.output and MULTI[:24] not in stopped.output
 
@@ -162,10 +171,11 @@ def test_the_operator_names_a_multi_outcome_winner_and_a_contradicting_venue_ans
     assert row.venue_answer_json is not None and row.venue_answer_json["payouts"]["Alice"] == "1"
     assert message is not None and "1 overrides contradicted" in message
     assert "the venue resolved it 'Alice', contradicting the operator's override 'Bob'" in message
+    (doubted,) = (p for p in pending_markets(engine, clock.now()) if p.market_id == MULTI)
+    assert doubted.reason == "override 'Bob' contradicted by the venue's answer 'Alice' (the override stands)"
+    assert doubted.venue_status == "resolved 'Alice'"
     listed = _arena(engine, "markets", "pending")
-    line = next(x for x in listed.output.splitlines() if MULTI[:24] in x)
-    assert "override 'Bob' contradicted by the venue's answer 'Alice'" in line
-    assert "resolved 'Alice'" in line  # the venue's status
+    assert MULTI[:24] in listed.output and "contradicted" in listed.output
     reconciled = _arena(engine, "cohort", "reconcile", cohort)
     assert reconciled.exit_code == 0, reconciled.output
 
