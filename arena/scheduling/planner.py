@@ -47,8 +47,8 @@ async def plan_round(
         return finished
     opened = open_planned_round(rt, index, at)
     reason = nothing_to_trade(rt, opened.full, opened.universe)
-    if reason is not None:
-        return record_empty(rt, index, at, opened.universe, reason)
+    if reason is not None and (empty := record_empty(rt, index, at, opened.universe, reason)) is not None:
+        return empty
     round_id = opened.round_id
     loop = asyncio.get_running_loop()
     deadline = loop.time() + (bound or rt.claim_lease).total_seconds()

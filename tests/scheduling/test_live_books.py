@@ -32,6 +32,7 @@ from arena.engine.rounds.decisions import execute
 from arena.engine.runtime.cohort import load_runtime
 from arena.engine.runtime.quotes import build_quotes
 from arena.engine.runtime.sources import open_source
+from arena.engine.store.claims import new_token
 from arena.engine.store.ledger_store import lock_and_check, write_fills
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.planner import plan_round
@@ -255,3 +256,22 @@ def test_a_planner_queues_no_decision_unit_for_a_round_with_nothing_to_trade(
     with Session(engine) as session:
         assert session.exec(select(WorkUnitRow)).all() == []
         assert session.exec(select(DecisionRow)).all() == []
+
+
+def test_a_round_an_earlier_run_already_asked_is_finished_not_emptied(
+    engine: Engine, fake: FakePolymarket
+) -> None:
+    """A run claimed round 1's decisions, then died; the prices went stale meanwhile. The round
+    is finished as it began (its agents asked), never turned empty under their claims."""
+    clock = TickingClock(START - timedelta(minutes=5))
+    cohort = _launch(engine, clock)
+    assert run_once(JOBS["sync"], engine, clock)
+    clock.set(START + timedelta(days=1, minutes=1))
+    rt = load_runtime(engine, cohort, environ={}, lease_clock=clock)
+    at = START + timedelta(days=1)
+    _, universe = rounds.round_snapshot(rt, at)
+    with session_scope(engine) as session:
+        rounds.open_and_claim(session, rt, 1, at, universe, new_token())
+    rt.lease = timedelta(microseconds=1)  # the dead run's claims have expired
+    report = asyncio.run(rounds.run_round(rt, 1, at))
+    assert report.status == "done" and set(report.statuses.values()) == {"done"}

@@ -6,7 +6,12 @@ still ask every model, and pay for it, to answer about nothing. So a round that 
 while no agent holds a position it could sell at the round's prices, is stored with status
 ``empty``, its snapshot (none) and the reason in ``round.note``; it asks no agent and has no
 decisions. The rounds job's message counts such rounds and gives the reason; ``arena cohort
-show`` lists them. A replay round is judged the same way: its data decides what it offers.
+show`` lists them.
+
+Replays are left as they are: their data is fixed, a round without markets there is part of what
+was recorded, and a replay's decisions (a hold in every round) stay what earlier runs of the same
+config stored. A round found already asked (decisions stored by an earlier, interrupted run) is
+finished as usual, never turned empty.
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import update
-from sqlmodel import col
+from sqlmodel import col, select
 
 from arena.core.config_types import format_duration
 from arena.db.engine import session_scope
-from arena.db.models import RoundRow
+from arena.db.models import DecisionRow, RoundRow
 from arena.engine.rounds.report import RoundReport
 from arena.engine.runtime.cohort import CohortRuntime
 from arena.engine.store.round_store import open_round
@@ -28,9 +33,10 @@ EMPTY = "empty"
 
 
 def nothing_to_trade(rt: CohortRuntime, full: MarketSnapshot, universe: MarketSnapshot) -> str | None:
-    """Why the round at ``universe.as_of`` offers nothing to trade, or None when it does: a market
-    offered, or a position an agent could sell (its market in ``full``, the tradable snapshot)."""
-    if universe.entries:
+    """Why the live round at ``universe.as_of`` offers nothing to trade, or None when it does (or
+    is a replay's): a market offered, or a position an agent could sell (its market in ``full``,
+    the tradable snapshot)."""
+    if universe.entries or rt.config.mode != "live":
         return None
     tradable = full.by_id()
     if any(m in tradable for slot in rt.agents for m in slot.book.ledger.open_markets()):
@@ -40,22 +46,24 @@ def nothing_to_trade(rt: CohortRuntime, full: MarketSnapshot, universe: MarketSn
             f"offered no market: none of the {len(full.entries)} open markets with a price passed the "
             "cohort's universe filters, and no agent holds one"
         )
-    if rt.config.mode == "live":
-        age = format_duration(rt.config.prices.snapshot_max_age_live)
-        return (
-            f"offered no market: no synced market had a price observed within "
-            f"prices.snapshot_max_age_live ({age}) before the round's time; is the sync job running?"
-        )
-    return "offered no market: the dataset has no open market with a price at the round's time"
+    age = format_duration(rt.config.prices.snapshot_max_age_live)
+    return (
+        f"offered no market: no synced market had a price observed within "
+        f"prices.snapshot_max_age_live ({age}) before the round's time; is the sync job running?"
+    )
 
 
 def record_empty(
     rt: CohortRuntime, index: int, at: datetime, universe: MarketSnapshot, reason: str
-) -> RoundReport:
-    """Store round ``index`` (or the one an earlier run opened) as empty with ``reason``."""
+) -> RoundReport | None:
+    """Store round ``index`` (or the one an earlier run opened) as empty with ``reason``; None,
+    storing nothing, when an earlier run already asked it (it has decisions)."""
     now = rt.happened_at(at)
     with session_scope(rt.engine) as session:
         round_id = open_round(session, rt.cohort_id, index, at, universe, started_at=now)
+        asked = session.exec(select(DecisionRow.id).where(DecisionRow.round_id == round_id).limit(1)).first()
+        if asked is not None:
+            return None
         session.execute(
             update(RoundRow)
             .where(col(RoundRow.id) == round_id, col(RoundRow.status) == "running")

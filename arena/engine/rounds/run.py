@@ -1,8 +1,8 @@
 """One decision round of a cohort, as data flows (DESIGN.md "One round, as data flows").
 
 1. The universe snapshot as of the round time is taken, filtered, hashed and stored; a re-run of
-   the round must find the same hash (the same markets at the same prices) or it stops. A round
-   with nothing to trade is stored as empty, and nobody is asked (``empty``).
+   the round must find the same hash (the same markets at the same prices) or it stops. A live
+   round with nothing to trade is stored as empty, and nobody is asked (``empty``).
 2. Every unfinished decision is claimed (``claims``) before any agent is asked anything.
 3. Agents are asked concurrently on the same snapshot; ensemble agents (``uses_peers``) go in a
    second phase with the stated probabilities of the first.
@@ -70,8 +70,8 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
         return finished
     full, universe = round_snapshot(rt, at)
     reason = nothing_to_trade(rt, full, universe)
-    if reason is not None:
-        return record_empty(rt, index, at, universe, reason)
+    if reason is not None and (empty := record_empty(rt, index, at, universe, reason)) is not None:
+        return empty
     with session_scope(rt.engine) as session:
         round_id, claims = open_and_claim(session, rt, index, at, universe, new_token())
     if claims.claimed:
