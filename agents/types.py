@@ -6,7 +6,7 @@ snapshot and the agent's ledger, and stores the ``Decision`` they return.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -68,6 +68,10 @@ class AgentView:
     previous_round_at: datetime | None = None
     # Research tools answering as of ``now`` (arena/tools/); None where the arena offers none.
     toolbox: Toolbox | None = None
+    # Told of each provider request (1-based, in order) as soon as it answered, before the
+    # decision is returned, so the arena records what was paid even if it never stores the
+    # decision (its process killed mid-decision). None: nobody listens.
+    on_request: RequestRecorder | None = None
 
 
 # What one provider request may plausibly cost (docs/limits-and-safety.md "Limits"): a figure past
@@ -119,6 +123,10 @@ class RequestUsage:
     cost_usd: Decimal = Decimal(0)
     latency_s: float = 0.0
     outcome: str = "answer"
+
+
+RequestRecorder = Callable[[int, RequestUsage], Awaitable[None]]
+"""Hears of a decision's provider request ``seq`` (1-based) with its usage (``AgentView.on_request``)."""
 
 
 @dataclass(frozen=True, slots=True)

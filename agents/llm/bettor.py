@@ -97,7 +97,7 @@ class LLMBettor:
         prompt = render_prompt(view, self.settings)
         context = OutputContext.for_view(view, prompt.markets)
         messages = prompt.messages()
-        meter = Meter()
+        meter = Meter(recorder=view.on_request)
         tools = self._tool_session(view)
         result, raw = await self._converse(messages, context, meter, tools)
         usage = Usage(

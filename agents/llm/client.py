@@ -6,7 +6,8 @@ has already spent ``timeout_s``, which bounds the whole exchange (a server trick
 is cut there). A body past ``max_response_bytes`` is cut as it streams (``markets.bounded``)
 and fails the request for good: asking again would fetch the same. Every attempt's tokens and
 cost go into the meter, so a decision's cost includes the calls that failed (the peer arena
-undercounted exactly these).
+undercounted exactly these); the meter also tells its ``recorder`` of each one as soon as it
+answered (``AgentView.on_request``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from agents.llm.secret import Secret
 from agents.llm.settings import LLMSettings
 from agents.llm.wire import ChatMessage, Completion, encode_request, parse_response
 from agents.tools import ToolSpec
-from agents.types import RequestUsage
+from agents.types import RequestRecorder, RequestUsage
 from markets.bounded import BodyTooLarge, UnreadableBody, fetch_bounded
 
 log = logging.getLogger(__name__)
@@ -36,21 +37,24 @@ CHAT_PATH = "/chat/completions"
 
 @dataclass(slots=True)
 class Meter:
-    """Running totals over every HTTP request of one decision, and each request's own usage."""
+    """Running totals over every HTTP request of one decision, and each request's own usage;
+    ``recorder`` hears of each request as it is added."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: Decimal = Decimal(0)
     requests: int = 0
     log: list[RequestUsage] = field(default_factory=list)
+    recorder: RequestRecorder | None = None
 
-    def add(self, spend: Spend, *, latency_s: float = 0.0, outcome: str = "answer") -> None:
+    async def add(self, spend: Spend, *, latency_s: float = 0.0, outcome: str = "answer") -> None:
         self.prompt_tokens += spend.prompt_tokens
         self.completion_tokens += spend.completion_tokens
         self.cost_usd += spend.cost_usd
-        self.log.append(
-            RequestUsage(spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, latency_s, outcome)
-        )
+        usage = RequestUsage(spend.prompt_tokens, spend.completion_tokens, spend.cost_usd, latency_s, outcome)
+        self.log.append(usage)
+        if self.recorder is not None:
+            await self.recorder(len(self.log), usage)
 
 
 class ChatClient:
@@ -137,17 +141,19 @@ class ChatClient:
                 self._http, request, max_bytes=settings.max_response_bytes, deadline_s=timeout
             )
         except (TimeoutError, httpx.TimeoutException):
-            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TIMEOUT.value)
+            await meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TIMEOUT.value)
             raise ChatError(ErrorKind.TIMEOUT, f"no answer within timeout_s={timeout:g}") from None
         except BodyTooLarge:
-            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TOO_LARGE.value)
+            await meter.add(
+                Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.TOO_LARGE.value
+            )
             raise ChatError(
                 ErrorKind.TOO_LARGE,
                 f"the response body exceeds max_response_bytes={settings.max_response_bytes:,} "
                 "(decoded); it was not read further",
             ) from None
         except (httpx.TransportError, UnreadableBody) as exc:
-            meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.SERVER.value)
+            await meter.add(Spend(), latency_s=time.perf_counter() - started, outcome=ErrorKind.SERVER.value)
             detail = self._secret.scrub(f"{type(exc).__name__}: {exc}")
             raise ChatError(ErrorKind.SERVER, f"connection failed: {detail}") from None
         text = self._secret.scrub(response.text)
@@ -155,9 +161,9 @@ class ChatClient:
         try:
             completion = parse_response(response.status_code, response.headers, text, settings)
         except ChatError as error:
-            meter.add(error.spend, latency_s=latency, outcome=error.kind.value)
+            await meter.add(error.spend, latency_s=latency, outcome=error.kind.value)
             raise
-        meter.add(
+        await meter.add(
             completion.spend, latency_s=latency, outcome="tool_calls" if completion.tool_calls else "answer"
         )
         return completion

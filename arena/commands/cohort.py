@@ -161,6 +161,7 @@ def render_overview(o: CohortOverview) -> None:
         "Bets",
         "Errors",
         "Missed",
+        "Cost $",
     ):
         table.add_column(header, justify="left" if header in ("Agent", "Kind", "Model") else "right")
     for a in o.agents:
@@ -176,8 +177,13 @@ def render_overview(o: CohortOverview) -> None:
             str(a.bets),
             str(a.errors),
             str(a.missed),
+            f"{a.cost:.4f}",
         )
     console.print(table)
+    if o.empty_rounds:
+        console.print(f"[yellow]{len(o.empty_rounds)} rounds asked nobody:[/]")
+        for index, why in o.empty_rounds[-20:]:
+            console.print(f"  round {index}: {escape(why)}")
     if o.stale:
         console.print(f"[yellow]{len(o.stale)} positions are waiting for a resolution:[/]")
         for line in o.stale[:20]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import anyio
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -202,6 +203,7 @@ def _print_report(report: SyncReport) -> None:
     rows = [
         ("open markets listed", report.listed),
         ("kept (top N after filters)", report.selected),
+        ("not tradable here (skipped)", report.unsupported),
         ("stored markets refreshed", report.refreshed),
         ("unchanged since the last sync (skipped)", report.unchanged),
         ("market rows written", report.markets_written),
@@ -209,6 +211,7 @@ def _print_report(report: SyncReport) -> None:
         ("history points written", report.history_written),
         ("resolutions written", report.resolutions_written),
         ("awaiting resolution", len(report.undecided)),
+        ("overrides contradicted by the venue", len(report.contradictions)),
         ("gone from the venue", len(report.gone)),
         ("problems", len(report.problems)),
     ]
@@ -216,6 +219,8 @@ def _print_report(report: SyncReport) -> None:
         table.add_row(label, str(count))
     console.print(table)
     console.print(f"took {timedelta(seconds=round(report.seconds))}")
+    for line in report.contradictions:
+        console.print(f"[yellow]contradiction[/] {escape(line)}", highlight=False)
     for subject, reason in report.problems[:20]:
         console.print(f"[yellow]problem[/] {subject}: {reason}", highlight=False)
     if len(report.problems) > 20:

@@ -1,5 +1,6 @@
-"""`arena markets pending` and `arena markets resolve`: markets holding cohorts open, and the
-operator's override that resolves one by hand (logged, stored on the resolution, then settled)."""
+"""`arena markets pending` and `arena markets resolve`: markets without a final resolution that
+cohorts hold or stated on, and the operator's override that resolves one by hand (logged,
+stored on the resolution, then settled)."""
 
 from __future__ import annotations
 
@@ -13,16 +14,11 @@ from rich.table import Table
 from arena.commands.options import DatabaseOption, fail, open_engine
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
-from arena.engine.books.resolving import OverrideError, override, pending_markets
-from markets.types import ResolutionKind
+from arena.engine.books.pending import pending_markets
+from arena.engine.books.resolving import OverrideError, override
+from arena.sync.outcomes import describe
 
 console = plain_console()
-OUTCOMES = {
-    "YES": ResolutionKind.YES,
-    "NO": ResolutionKind.NO,
-    "VOID": ResolutionKind.VOID,
-    "5050": ResolutionKind.FIFTY_FIFTY,
-}
 
 
 def register(markets_app: typer.Typer) -> None:
@@ -31,30 +27,49 @@ def register(markets_app: typer.Typer) -> None:
     markets_app.command("resolve")(resolve_command)
 
 
-def pending_command(database_url: DatabaseOption = None) -> None:
-    """Markets held by active cohorts that closed without a usable resolution."""
+def pending_command(
+    stopped: bool = typer.Option(
+        False, "--stopped", help="Only markets the venue no longer trades (closed, disputed, past close)."
+    ),
+    database_url: DatabaseOption = None,
+) -> None:
+    """Markets any cohort holds or stated a forecast on that have no final resolution."""
     rows = pending_markets(open_engine(database_url), SystemClock().now())
-    if not rows:
-        console.print("No pending markets: every closed market held by an active cohort is resolved.")
+    trading = sum(p.trading for p in rows)
+    shown = [p for p in rows if not (stopped and p.trading)]
+    if not shown:
+        console.print("No pending markets: every market a cohort holds or stated on has a final resolution.")
+        if rows:
+            console.print(f"({trading} markets held or stated on are still trading.)")
         return
-    table = Table(title="Markets waiting for a resolution")
-    for header in ("Market", "Question", "Closed (UTC)", "Cohorts", "Positions", "Why"):
+    table = Table(title="Markets without a final resolution")
+    for header in ("Market", "Question", "Closes (UTC)", "Venue status", "Cohorts", "Positions", "Why"):
         table.add_column(header)
-    for p in rows:
-        closed = f"{p.close_time:%Y-%m-%d}" if p.close_time else "—"
+    for p in shown:
+        closes = f"{p.close_time:%Y-%m-%d}" if p.close_time else "—"
         table.add_row(
-            escape(p.market_id), escape(p.question[:60]), closed, str(p.cohorts), str(p.positions), p.reason
+            escape(p.market_id),
+            escape(p.question[:60]),
+            closes,
+            escape(p.venue_status or "not synced"),
+            str(p.cohorts),
+            str(p.positions),
+            escape(p.reason),
         )
     console.print(table)
-    console.print(
-        "Resolve one by hand with `arena markets resolve MARKET --outcome YES|NO|VOID|5050 --note WHY`."
-    )
+    console.print(f"{len(rows) - trading} stopped trading, {trading} still trading.")
+    console.print("Resolve one by hand with `arena markets resolve MARKET --outcome OUTCOME --note WHY`.")
 
 
 def resolve_command(
     market_id: Annotated[str, typer.Argument(metavar="MARKET", help="Market id, e.g. polymarket:0x123….")],
     outcome: Annotated[
-        str, typer.Option("--outcome", help="YES, NO, VOID (refund the cost basis) or 5050 ($0.50 a share).")
+        str,
+        typer.Option(
+            "--outcome",
+            help="YES, NO, VOID (refund the cost basis), 5050 ($0.50 a share, YES/NO markets), "
+            "or the name of any outcome of a multi-outcome market.",
+        ),
     ],
     note: Annotated[
         str, typer.Option("--note", help="Why (stored with the override).")
@@ -62,15 +77,17 @@ def resolve_command(
     database_url: DatabaseOption = None,
 ) -> None:
     """Resolve a market by hand and settle it in every active cohort that holds it."""
-    kind = OUTCOMES.get(outcome.upper())
-    if kind is None:
-        fail(f"--outcome {outcome!r}: expected one of {', '.join(OUTCOMES)}")
     try:
-        settled = override(
-            open_engine(database_url), market_id, kind, note=note, now=SystemClock().now(), environ=os.environ
+        resolution, settled = override(
+            open_engine(database_url),
+            market_id,
+            outcome,
+            note=note,
+            now=SystemClock().now(),
+            environ=os.environ,
         )
     except OverrideError as exc:
         fail(str(exc))
-    console.print(f"{escape(market_id)} resolved {kind.value} by operator override.")
+    console.print(f"{escape(market_id)} resolved {escape(describe(resolution))} by operator override.")
     for cohort_id, positions in settled.items():
         console.print(f"  cohort {cohort_id}: {positions} positions settled")

@@ -37,13 +37,17 @@ MARKET_CONTENT_COLUMNS = (
     "liquidity",
     "url",
     "token_ids_json",
+    "venue_status",
 )
 # Market columns a sync refreshes; ``first_seen_at`` is set once, on insert.
 MARKET_UPDATE_COLUMNS = (*MARKET_CONTENT_COLUMNS, "raw_json", "sync_stamp", "updated_at")
 
 
-def market_row(market: Market, raw: Mapping[str, Any], seen_at: datetime) -> dict[str, Any]:
-    """Column values of a market as synced at ``seen_at`` (volumes rounded to the column's 1e-6)."""
+def market_row(
+    market: Market, raw: Mapping[str, Any], seen_at: datetime, *, status: str | None = None
+) -> dict[str, Any]:
+    """Column values of a market as synced at ``seen_at`` (volumes rounded to the column's 1e-6),
+    ``status`` being the venue's state of it then (``MarketRow.venue_status``)."""
     return {
         "id": market.market_id,
         "venue": market.venue.value,
@@ -62,6 +66,7 @@ def market_row(market: Market, raw: Mapping[str, Any], seen_at: datetime) -> dic
         "raw_json": dict(raw),
         "first_seen_at": seen_at,
         "updated_at": seen_at,
+        "venue_status": status,
     }
 
 
@@ -143,6 +148,8 @@ class Stored:
     latest: Mapping[str, PriceSnapshot]  # by source
     resolved: bool
     stamp: str | None = None  # ``sync_stamp``: digest of the answers the last sync built it from
+    # An operator's resolution whose venue answer no sync has seen yet (``resolution.venue_answer_json``).
+    override: Resolution | None = None
 
 
 def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored]:
@@ -157,11 +164,13 @@ def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored
     rows = session.exec(
         select(MarketRow.id, MarketRow.sync_stamp, *content).where(col(MarketRow.id).in_(market_ids))
     ).all()
-    resolved = set(
-        session.exec(
-            select(ResolutionRow.market_id).where(col(ResolutionRow.market_id).in_(market_ids))
-        ).all()
-    )
+    resolutions = session.exec(
+        select(ResolutionRow.market_id, ResolutionRow.source).where(
+            col(ResolutionRow.market_id).in_(market_ids)
+        )
+    ).all()
+    resolved = {market_id for market_id, _ in resolutions}
+    overrides = awaiting_venue_answers(session, [m for m, source in resolutions if source == OPERATOR])
     latest: dict[str, dict[str, PriceSnapshot]] = {}
     for snapshot in _latest_light(session, market_ids):
         latest.setdefault(snapshot.market_id, {})[snapshot.source] = snapshot
@@ -171,9 +180,26 @@ def load_stored(session: Session, market_ids: Sequence[str]) -> dict[str, Stored
             latest.get(market_id, {}),
             market_id in resolved,
             stamp,
+            overrides.get(market_id),
         )
         for market_id, stamp, *values in rows
     }
+
+
+OPERATOR = "operator"  # ``resolution.source`` of a resolution set by hand (``arena markets resolve``)
+
+
+def awaiting_venue_answers(session: Session, market_ids: Sequence[str]) -> dict[str, Resolution]:
+    """Of ``market_ids``, those resolved by an operator whose venue answer no sync has seen yet,
+    with the operator's resolution. (Read in Python: a JSON column's null has two spellings.)"""
+    if not market_ids:
+        return {}
+    rows = session.exec(
+        select(ResolutionRow).where(
+            col(ResolutionRow.market_id).in_(market_ids), ResolutionRow.source == OPERATOR
+        )
+    ).all()
+    return {row.market_id: resolution_from_row(row) for row in rows if row.venue_answer_json is None}
 
 
 def _latest_light(session: Session, market_ids: Sequence[str]) -> list[PriceSnapshot]:
@@ -267,7 +293,8 @@ def tracked_markets(
     session: Session, venue: Venue, sources: Sequence[str]
 ) -> dict[str, tuple[str, str | None]]:
     """Unresolved markets of ``venue`` that a sync observed (a snapshot from one of its
-    ``sources``): market id -> (venue id, sync stamp), in one query.
+    ``sources``): market id -> (venue id, sync stamp), in one query; and those an operator
+    resolved whose venue answer no sync has seen yet (so a contradiction gets reported).
 
     They keep being refreshed even after they drop out of the top-N, because agents may hold
     them. Market rows written by anything else (e.g. a replay cohort's markets) are not tracked.
@@ -275,14 +302,24 @@ def tracked_markets(
     observed = select(MarketSnapshotRow.id).where(
         MarketSnapshotRow.market_id == MarketRow.id, col(MarketSnapshotRow.source).in_(sources)
     )
+    unresolved = col(ResolutionRow.id).is_(None)
     query = (
-        sa.select(col(MarketRow.id), col(MarketRow.venue_id), col(MarketRow.sync_stamp))
+        sa.select(col(MarketRow.id), col(MarketRow.venue_id), col(MarketRow.sync_stamp), unresolved)
         .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
-        .where(col(MarketRow.venue) == venue.value, col(ResolutionRow.id).is_(None), observed.exists())
+        .where(
+            col(MarketRow.venue) == venue.value,
+            unresolved | (col(ResolutionRow.source) == OPERATOR),
+            observed.exists(),
+        )
     )
     # Through the connection: plain rows, without the ORM's result machinery (every market, every sync).
     rows = session.connection().execute(query).all()  # one fetchall, not a fetchone per market
-    return {market_id: (venue_id, stamp) for market_id, venue_id, stamp in rows}
+    overridden = awaiting_venue_answers(session, [m for m, _, _, open_ in rows if not open_])
+    return {
+        market_id: (venue_id, stamp)
+        for market_id, venue_id, stamp, open_ in rows
+        if open_ or market_id in overridden
+    }
 
 
 def existing_markets(session: Session, market_ids: Sequence[str]) -> set[str]:

@@ -169,6 +169,9 @@ class MarketRow(ArenaTable, table=True):
     recorded_at: datetime = _recorded_at()
     # Digest of the venue answers the last sync built this market from (``arena.sync.unchanged``).
     sync_stamp: str | None = None
+    # The venue's own state of the market at its last sync, in words: "trading", why its outcome
+    # is not final yet (e.g. "closed; UMA status 'disputed' is not final"), or "resolved ...".
+    venue_status: str | None = Field(default=None, sa_type=Text)
 
 
 class MarketSnapshotRow(ArenaTable, table=True):
@@ -195,7 +198,9 @@ class ResolutionRow(ArenaTable, table=True):
     """How a market ended (payouts per share per outcome); at most one per market.
 
     ``resolved_at`` is when the venue resolved it, ``detected_at`` when the arena learned it
-    (clock time), ``override_note`` says who/why when set by hand.
+    (clock time), ``override_note`` says who/why when set by hand. For a resolution set by hand,
+    ``venue_answer_json`` holds the venue's own final answer once a sync sees it (``kind``,
+    ``payouts``, ``resolved_at``, ``seen_at``): the override stays, and a disagreement is reported.
     """
 
     __tablename__ = "resolution"
@@ -211,10 +216,19 @@ class ResolutionRow(ArenaTable, table=True):
     override_note: str | None = Field(default=None, sa_type=Text)
     raw_json: Any = _json(None)
     recorded_at: datetime = _recorded_at()
+    venue_answer_json: Any = _json(None)
+
+
+FINISHED_ROUND_STATUSES = ("done", "failed", "missed", "empty")
+"""A round in one of these is over: ``missed`` when no agent was asked (a live round found too
+late), ``empty`` when no agent was asked because it offered nothing to trade."""
 
 
 class RoundRow(ArenaTable, table=True):
-    """Round ``round_index`` of a cohort, run on the snapshot as of ``scheduled_at`` (hash kept)."""
+    """Round ``round_index`` of a cohort, run on the snapshot as of ``scheduled_at`` (hash kept).
+
+    ``note`` says why a round ended without asking anyone (status ``empty``: nothing to trade).
+    """
 
     __tablename__ = "round"
     __table_args__ = (
@@ -232,6 +246,7 @@ class RoundRow(ArenaTable, table=True):
     started_at: datetime | None = _at(nullable=True)
     finished_at: datetime | None = _at(nullable=True)
     recorded_at: datetime = _recorded_at()
+    note: str | None = Field(default=None, sa_type=Text)
 
 
 class RoundMarketRow(ArenaTable, table=True):
@@ -334,6 +349,30 @@ class LLMRequestRow(ArenaTable, table=True):
     cost_usd: Decimal = Field(sa_type=Price())
     latency_s: float
     outcome: str
+
+
+class LLMChargeRow(ArenaTable, table=True):
+    """A provider request paid for under a decision's claim, recorded as soon as it answered.
+
+    The decision's own commit moves its requests into ``llm_request`` and deletes their charges,
+    so the rows left are requests no stored decision accounts for: an attempt whose worker died
+    or whose claim was taken over, a decision given up on at its timeout. Spending caps count
+    them (``engine.runtime.budgets``)."""
+
+    __tablename__ = "llm_charge"
+    __table_args__ = (_fkc(["decision_id", "agent_id"], ["decision.id", "decision.agent_id"]),)
+
+    decision_id: int = Field(primary_key=True)
+    claim_token: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    agent_id: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: Decimal = Field(sa_type=Price())
+    latency_s: float
+    outcome: str
+    charged_at: datetime = _at()
+    recorded_at: datetime = _recorded_at()
 
 
 class PositionRow(ArenaTable, table=True):

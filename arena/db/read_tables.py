@@ -97,6 +97,12 @@ decision = table(
     column("cash_at_start", Money()),
 )
 
+llm_charge = table(
+    "llm_charge",
+    column("decision_id", Integer),
+    column("cost_usd", Price()),
+)
+
 fill = table(
     "fill",
     column("id", Integer),

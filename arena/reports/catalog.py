@@ -17,6 +17,7 @@ from sqlmodel import col
 
 from arena.db.columnar import read_frame
 from arena.db.models import (
+    FINISHED_ROUND_STATUSES,
     AgentRow,
     CohortRow,
     DecisionRow,
@@ -42,7 +43,7 @@ def cohorts(connection: Connection) -> pl.DataFrame:
     )
     done = (
         select(col(RoundRow.cohort_id), func.count().label("rounds_done"))
-        .where(col(RoundRow.status).in_(("done", "failed", "missed")))
+        .where(col(RoundRow.status).in_(FINISHED_ROUND_STATUSES))
         .group_by(col(RoundRow.cohort_id))
         .subquery()
     )
@@ -86,9 +87,7 @@ def data_version(connection: Connection) -> tuple[object, ...]:
         for model in (DecisionRow, FillRow, PortfolioSnapshotRow, ResolutionRow, MarketSnapshotRow, RoundRow)
     ]
     decided = select(func.count()).where(col(DecisionRow.decided_at).is_not(None)).scalar_subquery()
-    closed = (
-        select(func.count()).where(col(RoundRow.status).in_(("done", "failed", "missed"))).scalar_subquery()
-    )
+    closed = select(func.count()).where(col(RoundRow.status).in_(FINISHED_ROUND_STATUSES)).scalar_subquery()
     counts = connection.execute(select(*newest, decided, closed)).one()
     statuses = connection.execute(
         select(col(CohortRow.id), col(CohortRow.status)).order_by(col(CohortRow.id))

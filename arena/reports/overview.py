@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 
 from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.models import (
+    FINISHED_ROUND_STATUSES,
     AgentRow,
     CohortRow,
     DecisionRow,
@@ -28,7 +29,7 @@ from arena.db.models import (
     WorkUnitRow,
 )
 from arena.engine.books.completion import StalePosition, finished_rounds, waiting_since
-from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
+from arena.engine.store.charges import charges_by_agent
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,9 @@ class AgentSummary:
     bets: int
     errors: int
     missed: int  # decisions of rounds found too late (live): never asked, so not errors
+    # Provider spend in dollars: its decisions' and the paid requests no decision holds (an
+    # attempt whose worker died, a decision given up on at its timeout; ``store.charges``).
+    cost: Decimal
 
 
 @dataclass
@@ -73,6 +77,8 @@ class CohortOverview:
     rounds_planned: int | None
     agents: list[AgentSummary] = field(default_factory=list)
     stale: list[str] = field(default_factory=list)
+    # Rounds that asked nobody because they offered nothing to trade: (round index, why).
+    empty_rounds: list[tuple[int, str]] = field(default_factory=list)
 
 
 def list_cohorts(engine: Engine) -> list[CohortSummary]:
@@ -124,6 +130,7 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
         ids = [a.id for a in agents if a.id is not None]
         latest = _latest_snapshots(session, ids)
         counts = _activity(session, ids)
+        costs = _costs(session, cohort_id)
         overview = CohortOverview(
             id=row.id,
             status=row.status,
@@ -133,13 +140,36 @@ def cohort_overview(engine: Engine, cohort_id: str, *, now: datetime | None = No
             excluded=row.excluded_markets,
             rounds_done=finished_rounds(session, cohort_id),
             rounds_planned=config.schedule.rounds,
-            agents=[_agent_summary(a, latest.get(a.id or 0), config, counts) for a in agents],
+            agents=[_agent_summary(a, latest.get(a.id or 0), config, counts, costs) for a in agents],
+            empty_rounds=_empty_rounds(session, cohort_id),
         )
         when = now or max((s.marked_at for s in latest.values()), default=None)
         if when is not None:
             limit = timedelta(days=config.marks.stale_after_days)
             overview.stale = _stale_lines(session, ids, {a.id: a.name for a in agents}, when, limit)
     return overview
+
+
+def _costs(session: Session, cohort_id: str) -> dict[int, Decimal]:
+    """Each agent's provider spend: its decisions' costs and its charges no decision holds."""
+    query = (
+        select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd))
+        .where(DecisionRow.cohort_id == cohort_id)
+        .group_by(col(DecisionRow.agent_id))
+    )
+    costs = {agent_id: Decimal(total or 0) for agent_id, total in session.exec(query).all()}
+    for agent_id, charged in charges_by_agent(session, cohort_id).items():
+        costs[agent_id] = costs.get(agent_id, Decimal(0)) + charged
+    return costs
+
+
+def _empty_rounds(session: Session, cohort_id: str) -> list[tuple[int, str]]:
+    rows = session.exec(
+        select(RoundRow.round_index, RoundRow.note)
+        .where(RoundRow.cohort_id == cohort_id, RoundRow.status == "empty")
+        .order_by(col(RoundRow.round_index))
+    ).all()
+    return [(index, note or "") for index, note in rows]
 
 
 def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:
@@ -196,7 +226,11 @@ def _latest_snapshots(session: Session, agent_ids: list[int]) -> dict[int, Portf
 
 
 def _agent_summary(
-    a: AgentRow, snap: PortfolioSnapshotRow | None, config: CohortConfig, counts: dict[str, dict[int, int]]
+    a: AgentRow,
+    snap: PortfolioSnapshotRow | None,
+    config: CohortConfig,
+    counts: dict[str, dict[int, int]],
+    costs: dict[int, Decimal],
 ) -> AgentSummary:
     agent_id = a.id or 0
     bankroll = config.rules.bankroll
@@ -213,6 +247,7 @@ def _agent_summary(
         bets=counts["bets"].get(agent_id, 0),
         errors=counts["errors"].get(agent_id, 0),
         missed=counts["missed"].get(agent_id, 0),
+        cost=costs.get(agent_id, Decimal(0)),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from arena.db.models import FINISHED_ROUND_STATUSES
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, stated_notes
@@ -81,7 +82,7 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         ("Mode and status", f"{cohort['mode']}, {cohort['status']}"),
         ("Period", _period(cohort["started_at"], cohort["finished_at"])),
         ("Agents", str(len(tables["agents"]))),
-        ("Rounds finished", str(rounds.filter(pl.col("status").is_in(["done", "failed", "missed"])).height)),
+        ("Rounds finished", str(rounds.filter(pl.col("status").is_in(FINISHED_ROUND_STATUSES)).height)),
         ("Bets placed", str(fills.filter(pl.col("kind") == "buy").height)),
         ("Markets resolved", str(len(tables["resolutions"]))),
         ("Config hash", str(cohort["config_hash"])),

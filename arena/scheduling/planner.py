@@ -25,6 +25,7 @@ from arena.core.clock import SystemClock
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, WorkUnitRow
 from arena.engine.live.jobs import RoundUnfinished
+from arena.engine.rounds.empty import nothing_to_trade, record_empty
 from arena.engine.rounds.report import RoundReport, close_round, read_report
 from arena.engine.rounds.unit_decision import open_planned_round
 from arena.engine.runtime.cohort import CohortRuntime
@@ -44,7 +45,11 @@ async def plan_round(
     finished = read_report(rt, index, only_final=True)
     if finished is not None:
         return finished
-    round_id = open_planned_round(rt, index, at).round_id
+    opened = open_planned_round(rt, index, at)
+    reason = nothing_to_trade(rt, opened.full, opened.universe)
+    if reason is not None and (empty := record_empty(rt, index, at, opened.universe, reason)) is not None:
+        return empty
+    round_id = opened.round_id
     loop = asyncio.get_running_loop()
     deadline = loop.time() + (bound or rt.claim_lease).total_seconds()
     first = [s.id for s in rt.agents if not s.uses_peers]

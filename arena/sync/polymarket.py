@@ -33,7 +33,7 @@ from markets.concurrency import gather_bounded, task_group
 from markets.http import PayloadError, VenueHTTPError, decode_json
 from markets.polymarket import clob, gamma
 from markets.polymarket.client import ClobClient, GammaClient, Query, TokenPrices
-from markets.types import Market, PriceSnapshot, Resolution, Undecided, Venue
+from markets.types import Market, PriceSnapshot, Venue
 
 _GAMMA_RAW_FIELDS = ("outcomePrices", "bestBid", "bestAsk", "lastTradePrice", "updatedAt")
 _PRICE_SOURCES = (clob.CLOB_MID_SOURCE, gamma.GAMMA_SOURCE)
@@ -267,6 +267,7 @@ class PolymarketCollector:
         market, payload = obs.market, obs.raw
         if _open(payload):
             _price(obs, mids, quotes, now, report)
+            obs.outcome(None, report)
             return obs
         seen_closed = {k: payload.get(k) for k in ("closed", "umaResolutionStatus", "closedTime")}
         obs.snapshots.append((PriceSnapshot(market.market_id, {}, now, gamma.CLOSED_SOURCE), seen_closed))
@@ -275,10 +276,7 @@ class PolymarketCollector:
         except PayloadError as exc:
             report.problem(market.market_id, f"resolution not read: {exc}")
             return obs
-        if isinstance(outcome, Undecided):
-            report.pending(outcome)
-        elif isinstance(outcome, Resolution):
-            obs.resolution = outcome
+        obs.outcome(outcome, report)
         return obs
 
 

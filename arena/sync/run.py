@@ -10,7 +10,8 @@ One run, for one venue:
 3. everything is written in batches, one transaction per batch, idempotently: a market row is
    written only when a parsed field changed (with the raw payload those fields came from), a
    snapshot only when its prices changed or the last one is older than ``refresh_after`` (so an
-   immediate re-run writes nothing), a resolution only once (a manual override is never replaced).
+   immediate re-run writes nothing), a resolution only once (a manual override is never replaced:
+   the venue's own answer is stored beside it, and reported when it disagrees).
 
 A market that fails (bad payload, no price) is logged with the reason and skipped; the others
 carry on. No price is ever filled in: a market without a valid price gets no snapshot.
@@ -49,6 +50,7 @@ from arena.db.market_rows import (
     write_resolutions,
     write_snapshots,
 )
+from arena.sync.outcomes import TRADING, describe, same_outcome, venue_answer, write_venue_answers
 from arena.sync.unchanged import recently_priced, write_stamps
 from markets.bounded import kept_json
 from markets.concurrency import gather_bounded
@@ -110,6 +112,20 @@ class Observation:
     resolution: Resolution | None = None
     history: list[PriceSnapshot] = field(default_factory=list)
     stamp: str = ""  # digest of the venue answers behind it (``arena.sync.unchanged``); "": none
+    # The venue's state of the market (``MarketRow.venue_status``); None: not read (bad payload).
+    status: str | None = None
+
+    def outcome(self, found: Resolution | Undecided | None, report: SyncReport) -> None:
+        """Take what the venue says of the market's outcome: still trading (None), not final yet
+        (``Undecided``: counted and logged as pending), or final."""
+        if found is None:
+            self.status = TRADING
+        elif isinstance(found, Undecided):
+            self.status = found.reason
+            report.pending(found)
+        else:
+            self.status = f"resolved {describe(found)}"
+            self.resolution = found
 
 
 @dataclass
@@ -124,7 +140,12 @@ class SyncReport:
     history_written: int = 0
     resolutions_written: int = 0
     unchanged: int = 0  # skipped: same venue answers as the last sync, no heartbeat due
+    # Listed markets of a kind the arena cannot trade (numeric markets, polls, multiple-choice
+    # markets whose answers are separate yes/no questions): skipped, counted here.
+    unsupported: int = 0
     undecided: list[Undecided] = field(default_factory=list)
+    # Venue answers that disagree with an operator's override (which stands): one line each.
+    contradictions: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -133,6 +154,15 @@ class SyncReport:
         """A market (or request) that could not be synced: one clear log line, and counted."""
         log.warning("sync %s: %s: %s", self.venue.value, subject, reason)
         self.problems.append((subject, reason))
+
+    def contradiction(self, market_id: str, override: Resolution, answer: Resolution) -> None:
+        """The venue resolved a market differently from the operator's override (which stands)."""
+        line = (
+            f"{market_id}: the venue resolved it {describe(answer)}, contradicting the operator's "
+            f"override {describe(override)} (the override stands; see `arena markets pending`)"
+        )
+        log.warning("sync %s: %s", self.venue.value, line)
+        self.contradictions.append(line)
 
     def pending(self, undecided: Undecided) -> None:
         log.info("sync %s: %s not resolved yet: %s", self.venue.value, undecided.market_id, undecided.reason)
@@ -372,6 +402,9 @@ def _write_batch(
             )
             rewritten = {row["id"] for row in markets}
             write_stamps(session, _new_stamps(batch, stored, rewritten))
+            found = {o.market.market_id: o.resolution for o in batch if o.resolution is not None}
+            overrides = {m: s.override for m, s in stored.items() if s.override is not None and m in found}
+            write_venue_answers(session, {m: venue_answer(found[m], now) for m in overrides})
     except (SQLAlchemyError, ValueError) as exc:
         cause = getattr(exc, "orig", None) or exc  # the driver's reason, not the statement and rows
         return str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
@@ -379,6 +412,9 @@ def _write_batch(
     report.snapshots_written += written[1]
     report.history_written += written[2]
     report.resolutions_written += written[3]
+    for market_id, override in overrides.items():
+        if not same_outcome(override, found[market_id]):
+            report.contradiction(market_id, override, found[market_id])
     return None
 
 
@@ -403,7 +439,8 @@ def _rows(
     kept = partial(kept_json, limit=settings.raw_kept_bytes)  # a raw payload past it: size and sha256
     for obs in batch:
         previous = stored.get(obs.market.market_id)
-        row = market_row(obs.market, {}, now)
+        status = obs.status if obs.status is not None or previous is None else previous.row["venue_status"]
+        row = market_row(obs.market, {}, now, status=status)
         if previous is None or any(row[c] != previous.row[c] for c in previous.row):
             markets.append({**row, "raw_json": kept(dict(obs.raw)), "sync_stamp": obs.stamp or None})
         latest = previous.latest if previous else {}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from arena.db.engine import session_scope
 from arena.db.models import DecisionRow, FillRow
 from arena.engine.rounds import commit as round_commit
 from arena.engine.rounds import run as rounds
-from arena.engine.rounds.commit import Staged, Stored
+from arena.engine.rounds.commit import Pending, Stored
 from arena.engine.rounds.decisions import execute
 from arena.engine.runtime.cohort import CohortRuntime
 from arena.engine.runtime.quotes import build_quotes
@@ -75,14 +75,14 @@ def test_one_transaction_keeps_each_agents_claim_and_ledger_fence(
     a, b, c = (rt.agents[i].id for i in range(3))
     real = round_commit.store_phase
 
-    def interfered(session: Session, staged: Sequence[Staged], at: datetime) -> Stored:
-        ids = {s.slot.id: s.claim.decision_id for s in staged}
+    def interfered(session: Session, pending: Sequence[Pending], **kwargs: Any) -> Stored:
+        ids = {p.slot.id: p.claim.decision_id for p in pending}
         with session_scope(engine) as other:  # another runner took a's expired claim over
             other.execute(
                 update(DecisionRow).where(col(DecisionRow.id) == ids[a]).values(claim_token="elsewhere:1:x")
             )
         _other_writer_bets(engine, source, cohort_id, b, ids[b])
-        return real(session, staged, at)
+        return real(session, pending, **kwargs)
 
     monkeypatch.setattr(rounds, "store_phase", interfered)
     asyncio.run(rounds.run_round(rt, 0, day(0)))
@@ -131,7 +131,7 @@ def test_a_round_phase_waits_for_postgresql_three_times(engine: Engine, tmp_path
     with session_scope(rt.engine) as session:
         round_id, claims = rounds.open_and_claim(session, rt, 0, day(0), universe, new_token())
     plan = rounds.RoundPlan(rt, 0, day(0), round_id, full, universe)
-    answers = asyncio.run(plan.ask(rt.agents, time.monotonic() + 60, None))  # the loop's clock
+    answers = asyncio.run(plan.ask(rt.agents, time.monotonic() + 60, None, claims.claimed))  # loop's clock
     with engine_waits(engine, tmp_path / "trace") as found:
         statuses = plan.commit_phase(rt.agents, claims.claimed, answers)
     # psycopg's BEGIN (in a pipeline, it waits for it); the claims, the lock and the count; the

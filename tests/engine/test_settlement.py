@@ -15,7 +15,8 @@ from arena.db.engine import session_scope
 from arena.db.market_rows import resolution_row, write_resolutions
 from arena.db.models import CohortRow, FillRow, JobRunRow, ResolutionRow
 from arena.engine.books.completion import complete_if_done
-from arena.engine.books.resolving import OverrideError, override, pending_markets
+from arena.engine.books.pending import pending_markets
+from arena.engine.books.resolving import OverrideError, override
 from arena.engine.books.settlement import settle
 from arena.engine.rounds.run import run_round
 from arena.engine.runtime.cohort import CohortRuntime
@@ -136,10 +137,10 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
     assert (pending.market_id, pending.reason) == (U, "closed, no resolution yet")
 
     parses = frozen_parses(monkeypatch)
-    settled = override(
-        engine, U, ResolutionKind.VOID, note="market cancelled by the venue", now=LATER, environ={}
+    resolution, settled = override(
+        engine, U, "void", note="market cancelled by the venue", now=LATER, environ={}
     )
-    assert settled == {rt.cohort_id: 1}
+    assert resolution.kind is ResolutionKind.VOID and settled == {rt.cohort_id: 1}
     assert len(parses) == 1  # the one holding cohort's frozen config, parsed once
     assert _cohort_status(engine, rt.cohort_id) == "completed" and pending_markets(engine, LATER) == []
     with Session(engine) as session:
@@ -153,12 +154,12 @@ def test_unresolved_positions_are_reported_then_resolved_by_the_operator(
     assert (refund.amount, refund.filled_at) == (D("300"), day(19))  # at the replay's last instant
     assert job.ok and job.scope == U
     with pytest.raises(OverrideError, match="already resolved VOID and settled"):
-        override(engine, U, ResolutionKind.YES, note="second thoughts", now=LATER, environ={})
+        override(engine, U, "YES", note="second thoughts", now=LATER, environ={})
 
 
 def test_override_of_an_unknown_market_is_refused(engine: Engine) -> None:
     with pytest.raises(OverrideError, match="unknown market 'polymarket:nope'"):
-        override(engine, "polymarket:nope", ResolutionKind.YES, note="", now=LATER, environ={})
+        override(engine, "polymarket:nope", "YES", note="", now=LATER, environ={})
 
 
 def _holding_a_and_b(engine: Engine, tmp_path: Path) -> CohortRuntime:
@@ -209,3 +210,22 @@ def test_a_rejected_resolution_defers_its_market_and_the_others_still_settle(
     assert ledger.cash > cash  # B's NO shares paid out
     with Session(engine) as session:
         assert reconcile(session, rt.rules, [rt.agents[0].id]) == []
+
+
+def test_a_market_only_stated_on_is_pending_without_a_resolution(engine: Engine, tmp_path: Path) -> None:
+    """No agent holds U, but one stated a forecast on it: it waits for a resolution all the same
+    (stated forecasts are scored on it), so it is listed; never synced, it has no venue status."""
+    series = {A: {0: "0.40", 7: "0.50"}, U: {d: "0.30" for d in range(5)}}
+    dataset = write_market_dataset(
+        tmp_path / "data", series, {A: (19, ResolutionKind.YES)}, close_days={U: 5}
+    )
+    line = {"time": day(0).isoformat(), "market_id": U, "outcome": "YES", "probability": 0.3}
+    forecaster = {"name": "bob", "kind": "scripted", "path": str(script(tmp_path / "bob.jsonl", [line]))}
+    replay(engine, config(dataset, [forecaster], marks={"every": "1d"}))
+    (pending,) = pending_markets(engine, LATER)
+    assert (pending.market_id, pending.positions, pending.cohorts) == (U, 0, 1)
+    assert (pending.venue_status, pending.trading, pending.reason) == (
+        None,
+        False,
+        "closed, no resolution yet",
+    )

@@ -154,8 +154,38 @@ def lite_market(index: int, **overrides: Any) -> dict[str, Any]:
     return base
 
 
+def multiple_choice_market(index: int, answers: dict[str, float], **overrides: Any) -> dict[str, Any]:
+    """One of ``REAL_MARKETS``' dates and sizes as an open MULTIPLE_CHOICE FullMarket whose answers
+    (text -> probability, ids ``{id}-a0``, ``{id}-a1``...) sum to one; its id ends in ``-mc``.
+    The listing shows it without its answers, as Manifold's LiteMarket does."""
+    base = lite_market(index, outcomeType="MULTIPLE_CHOICE", mechanism="cpmm-multi-1")
+    market_id = f"{base['id']}-mc"
+    for key in ("probability", "p", "pool"):
+        base.pop(key)
+    base.update(
+        id=market_id,
+        question=f"Which answer? ({base['question']})",
+        shouldAnswersSumToOne=True,
+        answers=[
+            {
+                "id": f"{market_id}-a{i}",
+                "text": text,
+                "probability": chance,
+                "contractId": market_id,
+                "index": i,
+            }
+            for i, (text, chance) in enumerate(answers.items())
+        ],
+    )
+    base.update(overrides)
+    return base
+
+
+FULL_MARKET_ONLY = ("answers", "shouldAnswersSumToOne")  # FullMarket fields a listing leaves out
+
+
 class FakeManifold(FakeVenue):
-    """Markets by id (LiteMarket payloads; FullMarket adds a text description) and bets by market."""
+    """Markets by id (FullMarket payloads; the listing shows them as LiteMarkets) and bets by market."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -189,7 +219,8 @@ class FakeManifold(FakeVenue):
             last(query, "sort") or "", "createdTime"
         )
         ordered = sorted(self.markets.values(), key=lambda m: (m.get(field) or 0, m["id"]), reverse=True)
-        return _page_before(ordered, last(query, "before"), int(last(query, "limit") or 500))
+        lite = [{k: v for k, v in m.items() if k not in FULL_MARKET_ONLY} for m in ordered]
+        return _page_before(lite, last(query, "before"), int(last(query, "limit") or 500))
 
     def _list_bets(self, query: dict[str, list[str]]) -> list[dict[str, Any]]:
         bets = self.bets.get(last(query, "contractId") or "", [])

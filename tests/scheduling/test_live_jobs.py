@@ -4,10 +4,8 @@ exactly as ``arena serve`` runs them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
@@ -22,20 +20,10 @@ from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import run_once
 from arena.scoring.load.database import load_frames
 from arena.scoring.rules.costs import cost_metrics
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket
 
 START = datetime(2026, 8, 21, tzinfo=UTC)
 JOBS = job_specs(Settings())  # the default cadences
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePolymarket]:
-    with FakePolymarket() as venue:
-        for i in range(len(REAL_MARKETS)):
-            venue.add(real_market(i))
-        monkeypatch.setenv("ARENA_GAMMA_URL", venue.url)
-        monkeypatch.setenv("ARENA_CLOB_URL", venue.url)
-        yield venue
 
 
 def _count(engine: Engine, table: type, *where: object) -> int:
@@ -49,11 +37,13 @@ def _launch(
     catch_up_grace: str = "1h",
     marks_every: str = "1d",
     name: str = "live-test",
+    price_age: str = "6h",
 ) -> str:
     config = parse_config(
         {
             "name": name,
             "marks": {"every": marks_every},
+            "prices": {"snapshot_max_age_live": price_age},
             "mode": "live",
             "venue": "polymarket",
             "start": START.isoformat(),
@@ -102,9 +92,11 @@ def test_sync_then_rounds_then_a_round_overdue_past_the_grace_is_missed(
     assert {d.decided_at for d in _decisions(engine, first.id)} == {clock.now()}
 
     # The server is down for two days. Round 1 (due a day ago) is missed for every agent, never
-    # asked now on its old snapshot; round 2 (due a minute ago, within the grace) runs.
-    clock.advance(timedelta(days=2))
+    # asked now on its old snapshot; round 2 (due a minute ago, within the grace) runs, on the
+    # prices of a sync just before it.
+    clock.set(START + timedelta(days=2) - timedelta(minutes=5))
     assert run_once(JOBS["sync"], engine, clock)
+    clock.set(START + timedelta(days=2, minutes=1))
     assert run_once(JOBS["rounds"], engine, clock)
     rounds = _rounds(engine, cohort)
     assert {k: r.status for k, r in rounds.items()} == {0: "done", 1: "missed", 2: "done"}
@@ -127,7 +119,7 @@ def test_sync_then_rounds_then_a_round_overdue_past_the_grace_is_missed(
 
 def test_a_wider_grace_catches_an_overdue_round_up(engine: Engine, fake: FakePolymarket) -> None:
     clock = SimulatedClock(START)
-    cohort = _launch(engine, clock, catch_up_grace="3d")
+    cohort = _launch(engine, clock, catch_up_grace="3d", price_age="3d")  # old prices still count
     assert run_once(JOBS["sync"], engine, clock)
     clock.advance(timedelta(days=2, minutes=1))
     assert run_once(JOBS["sync"], engine, clock)

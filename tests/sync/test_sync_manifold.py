@@ -24,6 +24,7 @@ from tests.fakes.manifold_server import (
     FakeManifold,
     lite_market,
     millis,
+    multiple_choice_market,
 )
 from tests.fakes.venue_server import Fault
 
@@ -67,7 +68,8 @@ def rows(engine: Engine, model: Any, *where: Any) -> list[Any]:
 
 async def test_first_sync_keeps_open_binary_markets_with_probability_prices(engine, fake, clock) -> None:
     report = await sync(engine, fake, clock)
-    assert (report.listed, report.selected, report.problems) == (4, 4, [])
+    # the multiple-choice market whose full payload lists no answers summing to one is not tradable
+    assert (report.listed, report.selected, report.unsupported, report.problems) == (5, 4, 1, [])
     assert {m.id for m in rows(engine, MarketRow)} == {key(i) for i in range(4)}
     (snap,) = rows(engine, MarketSnapshotRow, MarketSnapshotRow.market_id == key(2))
     assert snap.source == "manifold-prob" and snap.prices_json == {"YES": "0.2282", "NO": "0.7718"}
@@ -167,3 +169,66 @@ async def test_a_raw_payload_past_its_limit_is_stored_as_its_size_and_sha256(eng
     assert big.raw_json["id"] == REAL_MARKETS[0][0] and len(big.raw_json["sha256"]) == 64
     assert small.raw_json["id"] == REAL_MARKETS[1][0] and "not_kept" not in small.raw_json
     assert big.question == REAL_MARKETS[0][1]  # what was parsed from it is stored as ever
+
+
+COLOURS = {"Red": 0.5, "Green": 0.3, "Blue": 0.2}
+
+
+async def test_a_multiple_choice_market_is_synced_with_a_price_per_answer(engine, fake, clock) -> None:
+    chosen = multiple_choice_market(1, COLOURS, volume=500_000)
+    independent = multiple_choice_market(2, COLOURS, id="indep", shouldAnswersSumToOne=False, volume=400_000)
+    fake.add(chosen)
+    fake.add(independent)
+    report = await sync(engine, fake, clock)
+    assert (report.selected, report.unsupported, report.problems) == (5, 2, [])  # "multi" and "indep"
+    with Session(engine) as session:
+        market = session.get(MarketRow, f"manifold:{chosen['id']}")
+        assert session.get(MarketRow, "manifold:indep") is None
+    assert market is not None and market.outcomes_json == ["Red", "Green", "Blue"]
+    assert market.token_ids_json == {
+        "Red": f"{chosen['id']}-a0",
+        "Green": f"{chosen['id']}-a1",
+        "Blue": f"{chosen['id']}-a2",
+    }
+    assert market.venue_status == "trading"
+    (snap,) = rows(engine, MarketSnapshotRow, MarketSnapshotRow.market_id == market.id)
+    assert snap.source == "manifold-prob" and snap.prices_json == {
+        "Red": "0.5",
+        "Green": "0.3",
+        "Blue": "0.2",
+    }
+    assert fake.requests_to(f"/v0/market/{chosen['id']}")  # read whole: a listing names no answers
+
+    fake.update(
+        chosen["id"],
+        isResolved=True,
+        resolution=f"{chosen['id']}-a1",
+        resolutionTime=millis("2026-08-21T12:30:00+00:00"),
+    )
+    clock.advance(timedelta(hours=1))
+    await sync(engine, fake, clock)
+    (resolution,) = rows(engine, ResolutionRow)
+    assert (resolution.market_id, resolution.kind) == (market.id, "OUTCOME")
+    assert resolution.payouts_json == {"Red": "0", "Green": "1", "Blue": "0"}
+
+
+@pytest.mark.parametrize(
+    ("resolution", "stored", "waiting"),
+    [
+        ("CANCEL", ("VOID", {}), []),
+        ("MKT", None, ["resolved MKT: proportional payouts across answers need a manual resolution"]),
+    ],
+)
+async def test_a_multiple_choice_market_cancelled_or_split(
+    engine, fake, clock, resolution, stored, waiting
+) -> None:
+    chosen = multiple_choice_market(1, COLOURS, volume=500_000)
+    fake.add(chosen)
+    await sync(engine, fake, clock)
+    fake.update(
+        chosen["id"], isResolved=True, resolution=resolution, closeTime=millis("2026-08-21T12:10:00+00:00")
+    )
+    clock.advance(timedelta(hours=1))
+    report = await sync(engine, fake, clock)
+    assert [(r.kind, r.payouts_json) for r in rows(engine, ResolutionRow)] == ([stored] if stored else [])
+    assert [u.reason for u in report.undecided] == waiting

@@ -105,7 +105,8 @@ async def test_an_unchanged_polymarket_resync_is_skipped_and_every_change_is_wri
     clock.advance(timedelta(minutes=1))
     changed = await sync_polymarket(engine, polymarket, clock)
     assert changed.unchanged == selected - 3
-    assert (changed.markets_written, changed.resolutions_written) == (1, 1)  # the edit; the resolution
+    # the edit and the resolved market's venue status ("resolved YES"); the resolution
+    assert (changed.markets_written, changed.resolutions_written) == (2, 1)
     after = market_rows(engine)
     assert after[edited][0] == "Edited: will it happen?" and after[edited][1] != stored[edited][1]
     assert after[moved][1] != stored[moved][1] and after[moved][2] == stored[moved][2]  # stamp only

@@ -16,8 +16,7 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import CohortRow, MarketRow, RoundRow
-from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
+from arena.db.models import FINISHED_ROUND_STATUSES, CohortRow, MarketRow, RoundRow
 
 if TYPE_CHECKING:  # a type only: the runtime imports every bettor and market source, which
     # `arena cohort list` (through ``arena.reports.overview``) never needs

@@ -6,6 +6,10 @@ settled, and the database allows one settlement fill per position, so re-running
 two jobs at once) cannot pay twice. A resolution the ledger rejects (``SettlementRejected``, e.g.
 a winner that is not one of the outcomes held) is deferred, logged, and listed by ``arena markets
 pending``; any other error is a bug and propagates rather than posing as a data problem.
+
+Settlement fills are computed once the holders' rows are locked, and stamped then
+(``CohortRuntime.happened_at``: the real time live, the given time in a replay), for the reason
+round fills are (``rounds.commit``): every mark then agrees with the fills up to its time.
 """
 
 from __future__ import annotations
@@ -74,19 +78,18 @@ def _settle_together(
     the markets one at a time."""
     involved = sorted({s.id for _, holders in due for s in holders})
     try:
-        staged = [(r, holders, {s.id: _settle_one(s, r, at) for s in holders}) for r, holders in due]
-    except SettlementRejected:
-        rt.reload(involved)
-        return False
-    try:
         with session_scope(rt.engine) as session:
-            write_resolutions(session, [resolution_row(r, at, None) for r, _, _ in staged], count=False)
+            write_resolutions(session, [resolution_row(r, at, None) for r, _ in due], count=False)
             lock_and_check(session, [rt.slot(a).book for a in involved])
+            filled_at = rt.happened_at(at)
+            staged = [
+                (r, holders, {s.id: _settle_one(s, r, filled_at) for s in holders}) for r, holders in due
+            ]
             batches = [
                 FillBatch(s.book, fills[s.id], decision_id=None) for _, hs, fills in staged for s in hs
             ]
-            write_fill_batches(session, batches, at=at)
-    except LedgerConflict:
+            write_fill_batches(session, batches, at=filled_at)
+    except (SettlementRejected, LedgerConflict):
         rt.reload(involved)
         return False
     except BaseException:
@@ -127,18 +130,18 @@ def _settle_market(
 ) -> None:
     for attempt in (1, 2):
         try:
-            fills = {s.id: _settle_one(s, resolution, at) for s in holders}
+            with session_scope(rt.engine) as session:
+                write_resolutions(session, [resolution_row(resolution, at, None)], count=False)
+                lock_and_check(session, [s.book for s in holders])
+                filled_at = rt.happened_at(at)
+                fills = {s.id: _settle_one(s, resolution, filled_at) for s in holders}
+                batches = [FillBatch(s.book, fills[s.id], decision_id=None) for s in holders]
+                write_fill_batches(session, batches, at=filled_at)  # every holder's fills in one INSERT
         except SettlementRejected as exc:
             rt.reload([s.id for s in holders])
             report.deferred[resolution.market_id] = str(exc)
             log.warning("deferred settlement of %s in cohort %s: %s", resolution.market_id, rt.cohort_id, exc)
             return
-        try:
-            with session_scope(rt.engine) as session:
-                write_resolutions(session, [resolution_row(resolution, at, None)], count=False)
-                lock_and_check(session, [s.book for s in holders])
-                batches = [FillBatch(s.book, fills[s.id], decision_id=None) for s in holders]
-                write_fill_batches(session, batches, at=at)  # every holder's fills in one INSERT
         except LedgerConflict:
             rt.reload([s.id for s in holders])
             holders = [s for s in holders if _holds(s, resolution.market_id)]

@@ -19,16 +19,25 @@ from sqlmodel import Session, col, select
 from arena.cohorts.config import config_from_frozen
 from arena.core.clock import Clock
 from arena.db.engine import session_scope
-from arena.db.models import AgentRow, CohortRow, PositionRow, ResolutionRow, RoundMarketRow, RoundRow
+from arena.db.models import (
+    FINISHED_ROUND_STATUSES,
+    AgentRow,
+    CohortRow,
+    PositionRow,
+    ResolutionRow,
+    RoundMarketRow,
+    RoundRow,
+)
 from arena.engine.books.completion import complete_if_done, stale_positions
 from arena.engine.books.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
 from arena.engine.books.settlement import settle
+from arena.engine.rounds.empty import EMPTY
 from arena.engine.rounds.missed import miss_round, too_late
 from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import round_time, run_round
 from arena.engine.runtime.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.runtime.cohort import CohortRuntime, load_runtime
-from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
+from arena.engine.store.ledger_store import LedgerConflict
 
 log = logging.getLogger("arena.engine.live.jobs")
 
@@ -103,14 +112,15 @@ def rounds_job(
     """Run every due, unfinished decision round of every live cohort (point in time: each round
     uses the snapshot as of its scheduled time) with ``run``; ``by_workers`` says in the summary
     that ``run`` hands rounds to workers. A round found more than the cohort's
-    ``schedule.catch_up_grace`` late is recorded as missed instead (``rounds.missed``)."""
+    ``schedule.catch_up_grace`` late is recorded as missed instead (``rounds.missed``); one with
+    nothing to trade asks nobody, and the summary gives the reason (``rounds.empty``)."""
     return asyncio.run(_rounds(engine, clock, environ, run, by_workers))
 
 
 async def _rounds(
     engine: Engine, clock: Clock, environ: Mapping[str, str], run: RoundRunner, by_workers: bool
 ) -> str:
-    ran, missed, failed, unfinished = 0, 0, [], []
+    ran, missed, failed, unfinished, empty = 0, 0, [], [], list[str]()
     async with AgentHttpClients() as clients:
         for cohort_id in live_cohorts(engine):
             rt = _runtime(engine, cohort_id, clock, environ=environ, new_http_client=clients.new_client)
@@ -127,15 +137,21 @@ async def _rounds(
                     log.error("%s", exc)
                     unfinished.append(str(exc))
                     break  # later rounds of this cohort wait for this one
+                if report.status == EMPTY:
+                    log.warning("cohort %s round %s %s", cohort_id, index, report.note)
+                    empty.append(f"{cohort_id} round {index} {report.note}")
+                    continue
                 ran += 1
                 if report.failed:
                     failed.append(f"{cohort_id} round {index}")
     if failed or unfinished:
         problems = ([f"every agent failed in: {', '.join(failed)}"] if failed else []) + unfinished
-        raise JobFailure("; ".join(problems))
+        raise JobFailure("; ".join(problems + empty))
     how = " by workers" if by_workers else ""
-    return f"{ran} rounds run{how}" + (
-        f", {missed} missed (found later than schedule.catch_up_grace)" if missed else ""
+    return (
+        f"{ran} rounds run{how}"
+        + (f", {missed} missed (found later than schedule.catch_up_grace)" if missed else "")
+        + (f", {len(empty)} asked nobody: {'; '.join(empty)}" if empty else "")
     )
 
 
@@ -172,19 +188,40 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
     return f"{marked} portfolios marked"
 
 
+MARK_ATTEMPTS = 3
+"""How often a mark is tried when fills are committed between its read of the ledgers and its
+write (a round or a settlement committing at that moment); each attempt reads them again."""
+
+
 def mark_cohort(engine: Engine, cohort_id: str, clock: Clock, *, environ: Mapping[str, str]) -> int:
     """Mark the cohort's agents without a mark in the current bucket (one commit); how many.
-    The marks job runs this per cohort, in-process or as a worker's unit."""
+    The marks job runs this per cohort, in-process or as a worker's unit.
+
+    The mark's time is read after its ledgers were read, and its write is fenced on their fill
+    counts: it values exactly the fills stamped before it (see ``rounds.commit``). Fills committed
+    in between make the write refused (``LedgerConflict``); the ledgers are read again and the
+    mark retried, up to ``MARK_ATTEMPTS`` times."""
     if not marks_due(engine, cohort_id, clock.now()):
         return 0
     rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
-    at = clock.now()
-    with Session(engine) as session:
-        todo = unmarked_agents(session, rt, at)
-    if todo:
-        with session_scope(engine) as session:
-            persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
-    return len(todo)
+    attempt = 1
+    while True:
+        at = clock.now()
+        with Session(engine) as session:
+            todo = unmarked_agents(session, rt, at)
+        if not todo:
+            return 0
+        try:
+            with session_scope(engine) as session:
+                persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
+        except LedgerConflict:
+            if attempt == MARK_ATTEMPTS:
+                raise
+            log.info("cohort %s: fills committed while marking; marking again", cohort_id)
+            attempt += 1
+            rt.reload()
+            continue
+        return len(todo)
 
 
 def marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:

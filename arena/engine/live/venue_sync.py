@@ -41,10 +41,16 @@ def sync_job(engine: Engine, clock: Clock) -> str:
 
 def sync_one_venue(engine: Engine, clock: Clock, venue: Venue) -> str:
     """Sync ``venue`` with default settings (the sync job's part per venue, in-process or as a
-    worker's unit); a sync that stored nothing and met problems raises."""
+    worker's unit); a sync that stored nothing and met problems raises. The summary names every
+    venue answer that contradicts an operator's override."""
     settings = Settings()
     urls = VenueUrls(gamma=settings.gamma_url, clob=settings.clob_url, manifold=settings.manifold_url)
     report = sync_venue_blocking(engine, clock, venue, SyncSettings().limited_by(settings), urls=urls)
     if report.problems and report.selected + report.refreshed == 0:
         raise RuntimeError(f"{venue}: sync stored nothing ({len(report.problems)} problems)")
-    return f"{venue}: {report.selected} selected, {report.refreshed} refreshed"
+    summary = f"{venue}: {report.selected} selected, {report.refreshed} refreshed"
+    if report.contradictions:
+        summary += (
+            f"; {len(report.contradictions)} overrides contradicted: {'; '.join(report.contradictions)}"
+        )
+    return summary

@@ -1,19 +1,27 @@
 """Storing a round phase: every agent's decision and fills in ONE transaction.
 
-Each agent's answer is first executed on its in-memory ledger (``stage``). Then one transaction
-(``store_phase``) proves, per agent, that the claim is still ours (``held_claims``) and that the
-ledger still matches the database (``stale_books``), writes every decision's outcome in one
-statement and every agent's fills and positions in two more. An agent whose claim was taken over
-is left out (the other runner executes it); one whose ledger moved under it gets its decision
-recorded as a ``ledger_conflict`` error, not executed. A crash or any error rolls the whole phase
-back, so no agent's decision is ever half applied; a re-run finds the claims still ours (or
-expired) and redoes the phase. One transaction per phase instead of one per agent is most of
-what a replay of many agents spends on writes.
+One transaction (``store_phase``) proves, per agent, that the claim is still ours
+(``held_claims``) and that the ledger still matches the database (``stale_books``, which locks
+the agents' rows); then, under those locks, it executes each agent's answer on its in-memory
+ledger (``stage``), stamping the fills with the time they executed, and writes every decision's
+outcome in one statement and every agent's fills and positions in two more. An agent whose
+claim was taken over is left out (the other runner executes it); one whose ledger moved under it
+gets its decision recorded as a ``ledger_conflict`` error, not executed. A crash or any error
+rolls the whole phase back, so no agent's decision is ever half applied; a re-run finds the
+claims still ours (or expired) and redoes the phase. One transaction per phase instead of one
+per agent is most of what a replay of many agents spends on writes.
+
+Why the fills are stamped under the locks: a mark (``books.marks``) values the fills it read
+before it took the same locks, at a time read after that read. A fill stamped once the locks
+are held is then either in a mark's portfolio and stamped before it, or committed after that
+mark and stamped after it, so every stored portfolio snapshot agrees with the fills up to its
+time (``ledger_store.reconcile``). Live, that time is the real one; a replay stamps its
+simulated round time, as the rest of its rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -22,8 +30,10 @@ from typing import Any
 from sqlmodel import Session
 
 from agents.types import Decision
+from arena.engine.rounds.asking import Answer
 from arena.engine.rounds.decisions import Outcome, decision_values, execute, with_plausible_usage
 from arena.engine.runtime.cohort import AgentSlot
+from arena.engine.store.charges import settle_charges
 from arena.engine.store.claims import ERROR, Claim, finish_all, held_claims
 from arena.engine.store.ledger_store import FillBatch, stale_books, write_fill_batches
 from arena.tools.store import store_traces
@@ -45,41 +55,55 @@ class Staged:
 
 
 @dataclass(frozen=True)
-class Stored:
-    """What ``store_phase`` did: agents whose claim was lost, and whose ledger had moved."""
+class Pending:
+    """One agent's answer, waiting to be executed at ``quotes`` under its claim."""
 
+    slot: AgentSlot
+    claim: Claim
+    answer: Answer
+    quotes: Quotes
+    closed_markets: Mapping[MarketId, datetime] | None = None  # closed for trading, with close times
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What ``store_phase`` did: every answer executed on its ledger (``staged``), the agents whose
+    claim was lost, and those whose ledger had moved."""
+
+    staged: list[Staged]
     lost: list[Staged]
     conflicts: list[Staged]
 
 
-def stage(
-    slot: AgentSlot,
-    claim: Claim,
-    decision: Decision,
-    quotes: Quotes,
-    at: datetime,
-    *,
-    decided_at: datetime,
-    closed_markets: Mapping[MarketId, datetime] | None = None,
-) -> Staged:
-    """Execute ``decision`` on the agent's ledger at ``quotes`` (fills at the round's time ``at``;
-    ``closed_markets``: closed for trading, with their close times); nothing is written yet."""
-    ledger = slot.book.ledger
+def stage(pending: Pending, filled_at: datetime) -> Staged:
+    """Execute the answer on the agent's ledger at its quotes, the fills stamped ``filled_at``
+    (a leg on one of ``pending.closed_markets`` refused naming its close); nothing is written yet."""
+    ledger = pending.slot.book.ledger
     cash, max_bet = ledger.cash, ledger.max_bet()
-    decision = with_plausible_usage(decision)
+    decision, decided_at = with_plausible_usage(pending.answer.decision), pending.answer.at
     outcome = execute(
-        ledger, decision, quotes, at, decision_id=str(claim.decision_id), closed_markets=closed_markets
+        ledger,
+        decision,
+        pending.quotes,
+        filled_at,
+        decision_id=str(pending.claim.decision_id),
+        closed_markets=pending.closed_markets,
     )
     values = decision_values(decision, outcome, cash_at_start=cash, max_bet=max_bet, at=decided_at)
-    return Staged(slot, claim, decision, outcome, values, cash, max_bet, decided_at)
+    return Staged(pending.slot, pending.claim, decision, outcome, values, cash, max_bet, decided_at)
 
 
-def store_phase(session: Session, staged: Sequence[Staged], at: datetime) -> Stored:
-    """Store the staged decisions in ``session`` (the caller commits); see the module docstring."""
-    still_ours = held_claims(session, [s.claim for s in staged])
-    # every staged agent's ledger is fenced, ours or not: on PostgreSQL the claims' answer then
-    # comes with the fence's, in one wait (a lost claim's agent is locked until this commits)
-    stale = stale_books(session, [s.slot.book for s in staged])
+def store_phase(
+    session: Session, pending: Sequence[Pending], *, executed_at: Callable[[], datetime]
+) -> Stored:
+    """Execute and store the answers in ``session`` (the caller commits), the fills stamped
+    ``executed_at()`` once the agents' rows are locked; see the module docstring."""
+    still_ours = held_claims(session, [p.claim for p in pending])
+    # every agent's ledger is fenced, ours or not: on PostgreSQL the claims' answer then comes
+    # with the fence's, in one wait (a lost claim's agent is locked until this commits)
+    stale = stale_books(session, [p.slot.book for p in pending])
+    at = executed_at()
+    staged = [stage(p, at) for p in pending]
     held = still_ours()
     ours = [s for s in staged if s.claim.decision_id in held]
     problems = {s.slot.id: stale[s.slot.id] for s in ours if s.slot.id in stale}
@@ -91,12 +115,14 @@ def store_phase(session: Session, staged: Sequence[Staged], at: datetime) -> Sto
         + [(s.claim, _conflict_values(s, problems[s.slot.id])) for s in conflicts],
         locked=True,
     )
-    # the research-tool calls and requests behind each stored decision
+    # the research-tool calls and requests behind each stored decision; its charges are then in it
     store_traces(session, ((s.claim.decision_id, s.slot.id, s.decision) for s in fresh + conflicts))
+    settle_charges(session, [(s.claim, len(s.decision.usage.requests)) for s in fresh + conflicts])
     write_fill_batches(
         session, [FillBatch(s.slot.book, s.outcome.fills, s.claim.decision_id) for s in fresh], at=at
     )
-    return Stored(lost=[s for s in staged if s.claim.decision_id not in held], conflicts=conflicts)
+    lost = [s for s in staged if s.claim.decision_id not in held]
+    return Stored(staged=staged, lost=lost, conflicts=conflicts)
 
 
 def _conflict_values(staged: Staged, message: str) -> dict[str, Any]:

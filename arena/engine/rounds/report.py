@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from sqlalchemy import bindparam, update
@@ -16,11 +16,11 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import DecisionRow, RoundRow
+from arena.db.models import FINISHED_ROUND_STATUSES, DecisionRow, RoundRow
 from arena.db.pipeline import read_after_sent, send_statement
 from arena.engine.runtime.cohort import CohortRuntime
 from arena.engine.store.claims import ERROR, FINAL_STATUSES, MISSED
-from arena.engine.store.round_store import FINISHED_ROUND_STATUSES, ROUND_AT_INDEX
+from arena.engine.store.round_store import ROUND_AT_INDEX
 
 log = logging.getLogger("arena.engine.rounds.run")
 
@@ -41,8 +41,9 @@ _FINISH_ROUND = (
 @dataclass(frozen=True)
 class RoundReport:
     """How a round ended. ``status``: done | failed (every agent errored) | missed (no agent was
-    asked: found too late) | busy (some decisions are held by another live runner) | running
-    (interrupted before every agent finished)."""
+    asked: found too late) | empty (no agent was asked: nothing to trade; ``note`` says why) |
+    busy (some decisions are held by another live runner) | running (interrupted before every
+    agent finished)."""
 
     round_index: int
     at: datetime
@@ -50,6 +51,7 @@ class RoundReport:
     market_count: int
     statuses: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    note: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -93,7 +95,8 @@ def read_report(rt: CohortRuntime, index: int, *, only_final: bool) -> RoundRepo
         if row is None or row.id is None or (only_final and row.status not in FINISHED_ROUND_STATUSES):
             return None
         statuses = _statuses(session, rt, row.id)
-    return _report(rt, index, row.status, row.scheduled_at, row.market_count, statuses)
+    report = _report(rt, index, row.status, row.scheduled_at, row.market_count, statuses)
+    return replace(report, note=row.note)
 
 
 def _report(

@@ -1,13 +1,15 @@
 """One decision round of a cohort, as data flows (DESIGN.md "One round, as data flows").
 
 1. The universe snapshot as of the round time is taken, filtered, hashed and stored; a re-run of
-   the round must find the same hash (the same markets at the same prices) or it stops.
+   the round must find the same hash (the same markets at the same prices) or it stops. A live
+   round with nothing to trade is stored as empty, and nobody is asked (``empty``).
 2. Every unfinished decision is claimed (``claims``) before any agent is asked anything.
 3. Agents are asked concurrently on the same snapshot; ensemble agents (``uses_peers``) go in a
    second phase with the stated probabilities of the first.
-4. Each answer is validated and executed atomically on the agent's ledger at the snapshot's
-   quotes; then every agent's decision, fills and position updates of the phase are committed in
-   ONE transaction, which also proves each claim is still ours (``round_commit``).
+4. Each answer is stamped with the time it came in, then validated and executed atomically on
+   the agent's ledger at the snapshot's quotes, the fills stamped with the time they executed;
+   every agent's decision, fills and position updates of the phase are committed in ONE
+   transaction, which also proves each claim is still ours (``commit``).
 """
 
 from __future__ import annotations
@@ -28,15 +30,17 @@ from agents.types import AgentView, Decision
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, DecisionRow
 from arena.db.offered import first_offered
-from arena.engine.rounds.asking import Call, ask_all
-from arena.engine.rounds.commit import stage, store_phase
+from arena.engine.rounds.asking import Answer, Call, ask_all
+from arena.engine.rounds.commit import Pending, store_phase
 from arena.engine.rounds.decisions import markets_traded
+from arena.engine.rounds.empty import nothing_to_trade, record_empty
 from arena.engine.rounds.report import RoundReport, close_round, read_report
 from arena.engine.rounds.universe import hide_prices, select_universe
 from arena.engine.runtime.budgets import has_caps, held_for_budget, spend_by_agent
 from arena.engine.runtime.cohort import AgentSlot, CohortRuntime
 from arena.engine.runtime.quotes import build_quotes
 from arena.engine.runtime.views import agent_view, held_markets, latest_prices, portfolio_view
+from arena.engine.store.charges import ChargeRecorder
 from arena.engine.store.claims import DONE, ERROR, Claim, ClaimResult, claim_round, new_token
 from arena.engine.store.ledger_store import committed
 from arena.engine.store.round_store import closed_by, market_questions, open_round
@@ -66,6 +70,9 @@ async def run_round(rt: CohortRuntime, index: int, at: datetime) -> RoundReport:
     if finished is not None:
         return finished
     full, universe = round_snapshot(rt, at)
+    reason = nothing_to_trade(rt, full, universe)
+    if reason is not None and (empty := record_empty(rt, index, at, universe, reason)) is not None:
+        return empty
     with session_scope(rt.engine) as session:
         round_id, claims = open_and_claim(session, rt, index, at, universe, new_token())
     if claims.claimed:
@@ -169,7 +176,11 @@ class RoundPlan:
             news_lag=cfg.tools.news_lag,
         )
 
-    def view(self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None) -> AgentView:
+    def view(
+        self, slot: AgentSlot, peers: dict[str, dict[str, dict[str, float]]] | None, claim: Claim
+    ) -> AgentView:
+        """What the agent is shown; its provider requests are recorded under ``claim`` as they
+        answer (``store.charges``)."""
         ledger = slot.book.ledger
         ledger.mark(self._marks_for(ledger.open_markets()), self.at)
         portfolio = portfolio_view(
@@ -192,6 +203,7 @@ class RoundPlan:
             previous_round_at=self.previous,
             peers=peers,
             toolbox=ArenaToolbox(ToolContext(self.tool_facts, portfolio)),
+            on_request=ChargeRecorder(self.rt.engine, claim, self._now),
         )
 
     def _marks_for(self, held: frozenset[MarketId]) -> FreshMarks:
@@ -237,7 +249,7 @@ class RoundPlan:
         deadline: float,
         peers: dict[str, dict[str, dict[str, float]]] | None,
     ) -> None:
-        answers = await self.ask(slots, deadline, peers)
+        answers = await self.ask(slots, deadline, peers, claims)
         self.commit_phase(slots, claims, answers)
 
     async def ask(
@@ -245,45 +257,46 @@ class RoundPlan:
         slots: list[AgentSlot],
         deadline: float,
         peers: dict[str, dict[str, dict[str, float]]] | None,
+        claims: Mapping[int, Claim],
         spent: Mapping[int, Decimal] | None = None,
-    ) -> dict[str, Decision]:
-        """Every agent's answer by name (an agent over its spending budget holds unasked);
-        ``spent``: the spend read before the phase (default: read now)."""
+    ) -> dict[str, Answer]:
+        """Every agent's answer by name, stamped when it came in (an agent over its spending
+        budget holds unasked), each asked under its claim in ``claims``; ``spent``: the spend
+        read before the phase (default: read now)."""
         cfg = self.rt.config
         if self.capped and spent is None:
             spent = spend_by_agent(self.rt.engine, self.rt.cohort_id)
         held = held_for_budget(cfg, slots, spent) if spent is not None else {}
-        calls = [Call(s.name, s.bettor, self.view(s, peers)) for s in slots if s.name not in held]
+        calls = [
+            Call(s.name, s.bettor, self.view(s, peers, claims[s.id])) for s in slots if s.name not in held
+        ]
         remaining = timedelta(seconds=deadline - asyncio.get_running_loop().time())
         answers = await ask_all(
-            calls, concurrency=cfg.concurrency, call_timeout=cfg.call_timeout, budget=remaining
+            calls,
+            concurrency=cfg.concurrency,
+            call_timeout=cfg.call_timeout,
+            budget=remaining,
+            now=self._now,
         )
-        answers.update(held)
+        held_at = self._now()
+        answers.update({name: Answer(decision, held_at) for name, decision in held.items()})
         return answers
 
+    def _now(self) -> datetime:
+        """The time of something happening now in this round (``CohortRuntime.happened_at``)."""
+        return self.rt.happened_at(self.at)
+
     def commit_phase(
-        self, slots: list[AgentSlot], claims: dict[int, Claim], answers: dict[str, Decision]
+        self, slots: list[AgentSlot], claims: dict[int, Claim], answers: dict[str, Answer]
     ) -> dict[int, str]:
         """Execute every agent's answer on its ledger and store them all in ONE transaction
-        (``round_commit``); ledgers whose decision was not stored are rebuilt from the database.
-        Returns the status stored for each agent, by id (none for a claim taken over)."""
-        decided_at = self.rt.happened_at(self.at)
+        (``commit.store_phase``); ledgers whose decision was not stored are rebuilt from the
+        database. Returns the status stored for each agent, by id (none for a claim taken over)."""
+        closed = self.closed_markets(slots, {name: answer.decision for name, answer in answers.items()})
+        pending = [Pending(s, claims[s.id], answers[s.name], self.quotes_for(s), closed) for s in slots]
         try:
-            closed = self.closed_markets(slots, answers)
-            staged = [
-                stage(
-                    s,
-                    claims[s.id],
-                    answers[s.name],
-                    self.quotes_for(s),
-                    self.at,
-                    decided_at=decided_at,
-                    closed_markets=closed,
-                )
-                for s in slots
-            ]
             with session_scope(self.rt.engine) as session:
-                stored = store_phase(session, staged, self.at)
+                stored = store_phase(session, pending, executed_at=self._now)
         except BaseException:
             self.rt.reload([s.id for s in slots])
             raise
@@ -294,7 +307,7 @@ class RoundPlan:
                 s.slot.name,
             )
         dropped = {s.slot.id for s in stored.lost + stored.conflicts}
-        for s in staged:
+        for s in stored.staged:
             if s.slot.id not in dropped:
                 committed(s.slot.book, s.outcome.fills)
         if dropped:
@@ -303,7 +316,7 @@ class RoundPlan:
         conflicts = {s.slot.id for s in stored.conflicts}
         return {
             s.slot.id: ERROR if s.slot.id in conflicts else s.outcome.status
-            for s in staged
+            for s in stored.staged
             if s.slot.id not in lost
         }
 

@@ -64,7 +64,7 @@ async def decide_one(rt: CohortRuntime, opened: OpenedRound, agent_id: int, toke
     plan, peers, spent = await asyncio.to_thread(_plan, rt, opened, agent_id)
     slot = rt.slot(agent_id)
     deadline = asyncio.get_running_loop().time() + rt.config.round_budget.total_seconds()
-    answers = await plan.ask([slot], deadline, peers, spent)
+    answers = await plan.ask([slot], deadline, peers, claims.claimed, spent)
     stored = await asyncio.to_thread(plan.commit_phase, [slot], claims.claimed, answers)
     return stored.get(agent_id, BUSY)
 

@@ -2,8 +2,10 @@
 
 Tool loops multiply what a decision costs, so a cohort can cap it. Before each phase of a round
 the spend recorded so far (the sum of the agents' ``decision.cost_usd``, every request of every
-attempt included) is read back; an agent at or over its own cap, or any agent once the cohort is
-at or over its cap, is not asked: it holds, with the reason recorded as an ``over_budget`` error.
+attempt included, plus the paid requests no stored decision accounts for: attempts whose worker
+died or whose claim was taken over, ``store.charges``) is read back; an agent at or over its own
+cap, or any agent once the cohort is at or over its cap, is not asked: it holds, with the reason
+recorded as an ``over_budget`` error.
 Agents that never spend (no cost recorded, e.g. baselines) are never stopped by the cohort cap.
 A cap is checked between decisions, so the decision that crosses it is completed and counted.
 """
@@ -21,6 +23,7 @@ from arena.cohorts.config import CohortConfig
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow
 from arena.engine.runtime.cohort import AgentSlot
+from arena.engine.store.charges import charges_by_agent, outside
 
 OVER_BUDGET = "over_budget"
 
@@ -28,20 +31,22 @@ OVER_BUDGET = "over_budget"
 def spend_by_agent(
     engine: Engine, cohort_id: str, *, leaving_out: tuple[int, Collection[int]] | None = None
 ) -> dict[int, Decimal]:
-    """Recorded provider spend of each agent of the cohort, in dollars. ``leaving_out`` (a round
-    id and agent ids): not counting those agents' decisions in that round, so one agent's unit,
-    run after others of its phase committed, reads the spend its whole phase would read together."""
+    """Recorded provider spend of each agent of the cohort, in dollars: its decisions' and its
+    charges no decision accounts for. ``leaving_out`` (a round id and agent ids): not counting
+    those agents' decisions and charges in that round, so one agent's unit, run after others of
+    its phase committed, reads the spend its whole phase would read together."""
     query = select(DecisionRow.agent_id, func.sum(DecisionRow.cost_usd)).where(
         DecisionRow.cohort_id == cohort_id
     )
     if leaving_out is not None:
-        round_id, agent_ids = leaving_out
-        query = query.where(
-            ~((col(DecisionRow.round_id) == round_id) & col(DecisionRow.agent_id).in_(agent_ids))
-        )
+        query = query.where(outside(*leaving_out))
     with session_scope(engine, write=False) as session:
         rows = session.exec(query.group_by(col(DecisionRow.agent_id))).all()
-    return {agent_id: Decimal(total or 0) for agent_id, total in rows}
+        charged = charges_by_agent(session, cohort_id, leaving_out=leaving_out)
+    spent = {agent_id: Decimal(total or 0) for agent_id, total in rows}
+    for agent_id, cost in charged.items():
+        spent[agent_id] = spent.get(agent_id, Decimal(0)) + cost
+    return spent
 
 
 def agent_caps(config: CohortConfig, names: Collection[str] | None = None) -> dict[str, Decimal]:

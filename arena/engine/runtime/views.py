@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from agents.tools import Toolbox
-from agents.types import AgentView, PortfolioView, PositionView
+from agents.types import AgentView, PortfolioView, PositionView, RequestRecorder
 from markets.types import MarketSnapshot, MarketSource
 from portfolio import Ledger, MarketId, Prices, Rules
 from portfolio.units import outcome_prices
@@ -75,6 +75,7 @@ def agent_view(
     previous_round_at: datetime | None,
     peers: Mapping[str, Mapping[str, Mapping[str, float]]] | None = None,
     toolbox: Toolbox | None = None,
+    on_request: RequestRecorder | None = None,
 ) -> AgentView:
     return AgentView(
         agent_id=name,
@@ -88,6 +89,7 @@ def agent_view(
         peer_probabilities=peers or {},
         previous_round_at=previous_round_at,
         toolbox=toolbox,
+        on_request=on_request,
     )
 
 

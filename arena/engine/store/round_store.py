@@ -19,10 +19,6 @@ from arena.db.upsert import insert_ignore
 from markets.types import Market, MarketSnapshot
 from portfolio import MarketId
 
-FINISHED_ROUND_STATUSES = ("done", "failed", "missed")
-"""A round in one of these is over: ``missed`` when no agent was asked (found too late, live)."""
-
-
 # Statements read at every round, built once: a statement object keeps its cache key, and building
 # and keying one cost about as much CPU as running it on SQLite.
 ROUND_AT_INDEX = select(RoundRow).where(

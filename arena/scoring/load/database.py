@@ -47,6 +47,7 @@ from arena.db.read_tables import (
     cohort,
     decision,
     fill,
+    llm_charge,
     market,
     portfolio_close,
     portfolio_snapshot,
@@ -283,10 +284,22 @@ def _decisions(connection: Connection, cohort_ids: list[str]) -> tuple[pl.DataFr
         .where(decision.c.cohort_id.in_(cohort_ids), decision.c.decided_at.is_not(None))
         .order_by(decision.c.id)
     )
-    return _decision_frames(connection.execute(query).all())
+    return _decision_frames(connection.execute(query).all(), _unstored_charges(connection, cohort_ids))
 
 
-def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _unstored_charges(connection: Connection, cohort_ids: list[str]) -> dict[int, Decimal]:
+    """Per decision, what its attempts that never stored it paid the provider (``llm_charge``:
+    a killed worker's, a decision given up on at its timeout): part of the decision's cost."""
+    query = (
+        select(llm_charge.c.decision_id, func.sum(llm_charge.c.cost_usd))
+        .join(decision, decision.c.id == llm_charge.c.decision_id)
+        .where(decision.c.cohort_id.in_(cohort_ids))
+        .group_by(llm_charge.c.decision_id)
+    )
+    return {decision_id: cost for decision_id, cost in connection.execute(query).all()}
+
+
+def _decision_frames(rows: Sequence[Any], charges: dict[int, Decimal]) -> tuple[pl.DataFrame, pl.DataFrame]:
     decisions = [
         (
             r.cohort_id,
@@ -294,7 +307,7 @@ def _decision_frames(rows: Sequence[Any]) -> tuple[pl.DataFrame, pl.DataFrame]:
             r.scheduled_at,
             None if r.error is None else (r.error_kind or "error"),
             r.prompt_tokens + r.completion_tokens,
-            r.cost_usd,
+            r.cost_usd + charges[r.id] if r.id in charges else r.cost_usd,
             r.latency_s,
         )
         for r in rows
