@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from arena.cohorts.config import config_from_frozen
 from arena.core.clock import Clock
+from arena.core.summary import Summary
 from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow, PositionRow, ResolutionRow, RoundMarketRow, RoundRow
 from arena.engine.books.completion import complete_if_done, planned_rounds, stale_positions
@@ -134,9 +135,10 @@ async def _rounds(
         problems = ([f"every agent failed in: {', '.join(failed)}"] if failed else []) + unfinished
         raise JobFailure("; ".join(problems))
     how = " by workers" if by_workers else ""
-    return f"{ran} rounds run{how}" + (
+    text = f"{ran} rounds run{how}" + (
         f", {missed} missed (found later than schedule.catch_up_grace)" if missed else ""
     )
+    return Summary(text, idle=ran == missed == 0)
 
 
 def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
@@ -169,7 +171,7 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
     The job polls often (``ARENA_MARKS_EVERY``, a minute): a cohort whose bucket is already
     marked costs two small queries, and is not loaded."""
     marked = sum(mark_cohort(engine, c, clock, environ=environ) for c in live_cohorts(engine, HELD))
-    return f"{marked} portfolios marked"
+    return Summary(f"{marked} portfolios marked", idle=marked == 0)
 
 
 def mark_cohort(engine: Engine, cohort_id: str, clock: Clock, *, environ: Mapping[str, str]) -> int:
@@ -219,8 +221,9 @@ def settle_cohort(
     return sum(report.settled.values()), [f"{m} ({why})" for m, why in report.deferred.items()]
 
 
-def settlement_summary(settled: int, deferred: list[str]) -> str:
-    return f"{settled} positions settled" + (f"; deferred: {', '.join(deferred)}" if deferred else "")
+def settlement_summary(settled: int, deferred: list[str]) -> Summary:
+    text = f"{settled} positions settled" + (f"; deferred: {', '.join(deferred)}" if deferred else "")
+    return Summary(text, idle=settled == 0 and not deferred)
 
 
 def settlement_due(engine: Engine, cohort_id: str) -> bool:
@@ -247,4 +250,5 @@ def completion_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) 
         else:
             stale += [f"{cohort_id}: {s.describe(clock.now())}" for s in stale_positions(rt, clock.now())]
     message = f"{len(completed)} cohorts completed"
-    return message + (f"; stale positions: {'; '.join(stale)}" if stale else "")
+    text = message + (f"; stale positions: {'; '.join(stale)}" if stale else "")
+    return Summary(text, idle=not completed and not stale)
