@@ -15,7 +15,7 @@ console = plain_console(soft_wrap=True)
 
 @app.command("upgrade")
 def upgrade_command(database_url: DatabaseOption = None) -> None:
-    """Migrate the database to the newest schema (the arena also does this whenever it opens it)."""
+    """Migrate the database to the newest schema: the only command that upgrades one."""
     url = database_url_or_default(database_url)
     before = current_revision(url)
     upgrade(url)

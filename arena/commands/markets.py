@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.commands import resolutions
-from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
+from arena.commands.options import DatabaseOption, fail, open_engine, open_reader, portable_command
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
@@ -81,7 +81,7 @@ def sync_command(
 ) -> None:
     """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
     logging.basicConfig(
-        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+        level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     settings = SyncSettings(
         top_n=top_n,
@@ -122,7 +122,7 @@ def record_command(
     database_url: DatabaseOption = None,
 ) -> None:
     """Export what sync stored (markets, accounting prices, resolutions) as a replay dataset."""
-    engine = open_engine(database_url)
+    engine = open_reader(database_url)
     now = SystemClock().now()
     with session_scope(engine, write=False) as session:
         markets, prices, resolutions = recorded_data(

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine, open_reader
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.engine.books.resolving import OverrideError, override, pending_markets
@@ -33,7 +33,7 @@ def register(markets_app: typer.Typer) -> None:
 
 def pending_command(database_url: DatabaseOption = None) -> None:
     """Markets held by active cohorts that closed without a usable resolution."""
-    rows = pending_markets(open_engine(database_url), SystemClock().now())
+    rows = pending_markets(open_reader(database_url), SystemClock().now())
     if not rows:
         console.print("No pending markets: every closed market held by an active cohort is resolved.")
         return
