@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 
-def _parse_duration(value: object) -> timedelta:
+def parse_duration(value: object) -> timedelta:
     """Accept ``"7d"``, ``"12h"``, ``"30m"`` or ``"90s"``: whole units, so schedules stay aligned."""
     if isinstance(value, timedelta):
         return value
@@ -46,7 +46,7 @@ def _parse_utc(value: object) -> datetime:
     return value.astimezone(UTC)
 
 
-Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerializer(format_duration)]
+Duration = Annotated[timedelta, BeforeValidator(parse_duration), PlainSerializer(format_duration)]
 UtcDateTime = Annotated[
     datetime, BeforeValidator(_parse_utc), PlainSerializer(lambda d: d.isoformat().replace("+00:00", "Z"))
 ]
