@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import copy
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_until_interrupted
@@ -276,9 +276,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=main.__doc__)
     port_argument(parser)
     args = parser.parse_args()
+    now = datetime.now(UTC)
     with FakeManifold(args.port) as fake:
-        for index in range(len(REAL_MARKETS)):
-            fake.add(lite_market(index))
+        for index in range(len(REAL_MARKETS)):  # open whenever it runs: closing 20 to 50 days out
+            close = int((now + timedelta(days=20 + 10 * index)).timestamp() * 1000)
+            fake.add(lite_market(index, closeTime=close))
         serve_until_interrupted(
             fake.url, f"admin: GET {fake.url}/_admin/markets, POST /_admin/price, /_admin/resolve"
         )

@@ -285,7 +285,7 @@ class FirstMarketBettor:
     ``hold``, no bet, and no market: a valid empty answer). Deterministic, so a walkthrough run
     twice does the same."""
 
-    def __init__(self, *, stake: int = 10, probability: float = 0.6, hold: bool = False) -> None:
+    def __init__(self, *, stake: int = 100, probability: float = 0.6, hold: bool = False) -> None:
         self.stake, self.probability, self.hold = stake, probability, hold
 
     def __call__(self, request: RecordedRequest) -> Reply:

@@ -22,7 +22,7 @@ import hashlib
 import json
 from bisect import bisect_right
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -447,6 +447,17 @@ def _book(token: str, condition_id: str, mid: Decimal) -> dict[str, Any]:
     }
 
 
+def open_from_now(fake: FakePolymarket, now: datetime) -> None:
+    """Keep every market open and undecided whenever the fake runs: closing 20 to 80 days from
+    ``now`` (the real markets' dates have passed or will), priced inside (0.05, 0.95)."""
+    for index, gamma_id in enumerate(sorted(fake.markets)):
+        end = (now + timedelta(days=20 + (index * 7) % 60)).strftime("%Y-%m-%dT00:00:00Z")
+        fake.update(gamma_id, endDate=end, endDateIso=end[:10])
+        yes = Decimal(json.loads(fake.markets[gamma_id]["outcomePrices"])[0])
+        if not Decimal("0.05") < yes < Decimal("0.95"):
+            fake.set_price(gamma_id, Decimal("0.5"))
+
+
 def _decimal(value: Any) -> Decimal:
     try:
         return Decimal(str(value))
@@ -475,6 +486,7 @@ def main() -> None:
                 fake.add(real_market(index))
         else:
             fake.populate(args.markets)
+        open_from_now(fake, datetime.now(UTC))
         serve_until_interrupted(
             fake.url, f"admin: GET {fake.url}/_admin/markets, POST /_admin/price, /_admin/resolve"
         )

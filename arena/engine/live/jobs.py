@@ -29,6 +29,7 @@ from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import round_time, run_round
 from arena.engine.runtime.agent_http import AgentHttpClients, ClientUnderLimits
 from arena.engine.runtime.cohort import CohortRuntime, load_runtime
+from arena.engine.store.ledger_store import LedgerConflict
 from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
 
 log = logging.getLogger("arena.engine.live.jobs")
@@ -176,17 +177,27 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
 
 def mark_cohort(engine: Engine, cohort_id: str, clock: Clock, *, environ: Mapping[str, str]) -> int:
     """Mark the cohort's agents without a mark in the current bucket (one commit); how many.
-    The marks job runs this per cohort, in-process or as a worker's unit."""
+    The marks job runs this per cohort, in-process or as a worker's unit. Fills committed by a
+    settlement or a round while it marked (the ledger fence refuses the commit) are read back
+    and the marks computed again, once."""
     if not marks_due(engine, cohort_id, clock.now()):
         return 0
     rt = _runtime(engine, cohort_id, clock, environ=environ, with_bettors=False)
     at = clock.now()
-    with Session(engine) as session:
-        todo = unmarked_agents(session, rt, at)
-    if todo:
-        with session_scope(engine) as session:
-            persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
-    return len(todo)
+    for attempt in (1, 2):
+        with Session(engine) as session:
+            todo = unmarked_agents(session, rt, at)
+        if not todo:
+            return 0
+        try:
+            with session_scope(engine) as session:
+                persist_marks(session, rt, mark_rows(rt, at, todo), at=at)
+            return len(todo)
+        except LedgerConflict:  # a settlement or a round committed fills meanwhile: mark those too
+            if attempt == 2:
+                raise
+            rt.reload()
+    return 0
 
 
 def marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:
