@@ -15,6 +15,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 from rich.table import Table
+from sqlalchemy import Engine
 
 from arena.commands.options import (
     DatabaseOption,
@@ -82,12 +83,12 @@ def serve(
     serve_forever(engine, SystemClock(), owner, stop, poll=poll, settings=settings)
 
 
-def _serve_metrics(engine: object, host: str, port: int) -> None:
+def _serve_metrics(engine: Engine, host: str, port: int) -> None:
     """The Prometheus endpoint, in a thread of its own; a port already taken is a one-line error."""
     from arena.scheduling.metrics import start_metrics_server
 
     try:
-        start_metrics_server(engine, host, port)  # type: ignore[arg-type]
+        start_metrics_server(engine, host, port)
     except OSError as exc:
         fail(f"--metrics-port {port}: cannot listen on {host}:{port}: {exc.strerror or exc}")
     log.info("metrics at http://%s:%d/metrics", host, port)

@@ -10,9 +10,7 @@ built before and after the prune and compared as bytes.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 from pathlib import Path
 
 from sqlalchemy import Engine, func
@@ -20,41 +18,19 @@ from sqlmodel import Session, col, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cohorts.config import parse_config
-from arena.cohorts.launch import launch
 from arena.core.clock import SimulatedClock
 from arena.db.engine import session_scope
-from arena.db.market_rows import (
-    market_row,
-    resolution_row,
-    snapshot_row,
-    write_markets,
-    write_resolutions,
-    write_snapshots,
-)
-from arena.db.market_source import DbMarketSource
 from arena.db.models import JobRunRow, MarketSnapshotRow, ServeProcessRow, WorkerRow, WorkUnitRow
 from arena.engine.live.jobs import completion_job, marks_job, rounds_job, settlement_job
 from arena.reports.bundle import build_report
 from arena.scheduling.retention import Retention, prunable, prune
 from arena.workers import queue, roster
-from markets.polymarket.clob import CLOB_MID_SOURCE
-from markets.types import Market, PriceSnapshot, Resolution, ResolutionKind, Venue
+from markets.types import ResolutionKind
+from tests.engine.live_world import launch_live, resolve, scripted_bets, store_market
 
 T0 = datetime(2026, 3, 2, tzinfo=UTC)
 NOW = T0 + timedelta(days=120)
 OFFERED, OPEN_ELSEWHERE, CLOSED_LONG_AGO = "polymarket:off", "polymarket:open", "polymarket:gone"
-
-
-def _store(engine: Engine, market_id: str, close: datetime, prices: list[tuple[datetime, str]]) -> None:
-    market = Market(Venue.POLYMARKET, market_id.split(":")[1], f"{market_id}?", close_time=close)
-    snaps = [
-        PriceSnapshot(market_id, {"YES": Decimal(p), "NO": 1 - Decimal(p)}, at, CLOB_MID_SOURCE)
-        for at, p in prices
-    ]
-    with session_scope(engine) as session:
-        write_markets(session, [market_row(market, {}, prices[0][0])])
-        write_snapshots(session, [snapshot_row(s, None) for s in snaps])
 
 
 def _hourly(start: datetime, hours: int, price: str) -> list[tuple[datetime, str]]:
@@ -62,33 +38,16 @@ def _hourly(start: datetime, hours: int, price: str) -> list[tuple[datetime, str
 
 
 def _live_cohort(engine: Engine, tmp_path: Path) -> str:
-    script = tmp_path / "bets.jsonl"
-    script.write_text(
-        json.dumps({"time": T0.isoformat(), "market_id": OFFERED, "outcome": "YES", "amount": 400})
+    alice = scripted_bets(tmp_path / "bets.jsonl", (T0, OFFERED, 400))
+    cohort = launch_live(
+        engine, T0, [alice, {"name": "h", "kind": "hold"}], name="kept", marks={"every": "1h"}
     )
-    config = parse_config(
-        {
-            "name": "kept",
-            "mode": "live",
-            "venue": "polymarket",
-            "start": T0,
-            "schedule": {"every": "1d", "rounds": 2},
-            "marks": {"every": "1h"},
-            "agents": [
-                {"name": "alice", "kind": "scripted", "path": str(script)},
-                {"name": "h", "kind": "hold"},
-            ],
-        }
-    )
-    clock = SimulatedClock(T0 - timedelta(hours=2))
-    cohort = launch(engine, config, source=DbMarketSource(engine), environ={}, clock=clock).cohort_id
+    clock = SimulatedClock(T0)
     for at in (T0 + timedelta(minutes=1), T0 + timedelta(hours=5), T0 + timedelta(days=1, minutes=1)):
         clock.set(at)
         rounds_job(engine, clock, environ={})
         marks_job(engine, clock, environ={})
-    with session_scope(engine) as session:
-        win = Resolution.binary(OFFERED, ResolutionKind.YES, T0 + timedelta(days=2), "polymarket")
-        write_resolutions(session, [resolution_row(win, T0 + timedelta(days=2), None)])
+    resolve(engine, OFFERED, ResolutionKind.YES, T0 + timedelta(days=2))
     clock.set(T0 + timedelta(days=2, hours=1))
     settlement_job(engine, clock, environ={})
     assert completion_job(engine, clock, environ={}) == "1 cohorts completed"
@@ -140,14 +99,18 @@ def _count(engine: Engine, model: type, *where: object) -> int:
 
 
 def test_a_prune_keeps_every_leaderboard_and_report_byte_for_byte(engine: Engine, tmp_path: Path) -> None:
-    _store(
+    store_market(
         engine,
         OFFERED,
         T0 + timedelta(days=30),
         [(T0 - timedelta(minutes=30), "0.40"), (T0 + timedelta(hours=4), "0.50")],
     )
-    _store(engine, CLOSED_LONG_AGO, T0 - timedelta(days=10), _hourly(T0 - timedelta(days=20), 48, "0.30"))
-    _store(engine, OPEN_ELSEWHERE, NOW + timedelta(days=60), _hourly(T0 - timedelta(days=20), 48, "0.995"))
+    store_market(
+        engine, CLOSED_LONG_AGO, T0 - timedelta(days=10), _hourly(T0 - timedelta(days=20), 48, "0.30")
+    )
+    store_market(
+        engine, OPEN_ELSEWHERE, NOW + timedelta(days=60), _hourly(T0 - timedelta(days=20), 48, "0.995")
+    )
     cohort = _live_cohort(engine, tmp_path)
     _deployment_history(engine)
     offered_prices = _count(engine, MarketSnapshotRow, MarketSnapshotRow.market_id == OFFERED)

@@ -16,7 +16,7 @@ import copy
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_until_interrupted
+from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_venue_until_interrupted
 from tests.fakes.venue_server import FakeVenue, last
 
 # GET /v0/markets?limit=1 example response, first element (MIT, Manifold Markets).
@@ -281,9 +281,7 @@ def main() -> None:
         for index in range(len(REAL_MARKETS)):  # open whenever it runs: closing 20 to 50 days out
             close = int((now + timedelta(days=20 + 10 * index)).timestamp() * 1000)
             fake.add(lite_market(index, closeTime=close))
-        serve_until_interrupted(
-            fake.url, f"admin: GET {fake.url}/_admin/markets, POST /_admin/price, /_admin/resolve"
-        )
+        serve_venue_until_interrupted(fake.url)
 
 
 if __name__ == "__main__":

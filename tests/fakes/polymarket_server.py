@@ -21,12 +21,13 @@ import base64
 import hashlib
 import json
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_until_interrupted
+from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_venue_until_interrupted
 from tests.fakes.venue_server import FakeVenue, Seen, flag, last
 
 # (conditionId, question, slug, startDateIso, endDate, last daily YES price) — real, see module docstring.
@@ -174,6 +175,15 @@ def real_market(index: int, gamma_id: str | None = None, **overrides: Any) -> di
         **overrides,
     }
     return gamma_market(gamma_id or str(560_000 + index), condition, question, **fields)
+
+
+@contextmanager
+def real_polymarket() -> Iterator[FakePolymarket]:
+    """A started fake Polymarket listing every one of ``REAL_MARKETS``."""
+    with FakePolymarket() as fake:
+        for index in range(len(REAL_MARKETS)):
+            fake.add(real_market(index))
+        yield fake
 
 
 class FakePolymarket(FakeVenue):
@@ -487,9 +497,7 @@ def main() -> None:
         else:
             fake.populate(args.markets)
         open_from_now(fake, datetime.now(UTC))
-        serve_until_interrupted(
-            fake.url, f"admin: GET {fake.url}/_admin/markets, POST /_admin/price, /_admin/resolve"
-        )
+        serve_venue_until_interrupted(fake.url)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,13 @@ def port_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free one)")
 
 
+def serve_venue_until_interrupted(url: str) -> None:
+    """A venue fake's first lines: its URL, then where its admin API is."""
+    serve_until_interrupted(
+        url, f"admin: GET {url}/_admin/markets, POST {url}/_admin/price, {url}/_admin/resolve"
+    )
+
+
 def serve_until_interrupted(*lines: str) -> None:
     """Print ``lines`` (the URL first), then block until SIGINT or SIGTERM."""
     stop = threading.Event()

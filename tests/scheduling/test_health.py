@@ -23,24 +23,19 @@ from sqlmodel import select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.cohorts.config import parse_config
-from arena.cohorts.launch import launch
 from arena.core.clock import SimulatedClock
 from arena.core.settings import Settings
 from arena.core.summary import Summary
 from arena.db import leases
 from arena.db.engine import session_scope
-from arena.db.market_rows import market_row, snapshot_row, write_markets, write_snapshots
-from arena.db.market_source import DbMarketSource
 from arena.db.models import AgentRow, PositionRow
 from arena.scheduling import presence
 from arena.scheduling.health import check
 from arena.scheduling.jobs import job_specs
 from arena.scheduling.runs import JobSpec, run_once
 from arena.workers import roster
-from markets.polymarket.clob import CLOB_MID_SOURCE
-from markets.types import Market, PriceSnapshot, Venue
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.engine.live_world import launch_live, store_market
+from tests.fakes.polymarket_server import real_polymarket
 from tests.fakes.venue_server import Fault
 from tests.workers import ON_POSTGRES
 from tests.workers.llm_study import start_worker, stop
@@ -65,19 +60,9 @@ def _kinds(report: dict[str, Any]) -> list[str]:
 
 
 def _live_cohort(engine: Engine, start: datetime, **extra: Any) -> str:
-    config = parse_config(
-        {
-            "name": "probe",
-            "mode": "live",
-            "venue": "polymarket",
-            "start": start,
-            "schedule": {"every": "1h", "rounds": 3},
-            "agents": [{"name": "h", "kind": "hold"}],
-            **extra,
-        }
+    return launch_live(
+        engine, start, [{"name": "h", "kind": "hold"}], name="probe", every="1h", rounds=3, **extra
     )
-    clock = SimulatedClock(start - timedelta(hours=1))
-    return launch(engine, config, source=DbMarketSource(engine), environ={}, clock=clock).cohort_id
 
 
 def _serving(engine: Engine, owner: str, at: datetime, **env: str) -> None:
@@ -123,9 +108,7 @@ def test_cadences_and_standbys_are_what_the_serving_processes_recorded(engine: E
 def test_a_sync_whose_listing_answers_503_is_partial_not_ok(
     engine: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with FakePolymarket() as fake:
-        for i in range(len(REAL_MARKETS)):
-            fake.add(real_market(i))
+    with real_polymarket() as fake:
         monkeypatch.setenv("ARENA_GAMMA_URL", fake.url)
         monkeypatch.setenv("ARENA_CLOB_URL", fake.url)
         _live_cohort(engine, datetime.now(UTC) + timedelta(days=1))
@@ -188,17 +171,13 @@ def test_a_round_nobody_runs_makes_its_cohort_stuck(engine: Engine) -> None:
 
 
 def test_a_position_waiting_long_for_a_resolution_makes_its_cohort_stuck(engine: Engine) -> None:
-    market = Market(Venue.POLYMARKET, "old", "Old?", close_time=NOW - timedelta(days=40))
-    prices = {"YES": Decimal("0.5"), "NO": Decimal("0.5")}
-    snap = PriceSnapshot(market.market_id, prices, NOW - timedelta(days=41), CLOB_MID_SOURCE)
-    with session_scope(engine) as session:
-        write_markets(session, [market_row(market, {}, NOW - timedelta(days=41))])
-        write_snapshots(session, [snapshot_row(snap, None)])
+    market = "polymarket:old"
+    store_market(engine, market, NOW - timedelta(days=40), [(NOW - timedelta(days=41), "0.5")])
     cohort = _live_cohort(engine, NOW + timedelta(days=1))
     opened = NOW - timedelta(days=41)
     with session_scope(engine) as session:
         agent = session.exec(select(AgentRow.id).where(AgentRow.cohort_id == cohort)).one()
-        held = {"agent_id": agent, "position_id": "p1", "market_id": market.market_id, "outcome": "YES"}
+        held = {"agent_id": agent, "position_id": "p1", "market_id": market, "outcome": "YES"}
         money = {"shares": Decimal(10), "cost_basis": Decimal(5)}
         session.add(PositionRow(**held, **money, opened_at=opened, updated_at=opened))
     (problem,) = [p for p in check(engine, NOW).problems if p.kind == "cohort_stuck"]

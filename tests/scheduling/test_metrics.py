@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 
 import httpx
 import pytest
@@ -24,19 +23,13 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import Engine
 
-from arena.cohorts.config import parse_config
-from arena.cohorts.launch import launch
 from arena.core.clock import SimulatedClock
 from arena.core.summary import Summary
-from arena.db.engine import session_scope
-from arena.db.market_rows import market_row, snapshot_row, write_markets, write_snapshots
-from arena.db.market_source import DbMarketSource
 from arena.engine.live.jobs import JobFailure, rounds_job
 from arena.scheduling.metrics import ArenaCollector
 from arena.scheduling.runs import JobFailed, JobSpec, run_once
 from arena.workers import queue
-from markets.polymarket.clob import CLOB_MID_SOURCE
-from markets.types import Market, PriceSnapshot, Venue
+from tests.engine.live_world import launch_live, store_market
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 T0 = datetime(2026, 3, 2, tzinfo=UTC)
@@ -56,35 +49,14 @@ def _samples(
     }
 
 
-def _market(engine: Engine) -> None:
-    market = Market(Venue.POLYMARKET, "m1", "Will it?", close_time=T0 + timedelta(days=30))
-    snap = PriceSnapshot(market.market_id, {"YES": Decimal("0.4"), "NO": Decimal("0.6")}, T0, CLOB_MID_SOURCE)
-    with session_scope(engine) as session:
-        write_markets(session, [market_row(market, {}, T0)])
-        write_snapshots(session, [snapshot_row(snap, None)])
-
-
 def _cohort(engine: Engine, base_url: str) -> str:
+    store_market(engine, "polymarket:m1", T0 + timedelta(days=30), [(T0, "0.4")])
     llm = {"name": "llm", "kind": "llm", "model": "fake/model", "base_url": base_url, "api_key_env": ""}
     llm["knowledge_cutoff"] = "2024-12-01"
-    agents = [
-        {"name": "hold", "kind": "hold"},
-        {"name": "broken", "kind": "plugin", "path": "tests.engine.bots:FailingBettor"},
-        llm,
-    ]
-    config = parse_config(
-        {
-            "name": "m",
-            "mode": "live",
-            "venue": "polymarket",
-            "start": T0 + timedelta(minutes=1),
-            "schedule": {"every": "1d", "rounds": 2},
-            "agents": agents,
-        }
+    broken = {"name": "broken", "kind": "plugin", "path": "tests.engine.bots:FailingBettor"}
+    return launch_live(
+        engine, T0 + timedelta(minutes=1), [{"name": "hold", "kind": "hold"}, broken, llm], name="m"
     )
-    return launch(
-        engine, config, source=DbMarketSource(engine), environ={}, clock=SimulatedClock(T0)
-    ).cohort_id
 
 
 @pytest.fixture
@@ -96,7 +68,6 @@ def provider() -> Iterator[FakeOpenAIServer]:
 
 
 def test_the_scrape_counts_what_the_database_holds(engine: Engine, provider: FakeOpenAIServer) -> None:
-    _market(engine)
     cohort = _cohort(engine, provider.base_url)
     clock = SimulatedClock(T0 + timedelta(minutes=2))
     rounds_job(engine, clock, environ={})

@@ -29,7 +29,7 @@ from arena.db import leases
 from arena.db.models import AgentRow, DecisionRow, RoundRow
 from arena.engine.runtime.sources import open_source
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.polymarket_server import REAL_MARKETS, FakePolymarket, real_market
+from tests.fakes.polymarket_server import FakePolymarket, real_polymarket
 from tests.workers import ON_POSTGRES
 from tests.workers.llm_study import SlowProvider, stop
 from tests.workers.tcp_proxy import TcpProxy
@@ -41,9 +41,7 @@ TIMEOUT = 150.0
 
 @pytest.fixture
 def venue() -> Iterator[FakePolymarket]:
-    with FakePolymarket() as fake:
-        for i in range(len(REAL_MARKETS)):
-            fake.add(real_market(i))
+    with real_polymarket() as fake:
         yield fake
 
 
