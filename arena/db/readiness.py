@@ -8,6 +8,7 @@ no ORM models, no Alembic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy.exc import DBAPIError
@@ -16,8 +17,9 @@ from arena.db.engine import make_engine, normalize_url, redact_url
 from arena.db.revision import SCHEMA_HEAD, schema_mismatch, stored_revision
 
 
-def read_problem(url: str) -> str | None:
-    """Why ``url`` cannot be read, in one sentence saying what to do; None when it can."""
+def read_problem(url: str, clean: Callable[[str], str] = str) -> str | None:
+    """Why ``url`` cannot be read, in one sentence saying what to do; None when it can.
+    ``clean``: a filter for the server's own words (they may quote a password)."""
     try:
         parsed = normalize_url(url)
     except ValueError as exc:
@@ -31,7 +33,7 @@ def read_problem(url: str) -> str | None:
             revision = stored_revision(connection)
     except DBAPIError as exc:  # server down, bad credentials...: said plainly, never a traceback
         reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
-        return f"Cannot open {where}: {reason}"
+        return f"Cannot open {where}: {clean(reason)}"
     finally:
         engine.dispose()
     if revision is None:

@@ -23,5 +23,5 @@ class DatabaseState:
 
 def database_state(url: str) -> DatabaseState:
     """Check, without creating or migrating anything, that ``url`` holds a current arena schema."""
-    problem = read_problem(url)
-    return DatabaseState(True) if problem is None else DatabaseState(False, Redactor().text(problem))
+    problem = read_problem(url, clean=Redactor().text)
+    return DatabaseState(True) if problem is None else DatabaseState(False, problem)

@@ -137,9 +137,11 @@ def test_arena_serve_serves_its_metrics(engine: Engine) -> None:
     port = _free_port()
     proc = _serve(engine, port)
     try:
-        deadline, text = time.monotonic() + 60, ""
+        deadline, text = time.monotonic() + 120, ""
         while "arena_serve_leader 1.0" not in text:
-            assert time.monotonic() < deadline and proc.poll() is None, text
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.terminate()
+                raise AssertionError(f"no leader in the metrics: {text}\n{proc.communicate(timeout=30)[0]}")
             time.sleep(0.2)
             try:
                 text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text

@@ -218,7 +218,7 @@ async def test_resolution_flips_from_proposed_to_resolved(engine, fake, clock, c
     await sync(engine, fake, clock)
     fake.update("560003", closed=True, umaResolutionStatus="proposed", outcomePrices='["0", "1"]')
     clock.advance(timedelta(hours=1))
-    with caplog.at_level(logging.DEBUG):  # one line per pending market per sync: DEBUG, not INFO
+    with caplog.at_level(logging.DEBUG, logger="arena.sync"):  # a line per pending market: DEBUG
         proposed = await sync(engine, fake, clock)
     assert count(engine, ResolutionRow) == 0 and proposed.refreshed == 1
     assert [u.reason for u in proposed.undecided] == ["closed; UMA status 'proposed' is not final"]
