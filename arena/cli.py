@@ -85,7 +85,9 @@ COMMANDS: dict[str, Entry] = {
     "markets": Entry(
         "arena.commands.markets", "Live markets: sync, record, pending resolutions.", group=True
     ),
-    "db": Entry("arena.commands.db", "Database schema: upgrade, show the revision.", group=True),
+    "db": Entry(
+        "arena.commands.db", "Database: upgrade the schema, show its revision, prune old rows.", group=True
+    ),
     "cohort": Entry(
         "arena.commands.cohort", "Cohorts: launch, list, show, pause, resume, cancel.", group=True
     ),

@@ -17,7 +17,7 @@ from sqlmodel import Session, select
 
 from arena.cohorts.config import ConfigError, load_config
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
-from arena.commands.options import DatabaseOption, fail, launching, open_engine
+from arena.commands.options import DatabaseOption, fail, launching, open_engine, open_reader
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.core.config_types import format_duration
@@ -77,7 +77,7 @@ def launch_command(
 @app.command("list")
 def list_command(database_url: DatabaseOption = None) -> None:
     """Every cohort, newest first."""
-    rows = list_cohorts(open_engine(database_url))
+    rows = list_cohorts(open_reader(database_url))
     if not rows:
         console.print("No cohorts yet: `arena demo`, or `arena cohort launch CONFIG.toml`.")
         return
@@ -107,7 +107,7 @@ def show_command(
 ) -> None:
     """A cohort's config, agents (value, P/L, bets, errors), rounds and stale positions."""
     try:
-        overview = cohort_overview(open_engine(database_url), cohort_id)
+        overview = cohort_overview(open_reader(database_url), cohort_id)
     except ConfigError as exc:  # frozen by an older version with values now out of range
         fail(f"cohort {cohort_id!r} cannot be shown: {exc}", code=1)
     if overview is None:
@@ -120,7 +120,7 @@ def reconcile_command(
     cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
 ) -> None:
     """Check every agent's cached positions and stored marks against a replay of its fill log."""
-    engine = open_engine(database_url)
+    engine = open_reader(database_url)
     overview = cohort_overview(engine, cohort_id)
     if overview is None:
         fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")

@@ -21,7 +21,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine, open_reader
 from arena.commands.terminal import plain_console
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError
@@ -91,7 +91,7 @@ def info_command(
     name: Annotated[str, typer.Argument(help="Corpus name.")], database_url: DatabaseOption = None
 ) -> None:
     """A corpus's size, publish-date range, and what its import left out."""
-    engine = open_engine(database_url)
+    engine = open_reader(database_url)
     try:
         with engine.connect() as connection:
             info = corpus_info(connection, name)
@@ -117,7 +117,7 @@ def info_command(
 @app.command("list")
 def list_command(database_url: DatabaseOption = None) -> None:
     """Every corpus: name, documents, publish-date range, dropped documents."""
-    engine = open_engine(database_url)
+    engine = open_reader(database_url)
     try:
         with engine.connect() as connection:
             corpora = list_corpora(connection)

@@ -19,7 +19,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.commands import resolutions
-from arena.commands.options import DatabaseOption, fail, open_engine, portable_command, process_settings
+from arena.commands.options import (
+    DatabaseOption,
+    fail,
+    open_engine,
+    open_reader,
+    portable_command,
+    process_settings,
+)
 from arena.commands.terminal import log_to_terminal, plain_console
 from arena.core.clock import SystemClock
 from arena.db.engine import session_scope
@@ -81,7 +88,7 @@ def sync_command(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every retry and pending resolution."),
 ) -> None:
     """Upsert the top open markets of a venue, record prices with provenance, detect resolutions."""
-    log_to_terminal(logging.INFO if verbose else logging.WARNING, "%(levelname)s %(name)s: %(message)s")
+    log_to_terminal(logging.DEBUG if verbose else logging.WARNING, "%(levelname)s %(name)s: %(message)s")
     env = process_settings()  # a bad ARENA_* value is one line, not a traceback
     settings = SyncSettings(
         top_n=top_n,
@@ -127,7 +134,7 @@ def record_command(
     database_url: DatabaseOption = None,
 ) -> None:
     """Export what sync stored (markets, accounting prices, resolutions) as a replay dataset."""
-    engine = open_engine(database_url)
+    engine = open_reader(database_url)
     now = SystemClock().now()
     with session_scope(engine, write=False) as session:
         markets, prices, resolutions = recorded_data(

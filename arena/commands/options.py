@@ -8,10 +8,11 @@ the local SQLite file).
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path, PurePath
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn, TypeVar
 
 import typer
 from pydantic import ValidationError
@@ -19,10 +20,12 @@ from sqlalchemy import Engine
 
 from arena.commands.terminal import echo, one_line
 from arena.db.engine import make_engine, normalize_url, redact_url
-from arena.db.revision import SCHEMA_HEAD, stored_revision
+from arena.db.revision import SCHEMA_HEAD, schema_mismatch, stored_revision
 
 if TYPE_CHECKING:
     from arena.core.settings import Settings
+
+T = TypeVar("T")
 
 DatabaseOption = Annotated[
     str | None,
@@ -39,21 +42,51 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 
 def open_engine(database_url: str | None) -> Engine:
-    """The arena database (created and migrated to the current schema if needed).
+    """The arena database for a command that writes: an empty one is created at the current
+    schema; one at another revision is refused in one line (``arena db upgrade`` upgrades it).
 
-    A current database costs one query; Alembic is imported only when there is something to
-    migrate (it costs more start-up than ``arena cohort list`` itself).
+    A current database costs one query; Alembic is imported only to create a database (it costs
+    more start-up than ``arena cohort list`` itself).
     """
     url = database_url_or_default(database_url)
-    try:
-        engine = make_engine(url)
-        with engine.connect() as connection:
-            current = stored_revision(connection) == SCHEMA_HEAD
-        if not current:
-            from arena.db.migrate import ensure_schema
+    engine, revision = _opened(url)
+    if revision is None:
+        from arena.db.migrate import create_if_empty
 
-            ensure_schema(engine)
-        return engine
+        _attempt(url, lambda: create_if_empty(engine))
+    elif revision != SCHEMA_HEAD:
+        fail(schema_mismatch(redact_url(url), revision))
+    return engine
+
+
+def open_reader(database_url: str | None) -> Engine:
+    """The arena database for a command that only reads: never created nor migrated; a missing
+    or empty database, one at another revision or one that cannot be reached is refused in one
+    line (``arena.db.readiness``)."""
+    from arena.db.readiness import read_problem
+
+    url = database_url_or_default(database_url)
+    problem = read_problem(url)
+    if problem is not None:
+        fail(problem)
+    return make_engine(url)
+
+
+def _opened(url: str) -> tuple[Engine, str | None]:
+    """An engine on ``url`` and the database's schema revision, or one line and exit 2."""
+    engine = _attempt(url, lambda: make_engine(url))
+    return engine, _attempt(url, lambda: _revision_of(engine))
+
+
+def _revision_of(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        return stored_revision(connection)
+
+
+def _attempt(url: str, work: Callable[[], T]) -> T:
+    """``work()``; a bad URL, or a server that refuses or cannot be reached, is one line and exit 2."""
+    try:
+        return work()
     except ValueError as exc:
         fail(str(exc))
     except Exception as exc:  # connection refused, bad credentials...: one line, URL redacted
@@ -107,6 +140,23 @@ def _holds_no_cohort(engine: Engine) -> bool:
         return False
 
 
+def schema_ready(url: str, say: Callable[[str], None]) -> None:
+    """Wait for the database (capped backoff, ``say`` once per attempt) and create its schema if
+    it is empty; one at another revision is refused in one line (``arena db upgrade``, never a
+    long-running process, upgrades a database). For ``arena worker`` and ``arena serve``."""
+    from sqlalchemy.exc import DBAPIError
+
+    from arena.db.migrate import SchemaVersionError, create_if_empty  # Alembic: `arena status` needs none
+    from arena.workers.backoff import retrying, unreachable_reason
+
+    try:
+        retrying(lambda: create_if_empty(url), say=say, stop=threading.Event())
+    except (SchemaVersionError, ValueError) as exc:
+        fail(str(exc))
+    except DBAPIError as exc:  # refused login, missing database...: waiting would not help
+        fail(f"cannot open the database {redact_url(url)}: {unreachable_reason(exc)}")
+
+
 def database_url_or_default(database_url: str | None) -> str:
     """``--database-url`` when given, else the environment's or the default local SQLite file."""
     return database_url or process_settings().db_url
@@ -124,7 +174,7 @@ def process_settings() -> Settings:
     except ValidationError as exc:
         fail(
             "; ".join(
-                f"ARENA_{'_'.join(str(p) for p in err['loc']).upper()}: "
+                (f"ARENA_{'_'.join(str(p) for p in err['loc']).upper()}: " if err["loc"] else "")
                 + str(err["msg"]).removeprefix("Value error, ")
                 for err in exc.errors()
             )

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.options import DatabaseOption, fail, open_engine
+from arena.commands.options import DatabaseOption, fail, open_engine, open_reader
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.engine.books.pending import pending_markets
@@ -34,7 +34,7 @@ def pending_command(
     database_url: DatabaseOption = None,
 ) -> None:
     """Markets any cohort holds or stated a forecast on that have no final resolution."""
-    rows = pending_markets(open_engine(database_url), SystemClock().now())
+    rows = pending_markets(open_reader(database_url), SystemClock().now())
     trading = sum(p.trading for p in rows)
     shown = [p for p in rows if not (stopped and p.trading)]
     if not shown:

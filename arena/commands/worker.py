@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import signal
-import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,14 +22,19 @@ from rich.table import Table
 from sqlalchemy import Engine
 
 from arena.cohorts.config import ConfigError, load_config
-from arena.commands.options import DatabaseOption, database_url_or_default, fail, process_settings
+from arena.commands.options import (
+    DatabaseOption,
+    database_url_or_default,
+    fail,
+    process_settings,
+    schema_ready,
+)
 from arena.commands.terminal import log_to_terminal, plain_console
 from arena.core.clock import SystemClock
 from arena.db.engine import make_engine, session_scope
 from arena.db.models import WorkUnitRow
 from arena.reports.overview import cohort_mode
 from arena.workers import queue, roster
-from arena.workers.backoff import retrying
 from arena.workers.queue import QueueNeedsPostgres, fenced_session_url, require_postgres
 from arena.workers.settings import DEFAULT_LEASE_TTL, DEFAULT_POLL, DEFAULT_SLOTS, WorkerSettings
 
@@ -61,7 +65,6 @@ def worker_command(
     Start any number, on any number of machines. Ctrl-C stops after the running unit; a second
     Ctrl-C stops at once (the unit is resumed by another worker once its lease expires)."""
     log_to_terminal(logging.WARNING, "%(asctime)s %(name)s %(message)s")
-    from arena.db.migrate import ensure_schema  # Alembic: `arena status` lists the queue without it
     from arena.workers.worker import Worker  # the replay engine: only for this command
 
     url = database_url_or_default(database_url)
@@ -70,7 +73,7 @@ def worker_command(
     except QueueNeedsPostgres as exc:
         fail(str(exc))
     say = lambda line: console.print(escape(line))  # noqa: E731 -- unit lines hold cohort ids: plain text
-    retrying(lambda: ensure_schema(url), say=say, stop=threading.Event())  # the server may be starting
+    schema_ready(url, say)  # the server may be starting
     settings = WorkerSettings(
         lease_ttl=timedelta(seconds=lease),
         poll=timedelta(seconds=poll),
@@ -131,12 +134,10 @@ def print_queue(engine: Engine, now: datetime) -> None:
     for column in ("worker", "state", "heartbeat", "unit", "units done"):
         table.add_column(column)
     for row in workers:
-        silence = (now - row.heartbeat_at).total_seconds()
-        silent = silence > roster.SILENT_AFTER.total_seconds()
-        state = "stopped" if row.stopped_at else "silent" if silent else "working"
-        state = "idle" if state == "working" and row.unit_id is None else state
-        age = f"{silence:.0f} s ago"
-        table.add_row(escape(row.name), state, age, str(row.unit_id or "—"), str(row.units_done))
+        age = f"{(now - row.heartbeat_at).total_seconds():.0f} s ago"
+        state = roster.state_of(row, now)
+        running = "—" if state in (roster.GONE, roster.STOPPED) or row.unit_id is None else str(row.unit_id)
+        table.add_row(escape(row.name), state, age, running, str(row.units_done))
     console.print(table)
     table = Table(title="Units")
     for column in ("unit", "kind", "cohort / venue", "state", "attempts", "lag", "lease until", "error"):

@@ -19,7 +19,7 @@ MAX_AMOUNT = Decimal(1_000_000_000)
 AMOUNT_PLACES = 6
 
 
-def _parse_duration(value: object) -> timedelta:
+def parse_duration(value: object) -> timedelta:
     """Accept ``"7d"``, ``"12h"``, ``"30m"`` or ``"90s"``: whole units, so schedules stay aligned;
     at most ``MAX_DURATION``."""
     if isinstance(value, timedelta):
@@ -73,7 +73,7 @@ def _parse_utc(value: object) -> datetime:
         raise ValueError(f"date-time {value.isoformat()} is outside the years 1-9999 in UTC") from exc
 
 
-Duration = Annotated[timedelta, BeforeValidator(_parse_duration), PlainSerializer(format_duration)]
+Duration = Annotated[timedelta, BeforeValidator(parse_duration), PlainSerializer(format_duration)]
 UtcDateTime = Annotated[
     datetime, BeforeValidator(_parse_utc), PlainSerializer(lambda d: d.isoformat().replace("+00:00", "Z"))
 ]

@@ -13,9 +13,11 @@ written like the cohort config's: ``15m``, ``1h``, ``90s``.
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from arena.core.config_types import Duration
@@ -53,6 +55,16 @@ class Settings(BaseSettings):
     venue_request_deadline: Duration = timedelta(seconds=60)
     sync_deadline: Duration = timedelta(minutes=30)
     venue_raw_kept_bytes: int = Field(default=1024 * 1024, ge=1024, le=1024**3)
+    # ``arena serve``'s market sync keeps of each venue what ``arena markets sync`` would with these
+    # options (``--top-n``, ``--max-days-to-close``...). Bounded: a typo cannot ask for a million.
+    sync_top_n: int = Field(default=500, ge=1, le=10_000)
+    sync_max_days_to_close: float = Field(default=180, ge=0, le=3650)  # 0: no limit
+    sync_min_liquidity: Decimal | None = Field(default=None, ge=0)  # None: the venue's default
+    sync_min_price: Decimal = Field(default=Decimal("0.02"), ge=0, le=1)
+    sync_max_price: Decimal = Field(default=Decimal("0.98"), ge=0, le=1)
+    sync_books: bool = True
+    sync_history_days: int = Field(default=7, ge=0, le=365)
+    sync_discovery: Literal["markets", "events"] = "markets"
 
     @field_validator("home")
     @classmethod
@@ -66,6 +78,28 @@ class Settings(BaseSettings):
         if url is not None and not url.get_secret_value().strip():
             raise ValueError("ARENA_DATABASE_URL is empty; unset it for the SQLite default or give a URL")
         return url
+
+    @model_validator(mode="after")
+    def _price_band(self) -> Settings:
+        if self.sync_min_price >= self.sync_max_price:
+            raise ValueError(
+                f"ARENA_SYNC_MIN_PRICE ({self.sync_min_price}) must be below ARENA_SYNC_MAX_PRICE "
+                f"({self.sync_max_price})"
+            )
+        return self
+
+    def sync_selection(self) -> dict[str, Any]:
+        """The sync settings as plain JSON values (decimals as strings), as ``arena serve`` records them."""
+        return {
+            "top_n": self.sync_top_n,
+            "max_days_to_close": self.sync_max_days_to_close or None,
+            "min_liquidity": None if self.sync_min_liquidity is None else str(self.sync_min_liquidity),
+            "min_price": str(self.sync_min_price),
+            "max_price": str(self.sync_max_price),
+            "books": self.sync_books,
+            "history_days": self.sync_history_days,
+            "discovery": self.sync_discovery,
+        }
 
     @property
     def db_url(self) -> str:

@@ -20,7 +20,7 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import URL, Connection
 
 from arena.db.engine import make_engine, redact_url, writer
-from arena.db.revision import stored_revision
+from arena.db.revision import SCHEMA_HEAD, schema_mismatch, stored_revision
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 # Any constant works as long as every migrating process uses it (env.py imports it from here);
@@ -70,9 +70,22 @@ def downgrade(target: str | URL | Engine, revision: str) -> None:
 
 
 def ensure_schema(target: str | URL | Engine) -> None:
-    """Bring the database to head if it is behind; a no-op (one query) when it is current."""
+    """Bring the database to head if it is behind; a no-op (one query) when it is current.
+    Only for ``arena db upgrade`` and tests: every other process uses ``create_if_empty``."""
     if current_revision(target) != head_revision():
         upgrade(target)
+
+
+def create_if_empty(target: str | URL | Engine) -> None:
+    """Create the schema in an empty database (a no-op, one query, when it is current). A
+    database at another revision is refused with ``SchemaVersionError`` (one line): only
+    ``arena db upgrade`` moves a database forward, never a process that happens to open it."""
+    current = current_revision(target)
+    if current is None:
+        upgrade(target)
+    elif current != SCHEMA_HEAD:
+        where = redact_url(target.url if isinstance(target, Engine) else target)
+        raise SchemaVersionError(schema_mismatch(where, current))
 
 
 def _run(

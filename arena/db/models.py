@@ -613,6 +613,25 @@ class WorkerRow(ArenaTable, table=True):
     unit_id: int | None = None
     units_done: int = 0
     recorded_at: datetime = _recorded_at()
+    # The lease it runs units with (added by 0011: last): silent for longer, it is gone.
+    lease_seconds: float | None = None
+
+
+class ServeProcessRow(ArenaTable, table=True):
+    """An ``arena serve`` process (leader or standby), its heartbeat, and the settings it runs
+    with (job cadences, leader lease...): ``arena status`` shows cadences from here, as recorded."""
+
+    __tablename__ = "serve_process"
+
+    owner: str = Field(primary_key=True)  # its first lease owner token (host:pid#id)
+    host: str
+    pid: int
+    started_at: datetime = _at()
+    heartbeat_at: datetime = _at()
+    stopped_at: datetime | None = _at(nullable=True)
+    lease_seconds: float
+    settings_json: dict[str, Any] = _json(dict)
+    recorded_at: datetime = _recorded_at()
 
 
 class CorpusRow(ArenaTable, table=True):

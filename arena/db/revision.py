@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import column, inspect, select, table
 from sqlalchemy.engine import Connection
 
-SCHEMA_HEAD = "0011"
+SCHEMA_HEAD = "0012"
 VERSION_TABLE = "alembic_version"  # Alembic's default, which arena/migrations/env.py keeps
 _VERSION = table(VERSION_TABLE, column("version_num"))
 
@@ -27,3 +27,17 @@ def stored_revision(connection: Connection) -> str | None:
         return None
     stamps = sorted(connection.execute(select(_VERSION.c.version_num)).scalars())
     return ", ".join(stamps) or None
+
+
+def schema_mismatch(where: str, revision: str) -> str:
+    """The one line for a database at ``revision`` (not ``SCHEMA_HEAD``, not empty): an older one
+    is upgraded by ``arena db upgrade`` only, never by a process that meets it."""
+    if revision < SCHEMA_HEAD:  # revisions are zero-padded numbers: "0009" < "0010"
+        return (
+            f"{where} is at schema revision {revision}; this arena needs {SCHEMA_HEAD}: "
+            "run `arena db upgrade` (stop `arena serve` and the workers first)"
+        )
+    return (
+        f"{where} is at schema revision {revision}, newer than this arena's {SCHEMA_HEAD}: "
+        "it was written by a newer arena version; upgrade this one"
+    )

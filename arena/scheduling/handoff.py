@@ -23,6 +23,7 @@ from datetime import timedelta
 from sqlalchemy import Engine
 
 from arena.core.clock import Clock
+from arena.core.summary import Summary
 from arena.engine.live import jobs as live
 from arena.engine.live.venue_sync import live_venues, sync_job
 from arena.scheduling.planner import plan_round
@@ -79,9 +80,10 @@ def hand_over(
 ) -> str:
     """Queue a unit of ``kind`` per (key, cohort) in ``work`` and wait for them: until all are
     finished, ``within`` has passed (wall time: waiting is about processes), or this process no
-    longer leads. Raises ``JobFailure`` naming every failed unit."""
+    longer leads. Raises ``JobFailure`` naming every failed unit; a unit done in part (its
+    ``error`` column holds a warning) makes the summary partial."""
     if not work:
-        return f"nothing to hand to workers: no {kind} due"
+        return Summary(f"nothing to hand to workers: no {kind} due", idle=True)
     units = [queue.enqueue(engine, kind, key, clock.now(), cohort_id=cohort) for key, cohort in work]
     ids = [unit for unit, _ in units]
     reused = sum(not new for _, new in units)
@@ -99,10 +101,16 @@ def hand_over(
     ]
     if failed:
         raise live.JobFailure("; ".join(failed))
+    warnings = [
+        f"unit {i} ({kind} of {rows[i].dedup_key}): {rows[i].error}"
+        for i in ids
+        if rows[i].state == queue.DONE and rows[i].error
+    ]
     message = f"{len(ids)} {kind} unit(s) for workers" + (f" ({reused} already queued)" if reused else "")
     done = len(ids) - len(open_)
-    return (
+    text = (
         message
         + f": {done} done"
         + (f", {len(open_)} still queued or running (units {open_})" if open_ else "")
     )
+    return Summary(text, warnings=warnings)

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from functools import partial
 
 from sqlalchemy import URL, Engine, make_url
+from sqlalchemy.exc import DBAPIError
 
 from arena.core.clock import Clock, SystemClock
 from arena.core.settings import Settings
@@ -27,8 +28,9 @@ from arena.db.engine import make_engine
 from arena.db.leases import FenceLost, LeaseFence
 from arena.engine.live import jobs as live
 from arena.scheduling import handoff
-from arena.scheduling.runs import JobBody, JobSpec, run_once
+from arena.scheduling.runs import JobBody, JobFailed, JobSpec, run_once
 from arena.scheduling.timetable import job_timings
+from arena.workers.backoff import is_connection_error, unreachable_reason
 from arena.workers.queue import fenced_session_url
 
 log = logging.getLogger("arena.serve")
@@ -97,7 +99,9 @@ def job_specs(settings: Settings) -> dict[str, JobSpec]:
 
 def run_named(name: str) -> None:
     """APScheduler's entry point: run job ``name`` once for the current period, every write
-    fenced by the lease tenure this process held when the job started."""
+    fenced by the lease tenure this process held when the job started. Never raises for a
+    failed run (recorded and logged once) nor for a lost connection (one line): APScheduler
+    would log a traceback; only a bug reaches it."""
     fence = LEADERSHIP.fence
     if fence is None:
         log.warning("job %s: this process no longer leads the scheduler; not run", name)
@@ -114,5 +118,14 @@ def run_named(name: str) -> None:
             lost.holder or "nobody",
             name,
         )
+    except JobFailed:
+        pass  # recorded in job_run and logged by run_once
+    except DBAPIError as exc:
+        if not is_connection_error(exc):
+            raise
+        # The period's claim may stay unfinished; the next period runs the job again (rounds run
+        # every due round not done, so a lost period loses no round).
+        reason = unreachable_reason(exc)
+        log.warning("job %s: database unreachable (%s); abandoned until its next run", name, reason)
     finally:
         engine.dispose()

@@ -25,15 +25,23 @@ class JobTiming:
     help: str
 
 
+# What each job does, by name, in the order ``arena status`` lists them.
+JOB_HELP = {
+    "sync": "Sync live venues' markets, prices and resolutions",
+    "rounds": "Run due decision rounds",
+    "marks": "Mark portfolios to market (each cohort on its marks.every)",
+    "settle": "Settle resolved markets",
+    "complete": "Complete finished cohorts",
+}
+
+
 def job_timings(settings: Settings) -> dict[str, JobTiming]:
     """Every job ``arena serve`` runs, by name, at the cadences of ``settings``."""
-    timings = (
-        JobTiming("sync", settings.sync_every, "Sync live venues' markets, prices and resolutions"),
-        JobTiming("rounds", settings.rounds_every, "Run due decision rounds"),
-        JobTiming(
-            "marks", settings.marks_every, "Mark portfolios to market (each cohort on its marks.every)"
-        ),
-        JobTiming("settle", settings.settle_every, "Settle resolved markets"),
-        JobTiming("complete", settings.complete_every, "Complete finished cohorts"),
-    )
-    return {timing.name: timing for timing in timings}
+    every = {
+        "sync": settings.sync_every,
+        "rounds": settings.rounds_every,
+        "marks": settings.marks_every,
+        "settle": settings.settle_every,
+        "complete": settings.complete_every,
+    }
+    return {name: JobTiming(name, every[name], help) for name, help in JOB_HELP.items()}

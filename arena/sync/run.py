@@ -165,7 +165,8 @@ class SyncReport:
         self.contradictions.append(line)
 
     def pending(self, undecided: Undecided) -> None:
-        log.info("sync %s: %s not resolved yet: %s", self.venue.value, undecided.market_id, undecided.reason)
+        """A closed market without a final answer yet: routine at every sync, so a DEBUG line."""
+        log.debug("sync %s: %s not resolved yet: %s", self.venue.value, undecided.market_id, undecided.reason)
         self.undecided.append(undecided)
 
 

@@ -58,10 +58,12 @@ class Lease:
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """How a unit ended, for ``finish``: ``error``, why it failed (None: it did its work);
-    ``summary``, what it did."""
+    ``summary``, what it did; ``warning``, what it could not do while doing the rest (a sync
+    whose listing failed halfway: the unit is done, and its ``error`` column says so)."""
 
     error: str | None
     summary: str = ""
+    warning: str | None = None
 
 
 def require_postgres(url: URL | str) -> None:
@@ -296,10 +298,14 @@ def renew_many(engine: Engine, leases: list[Lease], now: datetime, ttl: timedelt
         return {unit_id for (unit_id,) in result.all()}
 
 
-def finish(engine: Engine, lease: Lease, now: datetime, *, error: str | None = None) -> bool:
-    """Mark the unit done (or failed with ``error``); False, writing nothing, if we lost it."""
+def finish(
+    engine: Engine, lease: Lease, now: datetime, *, error: str | None = None, warning: str | None = None
+) -> bool:
+    """Mark the unit done (or failed with ``error``; done in part with ``warning``, kept in its
+    ``error`` column); False, writing nothing, if we lost it."""
     state = DONE if error is None else FAILED
-    return _fenced(engine, lease, state=state, finished_at=now, error=error, lease_expires_at=None)
+    note = error if error is not None else warning
+    return _fenced(engine, lease, state=state, finished_at=now, error=note, lease_expires_at=None)
 
 
 def retry_later(engine: Engine, lease: Lease, at: datetime, reason: str) -> bool:

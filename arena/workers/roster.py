@@ -18,11 +18,33 @@ from arena.db.models import WorkerRow
 # A worker beats every poll when idle and every quarter lease when busy: a minute of silence
 # means it is stuck or gone (a killed worker never writes ``stopped_at``).
 SILENT_AFTER = timedelta(minutes=1)
+WORKING, IDLE, STOPPED, GONE = "working", "idle", "stopped", "gone"
 
 
-def join(engine: Engine, name: str, host: str, pid: int, now: datetime) -> None:
+def state_of(row: WorkerRow, now: datetime) -> str:
+    """``stopped`` (it said so), ``gone`` (no heartbeat for its lease: killed, stuck or cut off;
+    its units go to other workers), else ``working`` or ``idle``."""
+    if row.stopped_at is not None:
+        return STOPPED
+    if now - row.heartbeat_at > silent_limit(row):
+        return GONE
+    return IDLE if row.unit_id is None else WORKING
+
+
+def silent_limit(row: WorkerRow) -> timedelta:
+    """How long the worker may go without a heartbeat: its lease (a row from before leases were
+    recorded: ``SILENT_AFTER``)."""
+    return SILENT_AFTER if row.lease_seconds is None else timedelta(seconds=row.lease_seconds)
+
+
+def join(engine: Engine, name: str, host: str, pid: int, now: datetime, lease: timedelta) -> None:
+    """Add the worker; ``lease``: its units' lease, which it beats well within (one silent for
+    longer is ``GONE``)."""
+    row = WorkerRow(
+        name=name, host=host, pid=pid, started_at=now, heartbeat_at=now, lease_seconds=lease.total_seconds()
+    )
     with session_scope(engine) as session:
-        session.add(WorkerRow(name=name, host=host, pid=pid, started_at=now, heartbeat_at=now))
+        session.add(row)
 
 
 def beat(engine: Engine, name: str, now: datetime, unit_id: int | None, *, finished: int = 0) -> None:

@@ -79,7 +79,9 @@ def run_settle(ctx: UnitContext) -> Outcome:
 
 
 def run_sync(ctx: UnitContext) -> Outcome:
-    return Outcome(None, sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key)))
+    """Sync the venue; problems met while storing the rest make the unit done with a warning."""
+    summary = sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key))
+    return Outcome(None, summary, warning="; ".join(summary.warnings) or None)
 
 
 Runner = Callable[[UnitHost, Lease], None]

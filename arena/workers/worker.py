@@ -64,7 +64,8 @@ class Worker:
     def run(self) -> None:
         """Work until ``stop()`` (or, with ``until_idle``, until no unit is queued or running)."""
         host, pid = socket.gethostname(), os.getpid()
-        self.with_database(lambda: roster.join(self.engine, self.name, host, pid, self.clock.now()))
+        ttl = self.settings.lease_ttl
+        self.with_database(lambda: roster.join(self.engine, self.name, host, pid, self.clock.now(), ttl))
         self.say(f"worker {self.name} ready (lease {self.settings.lease_ttl.total_seconds():g} s)")
         try:
             while not self._stop.is_set():
@@ -76,12 +77,17 @@ class Worker:
                     return
                 else:
                     self.with_database(lambda: roster.beat(self.engine, self.name, self.clock.now(), None))
-                    self._stop.wait(self.settings.poll.total_seconds())
+                    self._stop.wait(self._idle_wait())
         finally:
             self.with_database(lambda: roster.leave(self.engine, self.name, self.clock.now()), tries=3)
 
     def stop(self) -> None:
         self._stop.set()
+
+    def _idle_wait(self) -> float:
+        """Seconds between looks at an empty queue: ``poll``, but at most half the lease, so an
+        idle worker beats well within it (``arena status`` calls one silent for its lease gone)."""
+        return min(self.settings.poll, self.settings.lease_ttl / 2).total_seconds()
 
     @property
     def stopping(self) -> bool:
@@ -171,8 +177,10 @@ class Worker:
         ``quiet``: a decision unit, done: no line and no roster write of its own (one line per
         unit would flood the log; the batch counts its units in the roster when it ends).
         False when the unit was no longer ours (refused, and said so)."""
-        error = outcome.error
-        done = self.with_database(lambda: queue.finish(self.engine, lease, self.clock.now(), error=error))
+        error, warning = outcome.error, outcome.warning
+        done = self.with_database(
+            lambda: queue.finish(self.engine, lease, self.clock.now(), error=error, warning=warning)
+        )
         if not self._fenced(lease, done):
             return False
         if not (quiet and error is None):
@@ -181,7 +189,8 @@ class Worker:
             )
             took = "" if seconds is None else f" in {seconds:.1f} s"
             said = f": {outcome.summary}" if outcome.summary and not error else ""
-            self.say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}{said}")
+            warned = f" (partly failed: {warning})" if warning and not error else ""
+            self.say(f"unit {lease.unit_id} {'failed: ' + error if error else 'done'}{took}{said}{warned}")
         return True
 
     def _fenced(self, lease: Lease, applied: bool) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -71,15 +72,13 @@ class Timed:
 
 @pytest.fixture(scope="module")
 def fake() -> Iterator[FakeVenue]:
-    """The fake Polymarket with 10,000 markets, in a child process (stdin closing stops it)."""
+    """The fake Polymarket with 10,000 markets, in a child process (Ctrl-C stops it)."""
     command = [sys.executable, "-m", "tests.fakes.polymarket_server", "--markets", str(MARKETS)]
     root = Path(__file__).resolve().parents[2]
-    with subprocess.Popen(
-        command, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    ) as child:
-        assert child.stdout is not None and child.stdin is not None
+    with subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None
         yield FakeVenue(child.stdout.readline().strip(), child.pid)
-        child.stdin.close()
+        child.send_signal(signal.SIGINT)
         child.wait(timeout=30)
 
 

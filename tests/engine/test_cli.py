@@ -152,6 +152,9 @@ def test_launch_list_show_pause_resume_cancel(tmp_path: Path) -> None:
 
 def test_markets_pending_and_a_bad_override(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
+    code, out = _arena("markets", "pending", db=db)  # a reading command creates no database
+    assert code == 2 and "No arena database at" in out and not db.exists()
+    assert _arena("db", "upgrade", db=db)[0] == 0
     code, out = _arena("markets", "pending", db=db)
     assert code == 0 and "No pending markets" in out
     code, out = _arena("markets", "resolve", "polymarket:x", "--outcome", "MAYBE", db=db)

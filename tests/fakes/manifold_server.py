@@ -11,10 +11,12 @@ Institute; adapted: a subset of fields). Times are Unix milliseconds, as on Mani
 
 from __future__ import annotations
 
+import argparse
 import copy
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_venue_until_interrupted
 from tests.fakes.venue_server import FakeVenue, last
 
 # GET /v0/markets?limit=1 example response, first element (MIT, Manifold Markets).
@@ -187,8 +189,8 @@ FULL_MARKET_ONLY = ("answers", "shouldAnswersSumToOne")  # FullMarket fields a l
 class FakeManifold(FakeVenue):
     """Markets by id (FullMarket payloads; the listing shows them as LiteMarkets) and bets by market."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(port)
         self.markets: dict[str, dict[str, Any]] = {}
         self.bets: dict[str, list[dict[str, Any]]] = {}
 
@@ -200,6 +202,55 @@ class FakeManifold(FakeVenue):
     def update(self, market_id: str, **fields: Any) -> None:
         with self.lock:
             self.markets[market_id] = {**self.markets[market_id], **fields}
+
+    def set_price(self, market_id: str, yes: float, at_millis: int) -> dict[str, Any]:
+        """Move an open market's probability, as a bet at ``at_millis`` would."""
+        if not 0 < yes < 1:
+            raise AdminError(f"yes must be strictly between 0 and 1, got {yes}")
+        market_id = market_id.removeprefix("manifold:")
+        with self.lock:
+            if self._market(market_id).get("isResolved"):
+                raise AdminError(f"market {market_id} is resolved")
+            self.update(market_id, probability=yes, lastBetTime=at_millis)
+            return self._line(self.markets[market_id])
+
+    def resolve(self, market_id: str, outcome: str, at_millis: int) -> dict[str, Any]:
+        """Close and resolve a market (``YES``, ``NO`` or ``CANCEL``) at ``at_millis``."""
+        if outcome not in ("YES", "NO", "CANCEL"):
+            raise AdminError(f"outcome must be YES, NO or CANCEL, got {outcome!r}")
+        market_id = market_id.removeprefix("manifold:")
+        with self.lock:
+            self._market(market_id)
+            self.update(
+                market_id, isResolved=True, resolution=outcome, resolutionTime=at_millis, closeTime=at_millis
+            )
+            return self._line(self.markets[market_id])
+
+    def admin(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        with self.lock:
+            listing = [self._line(m) for m in self.markets.values()]
+        now = int(datetime.now(UTC).timestamp() * 1000)
+        handlers = {
+            "price": lambda b: self.set_price(str(b["market"]), _probability(b.get("yes")), now),
+            "resolve": lambda b: self.resolve(str(b["market"]), str(b.get("outcome")), now),
+        }
+        return admin_answer(method, path, body, handlers, listing)
+
+    def _market(self, market_id: str) -> dict[str, Any]:
+        found = self.markets.get(market_id.removeprefix("manifold:"))
+        if found is None:
+            raise AdminError(f"no market {market_id!r}")
+        return found
+
+    @staticmethod
+    def _line(payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "market": payload["id"],
+            "arena_id": f"manifold:{payload['id']}",
+            "question": payload["question"],
+            "probability": payload["probability"],
+            "resolution": payload.get("resolution") if payload.get("isResolved") else None,
+        }
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
         with self.lock:
@@ -237,3 +288,32 @@ def _page_before(items: list[dict[str, Any]], before: str | None, limit: int) ->
         ids = [item["id"] for item in items]
         items = items[ids.index(before) + 1 :] if before in ids else []
     return items[: min(limit, 1000)]
+
+
+def _probability(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise AdminError(f"not a number: {value!r}") from None
+
+
+def main() -> None:
+    """``python -m tests.fakes.manifold_server [--port P]``: a fake Manifold API (its real
+    markets, open) until Ctrl-C, with the admin API of ``tests.fakes.standalone``.
+
+    Prints its base URL on the first line, for ``ARENA_MANIFOLD_URL`` (or ``arena markets sync
+    --venue manifold --manifold-url URL``) in another process.
+    """
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    port_argument(parser)
+    args = parser.parse_args()
+    now = datetime.now(UTC)
+    with FakeManifold(args.port) as fake:
+        for index in range(len(REAL_MARKETS)):  # open whenever it runs: closing 20 to 50 days out
+            close = int((now + timedelta(days=20 + 10 * index)).timestamp() * 1000)
+            fake.add(lite_market(index, closeTime=close))
+        serve_venue_until_interrupted(fake.url)
+
+
+if __name__ == "__main__":
+    main()

@@ -14,8 +14,10 @@ client and server share two cores).
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import re
 import socket
 import threading
 import time
@@ -26,6 +28,8 @@ from http import HTTPStatus
 from typing import Any
 
 import h11
+
+from tests.fakes.standalone import port_argument, serve_until_interrupted
 
 _READ_CHUNK = 65_536
 
@@ -122,12 +126,12 @@ class FakeOpenAIServer:
     reply's delay ends early when the server stops (its connection is dropped unanswered).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.requests: list[RecordedRequest] = []
         self.responder: Responder | None = None
         self._script: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._socket = socket.create_server(("127.0.0.1", 0), backlog=1024)  # 100 simultaneous connects
+        self._socket = socket.create_server(("127.0.0.1", port), backlog=1024)  # 100 simultaneous connects
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="fake-openai", daemon=True)
         self._connections: set[asyncio.Task[None]] = set()
@@ -270,3 +274,47 @@ def _response(conn: h11.Connection, reply: Reply, model: str) -> bytes:
     data = conn.send(h11.Data(data=body))
     end = conn.send(h11.EndOfMessage())
     return b"".join(part for part in (head, data, end) if part)
+
+
+MARKET_ID = re.compile(r'"id": "((?:polymarket|manifold):[^"]+)"')
+
+
+class FirstMarketBettor:
+    """A provider that reads the markets of the prompt and answers in the arena's decision
+    format: a ``stake`` bet on YES in the first market offered, stated at ``probability`` (with
+    ``hold``, no bet, and no market: a valid empty answer). Deterministic, so a walkthrough run
+    twice does the same."""
+
+    def __init__(self, *, stake: int = 100, probability: float = 0.6, hold: bool = False) -> None:
+        self.stake, self.probability, self.hold = stake, probability, hold
+
+    def __call__(self, request: RecordedRequest) -> Reply:
+        messages = request.body.get("messages", []) if isinstance(request.body, dict) else []
+        text = " ".join(str(m.get("content") or "") for m in messages if isinstance(m, dict))
+        markets = MARKET_ID.findall(text)
+        if self.hold or not markets:
+            answer: dict[str, Any] = {"reasoning": "holding", "actions": [], "probabilities": {}}
+        else:
+            bet = {"type": "bet", "market_id": markets[0], "outcome": "YES", "amount": self.stake}
+            answer = {"reasoning": "fake", "actions": [bet], "probabilities": {markets[0]: self.probability}}
+        return Reply.ok(json.dumps(answer), cost=0.0001)
+
+
+def main() -> None:
+    """``python -m tests.fakes.openai_server [--port P] [--hold]``: an OpenAI-compatible provider
+    on loopback until Ctrl-C, answering every request with ``FirstMarketBettor``.
+
+    Prints its base URL (``.../v1``) on the first line: an LLM agent's ``base_url``, with
+    ``api_key_env = ""`` (it asks for no key).
+    """
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    port_argument(parser)
+    parser.add_argument("--hold", action="store_true", help="never bet: answer with no action")
+    args = parser.parse_args()
+    with FakeOpenAIServer(args.port) as server:
+        server.responder = FirstMarketBettor(hold=args.hold)
+        serve_until_interrupted(server.base_url)
+
+
+if __name__ == "__main__":
+    main()

@@ -20,12 +20,14 @@ import argparse
 import base64
 import hashlib
 import json
-import sys
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from tests.fakes.standalone import AdminError, admin_answer, port_argument, serve_venue_until_interrupted
 from tests.fakes.venue_server import FakeVenue, Seen, flag, last
 
 # (conditionId, question, slug, startDateIso, endDate, last daily YES price) — real, see module docstring.
@@ -175,11 +177,20 @@ def real_market(index: int, gamma_id: str | None = None, **overrides: Any) -> di
     return gamma_market(gamma_id or str(560_000 + index), condition, question, **fields)
 
 
+@contextmanager
+def real_polymarket() -> Iterator[FakePolymarket]:
+    """A started fake Polymarket listing every one of ``REAL_MARKETS``."""
+    with FakePolymarket() as fake:
+        for index in range(len(REAL_MARKETS)):
+            fake.add(real_market(index))
+        yield fake
+
+
 class FakePolymarket(FakeVenue):
     """Gamma and CLOB state: markets by Gamma id, and per token a midpoint, a book and a history."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, port: int = 0) -> None:
+        super().__init__(port)
         self.markets: dict[str, dict[str, Any]] = {}
         self.events: dict[str, dict[str, Any]] = {}
         self.mids: dict[str, Any] = {}
@@ -248,6 +259,74 @@ class FakePolymarket(FakeVenue):
                     volume=5_000_000.0 - i * 100,
                 )
             )
+
+    def set_price(self, ref: str, yes: Decimal) -> dict[str, Any]:
+        """Move a binary market (by Gamma id or condition id) to ``yes``: its Gamma prices, and
+        its tokens' midpoints and books; returns the market's new admin line."""
+        if not Decimal(0) < yes < Decimal(1):
+            raise AdminError(f"yes must be strictly between 0 and 1, got {yes}")
+        with self.lock:
+            gamma_id = self._gamma_id(ref)
+            payload = self.markets[gamma_id]
+            if len(json.loads(payload["outcomes"])) != 2 or payload.get("closed"):
+                raise AdminError(f"market {ref} is not an open binary market")
+            prices = [str(yes), str(Decimal(1) - yes)]
+            self.update(gamma_id, outcomePrices=json.dumps(prices))
+            for token, mid in zip(json.loads(payload["clobTokenIds"]), prices, strict=True):
+                self.set_mid(token, mid, payload["conditionId"])
+            return self._line(self.markets[gamma_id])
+
+    def resolve(self, ref: str, outcome: str, closed_at: str) -> dict[str, Any]:
+        """Close a binary market and resolve it as UMA would (``YES``, ``NO`` or ``50-50``): final
+        payouts in ``outcomePrices``, status ``resolved``, no order book any more."""
+        payouts = {"YES": ["1", "0"], "NO": ["0", "1"], "50-50": ["0.5", "0.5"]}
+        if outcome not in payouts:
+            raise AdminError(f"outcome must be one of {sorted(payouts)}, got {outcome!r}")
+        with self.lock:
+            gamma_id = self._gamma_id(ref)
+            payload = self.markets[gamma_id]
+            self.update(
+                gamma_id,
+                closed=True,
+                acceptingOrders=False,
+                outcomePrices=json.dumps(payouts[outcome]),
+                umaResolutionStatus="resolved",
+                closedTime=closed_at,
+            )
+            for token in json.loads(payload["clobTokenIds"]):
+                self.set_mid(token, None)
+            return self._line(self.markets[gamma_id])
+
+    def admin(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        with self.lock:
+            listing = [self._line(m) for m in self.markets.values()]
+        handlers = {
+            "price": lambda b: self.set_price(str(b["market"]), _decimal(b.get("yes"))),
+            "resolve": lambda b: self.resolve(str(b["market"]), str(b.get("outcome")), _now_iso()),
+        }
+        return admin_answer(method, path, body, handlers, listing)
+
+    def _gamma_id(self, ref: str) -> str:
+        if ref in self.markets:
+            return ref
+        found = [
+            g
+            for g, m in self.markets.items()
+            if m["conditionId"] == ref or f"polymarket:{m['conditionId']}" == ref
+        ]
+        if not found:
+            raise AdminError(f"no market {ref!r} (give its Gamma id or condition id)")
+        return found[0]
+
+    @staticmethod
+    def _line(payload: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "market": payload["id"],
+            "arena_id": f"polymarket:{payload['conditionId']}",
+            "question": payload["question"],
+            "prices": json.loads(payload["outcomePrices"]),
+            "closed": payload.get("closed", False),
+        }
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> tuple[int, Any]:
         with self.lock:
@@ -378,23 +457,47 @@ def _book(token: str, condition_id: str, mid: Decimal) -> dict[str, Any]:
     }
 
 
-def main() -> None:
-    """``python -m tests.fakes.polymarket_server --markets N``: serve a fake Polymarket until stdin closes.
+def open_from_now(fake: FakePolymarket, now: datetime) -> None:
+    """Keep every market open and undecided whenever the fake runs: closing 20 to 80 days from
+    ``now`` (the real markets' dates have passed or will), priced inside (0.05, 0.95)."""
+    for index, gamma_id in enumerate(sorted(fake.markets)):
+        end = (now + timedelta(days=20 + (index * 7) % 60)).strftime("%Y-%m-%dT00:00:00Z")
+        fake.update(gamma_id, endDate=end, endDateIso=end[:10])
+        yes = Decimal(json.loads(fake.markets[gamma_id]["outcomePrices"])[0])
+        if not Decimal("0.05") < yes < Decimal("0.95"):
+            fake.set_price(gamma_id, Decimal("0.5"))
 
-    Prints its base URL on the first line, so a benchmark (or a person trying ``arena markets
-    sync --gamma-url URL --clob-url URL``) can use it from another process.
+
+def _decimal(value: Any) -> Decimal:
+    try:
+        return Decimal(str(value))
+    except ArithmeticError:
+        raise AdminError(f"not a decimal number: {value!r}") from None
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def main() -> None:
+    """``python -m tests.fakes.polymarket_server [--markets N] [--port P]``: a fake Polymarket
+    (Gamma and CLOB on one port) until Ctrl-C, with the admin API of ``tests.fakes.standalone``.
+
+    Prints its base URL on the first line, for ``ARENA_GAMMA_URL`` and ``ARENA_CLOB_URL`` (or
+    ``arena markets sync --gamma-url URL --clob-url URL``) in another process.
     """
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--markets", type=int, default=len(REAL_MARKETS), help="how many markets to list")
-    count = parser.parse_args().markets
-    with FakePolymarket() as fake:
-        if count <= len(REAL_MARKETS):
-            for index in range(count):
+    port_argument(parser)
+    args = parser.parse_args()
+    with FakePolymarket(args.port) as fake:
+        if args.markets <= len(REAL_MARKETS):
+            for index in range(args.markets):
                 fake.add(real_market(index))
         else:
-            fake.populate(count)
-        print(fake.url, flush=True)
-        sys.stdin.read()
+            fake.populate(args.markets)
+        open_from_now(fake, datetime.now(UTC))
+        serve_venue_until_interrupted(fake.url)
 
 
 if __name__ == "__main__":

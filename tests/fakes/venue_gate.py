@@ -30,8 +30,5 @@ class HoldFirstRequest:
 def move_prices(fake: FakePolymarket) -> None:
     """Every market's prices move a cent, so a sync run now has new prices to store."""
     for gamma_id, payload in list(fake.markets.items()):
-        yes, no = (Decimal(p) for p in json.loads(payload["outcomePrices"]))
-        moved = [str(yes + Decimal("0.01")), str(no - Decimal("0.01"))]
-        fake.update(gamma_id, outcomePrices=json.dumps(moved))
-        for token, mid in zip(json.loads(payload["clobTokenIds"]), moved, strict=True):
-            fake.set_mid(token, mid, payload["conditionId"])
+        yes = Decimal(json.loads(payload["outcomePrices"])[0])
+        fake.set_price(gamma_id, yes + Decimal("0.01"))

@@ -20,6 +20,8 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from tests.fakes.standalone import ADMIN
+
 
 @dataclass(frozen=True, slots=True)
 class Fault:
@@ -40,7 +42,8 @@ class Seen:
 class FakeVenue(ABC):
     """Start with ``with FakeX() as venue:``; ``venue.url`` is its base URL."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        self.port = port
         self.lock = threading.RLock()
         self.seen: list[Seen] = []
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
@@ -67,7 +70,7 @@ class FakeVenue(ABC):
 
     def __enter__(self) -> Self:
         handler = _handler_for(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), handler)
         self._server.daemon_threads = True
         self._server.block_on_close = False
         serve = partial(self._server.serve_forever, poll_interval=0.02)  # quick shutdown between tests
@@ -81,9 +84,19 @@ class FakeVenue(ABC):
         self._server.shutdown()
         self._server.server_close()
 
+    def admin(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        """The admin API (``tests.fakes.standalone``): none unless a venue has one."""
+        return 404, {"error": f"no admin API on {type(self).__name__}"}
+
     def respond(self, method: str, target: str, raw_body: bytes) -> tuple[int, dict[str, str], bytes]:
         parts = urlsplit(target)
-        body = json.loads(raw_body) if raw_body else None
+        try:
+            body = json.loads(raw_body) if raw_body else None
+        except ValueError:
+            return 400, {}, json.dumps({"error": "the body is not JSON"}).encode()
+        if parts.path.startswith(ADMIN):
+            status, answer = self.admin(method, parts.path, body)
+            return status, {}, json.dumps(answer).encode()
         query = parse_qs(parts.query, keep_blank_values=True)
         with self.lock:
             self.seen.append(Seen(method, parts.path, query, body))

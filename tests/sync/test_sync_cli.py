@@ -84,4 +84,7 @@ def test_sync_exits_non_zero_when_the_venue_is_unreachable(database: str) -> Non
 
 def test_record_refuses_an_empty_database(database: str, tmp_path: Path) -> None:
     code, output = invoke(database, "markets", "record", "--out", str(tmp_path / "x"))
+    assert code == 2 and "No arena database at" in output  # reading creates no database
+    assert invoke(database, "db", "upgrade")[0] == 0
+    code, output = invoke(database, "markets", "record", "--out", str(tmp_path / "x"))
     assert code == 1 and "nothing to record" in output and not (tmp_path / "x").exists()

@@ -218,11 +218,12 @@ async def test_resolution_flips_from_proposed_to_resolved(engine, fake, clock, c
     await sync(engine, fake, clock)
     fake.update("560003", closed=True, umaResolutionStatus="proposed", outcomePrices='["0", "1"]')
     clock.advance(timedelta(hours=1))
-    with caplog.at_level(logging.INFO):
+    with caplog.at_level(logging.DEBUG, logger="arena.sync"):  # a line per pending market: DEBUG
         proposed = await sync(engine, fake, clock)
     assert count(engine, ResolutionRow) == 0 and proposed.refreshed == 1
     assert [u.reason for u in proposed.undecided] == ["closed; UMA status 'proposed' is not final"]
     assert f"{key(3)} not resolved yet: closed; UMA status 'proposed' is not final" in caplog.text
+    assert {r.levelno for r in caplog.records if "not resolved yet" in r.getMessage()} == {logging.DEBUG}
     assert len(snapshots(engine, key(3), MID)) == 1  # closed markets get no new accounting price
     fake.update("560003", umaResolutionStatus="resolved", umaEndDate="2026-08-21T13:30:00Z")
     clock.advance(timedelta(hours=1))

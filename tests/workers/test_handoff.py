@@ -30,7 +30,7 @@ def _cohorts(engine: Engine, directory: Path, n: int) -> list[str]:
 
 def test_without_an_idle_worker_the_jobs_run_in_process(engine: Engine) -> None:
     clock = SimulatedClock(NOW)
-    roster.join(engine, "gone", "host", 1, NOW - timedelta(minutes=2))  # silent for two minutes
+    roster.join(engine, "gone", "host", 1, NOW - timedelta(minutes=2), TTL)  # silent for two minutes
     assert roster.idle(engine, NOW) == 0
     said = handoff.marks(engine, clock, environ={}, leading=lambda: True, within=TTL)
     assert said == "0 portfolios marked"  # the in-process job's own message

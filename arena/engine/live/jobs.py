@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 
 from arena.cohorts.config import config_from_frozen
 from arena.core.clock import Clock
+from arena.core.summary import Summary
 from arena.db.engine import session_scope
 from arena.db.models import (
     FINISHED_ROUND_STATUSES,
@@ -148,11 +149,12 @@ async def _rounds(
         problems = ([f"every agent failed in: {', '.join(failed)}"] if failed else []) + unfinished
         raise JobFailure("; ".join(problems + empty))
     how = " by workers" if by_workers else ""
-    return (
+    text = (
         f"{ran} rounds run{how}"
         + (f", {missed} missed (found later than schedule.catch_up_grace)" if missed else "")
         + (f", {len(empty)} asked nobody: {'; '.join(empty)}" if empty else "")
     )
+    return Summary(text, idle=ran == missed == 0)
 
 
 def _due_rounds(rt: CohortRuntime, clock: Clock) -> list[int]:
@@ -185,7 +187,7 @@ def marks_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) -> st
     The job polls often (``ARENA_MARKS_EVERY``, a minute): a cohort whose bucket is already
     marked costs two small queries, and is not loaded."""
     marked = sum(mark_cohort(engine, c, clock, environ=environ) for c in live_cohorts(engine, HELD))
-    return f"{marked} portfolios marked"
+    return Summary(f"{marked} portfolios marked", idle=marked == 0)
 
 
 MARK_ATTEMPTS = 3
@@ -256,8 +258,9 @@ def settle_cohort(
     return sum(report.settled.values()), [f"{m} ({why})" for m, why in report.deferred.items()]
 
 
-def settlement_summary(settled: int, deferred: list[str]) -> str:
-    return f"{settled} positions settled" + (f"; deferred: {', '.join(deferred)}" if deferred else "")
+def settlement_summary(settled: int, deferred: list[str]) -> Summary:
+    text = f"{settled} positions settled" + (f"; deferred: {', '.join(deferred)}" if deferred else "")
+    return Summary(text, idle=settled == 0 and not deferred)
 
 
 def settlement_due(engine: Engine, cohort_id: str) -> bool:
@@ -284,4 +287,5 @@ def completion_job(engine: Engine, clock: Clock, *, environ: Mapping[str, str]) 
         else:
             stale += [f"{cohort_id}: {s.describe(clock.now())}" for s in stale_positions(rt, clock.now())]
     message = f"{len(completed)} cohorts completed"
-    return message + (f"; stale positions: {'; '.join(stale)}" if stale else "")
+    text = message + (f"; stale positions: {'; '.join(stale)}" if stale else "")
+    return Summary(text, idle=not completed and not stale)
