@@ -99,7 +99,10 @@ def _llm_settings_model() -> type[BaseModel]:
 
 
 def _llm_api_key(settings: Any, environ: Mapping[str, str]) -> str | None:
-    """The key from the variable named by ``api_key_env``; None is allowed only for a local server."""
+    """The key from the variable named by ``api_key_env``; None is allowed only for a local
+    server and the mock provider (which answers in-process)."""
+    if settings.is_mock:
+        return None
     env_name = settings.api_key_env
     key = environ.get(env_name) if env_name else None
     if not key and urlparse(settings.base_url).hostname not in LOCAL_HOSTS:
@@ -118,6 +121,10 @@ def _check_llm(settings: Any, environ: Mapping[str, str]) -> None:
 def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
     from agents.llm.bettor import LLMBettor
 
+    if settings.is_mock:
+        from agents.llm.mock import mock_client
+
+        return LLMBettor(ctx.name, settings, mock_client(settings), None)
     if ctx.new_http_client is None:
         raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs new_http_client")
     key = _llm_api_key(settings, ctx.environ)
@@ -194,16 +201,45 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> str:
 def model_identity(kind: str, settings: Mapping[str, Any]) -> str:
     """What makes two seats the same bettor across cohorts, whatever their display names.
 
-    An LLM is its endpoint, model and prompt: ``llm <model> @ <base_url> prompt <version>`` (the
-    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity).
-    Every other kind is its kind and its complete settings, defaults filled in, as canonical
-    JSON (a ``favorite`` staking 5% and one staking 10% are different bettors).
+    An LLM is its model, endpoint and prompt: ``llm <model> @ <endpoint> prompt <version>``, the
+    endpoint being the ``base_url`` (defaults filled in, so an omitted ``base_url`` and the
+    OpenRouter URL are one), except that every server on this machine (localhost, 127.0.0.1,
+    ::1, any port) is ``local``: one model served on two local ports is one bettor, as the port
+    says how a server was started, not what it serves. A mock is ``llm mock/<model> @ mock``
+    with its non-default policy settings. Every other kind is its kind and the settings that
+    differ from their defaults, readably: ``kelly``, ``favorite (fraction 0.1)``; a ``favorite``
+    staking 5% and one staking 10% are different bettors.
     """
     parsed = _settings(kind, settings)
     if kind == "llm":
-        return f"llm {parsed.model} @ {parsed.base_url} prompt {parsed.prompt_version}"
-    fields = parsed.model_dump(mode="json")
-    return kind + (" " + json.dumps(fields, sort_keys=True, separators=(",", ":")) if fields else "")
+        endpoint = "local" if urlparse(parsed.base_url).hostname in LOCAL_HOSTS else parsed.base_url
+        if parsed.is_mock:
+            policy = _readable(parsed.mock.model_dump(mode="json", exclude_defaults=True))
+            endpoint = "mock" + (f" ({policy})" if policy else "")
+        return f"llm {parsed.shown_model} @ {endpoint} prompt {parsed.prompt_version}"
+    changed = _readable(parsed.model_dump(mode="json", exclude_defaults=True))
+    return f"{kind} ({changed})" if changed else kind
+
+
+def _readable(fields: Mapping[str, Any]) -> str:
+    """``key value, key value`` in key order; nested values as compact JSON."""
+    return ", ".join(
+        f"{key} {value if _plain(value) else json.dumps(value, sort_keys=True)}"
+        for key, value in sorted(fields.items())
+    )
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def shown_model(kind: str, settings: Mapping[str, Any]) -> str | None:
+    """The model an agent is shown with (its row's ``model_id``): an LLM's model, ``mock/<model>``
+    for the mock provider; None for every other kind."""
+    if kind != "llm":
+        return None
+    model: str = _settings(kind, settings).shown_model
+    return model
 
 
 def validate_agent(kind: str, settings: Mapping[str, Any], *, environ: Mapping[str, str]) -> None:
