@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 import dashboard
+from arena.commands.options import fail
 from arena.core.settings import Settings
 from arena.db.engine import normalize_url, redact_url
 
@@ -41,8 +42,7 @@ def dashboard_command(
     try:
         normalize_url(url)
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        fail(str(exc))
     typer.echo(f"Dashboard for {redact_url(url)} on http://{host}:{port} — Ctrl-C to stop.")
     raise typer.Exit(_serve(url, host, port))
 

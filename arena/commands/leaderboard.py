@@ -10,7 +10,7 @@ import typer
 from sqlalchemy import Engine
 
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import database_url_or_default
+from arena.commands.options import database_url_or_default, fail
 from arena.commands.terminal import plain_console
 from arena.core.clock import ensure_utc
 from arena.db.engine import make_engine
@@ -109,5 +109,5 @@ def _open(database_url: str | None) -> Engine:
 
 
 def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+    """Every failure here is bad input (an option, an id, a missing database): exit 2."""
+    fail(message)

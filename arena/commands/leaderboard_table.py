@@ -153,10 +153,12 @@ def _rank(agent: dict[str, Any]) -> str:
 
 
 def _agent(agent: dict[str, Any]) -> str:
-    """The name in full (plain text: rich markup in a name is escaped) and its marks."""
+    """The name in full (plain text: rich markup in a name is escaped), ``(mock)`` for an agent of
+    the mock provider, and its marks."""
     marks = (BASELINE_MARK if agent["baseline"] else "") + (FEW_MARK if agent["few_markets"] else "")
     marks += CONFLICT_MARK if agent["label_conflict"] else ""
-    return escape(f"{agent['agent']} {marks}".rstrip())
+    mock = " (mock)" if agent.get("mock") else ""
+    return escape(f"{agent['agent']}{mock} {marks}".rstrip())
 
 
 def _return(agent: dict[str, Any]) -> str:

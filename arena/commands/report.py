@@ -8,6 +8,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
+from arena.commands.options import fail
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.db.engine import make_engine, redact_url
@@ -66,5 +67,5 @@ def report_command(
 
 
 def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+    """An unknown cohort, a missing database or a folder in the way: bad input, exit 2."""
+    fail(message)

@@ -8,10 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from arena.commands.options import DatabaseOption, fail, open_engine
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import plain_console, plural, print_json
 from arena.core.clock import SystemClock
 from arena.engine.books.resolving import OverrideError, override, pending_markets
 from markets.types import ResolutionKind
@@ -31,21 +30,37 @@ def register(markets_app: typer.Typer) -> None:
     markets_app.command("resolve")(resolve_command)
 
 
-def pending_command(database_url: DatabaseOption = None) -> None:
+def pending_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (keys: docs/cli.md).")] = False,
+    database_url: DatabaseOption = None,
+) -> None:
     """Markets held by active cohorts that closed without a usable resolution."""
     rows = pending_markets(open_engine(database_url), SystemClock().now())
+    if as_json:
+        print_json(
+            [
+                {
+                    "market_id": p.market_id,
+                    "question": p.question,
+                    "close_time": None if p.close_time is None else p.close_time.isoformat(),
+                    "cohorts": p.cohorts,
+                    "positions": p.positions,
+                    "reason": p.reason,
+                }
+                for p in rows
+            ]
+        )
+        return
     if not rows:
         console.print("No pending markets: every closed market held by an active cohort is resolved.")
         return
-    table = Table(title="Markets waiting for a resolution")
-    for header in ("Market", "Question", "Closed (UTC)", "Cohorts", "Positions", "Why"):
-        table.add_column(header)
-    for p in rows:
+    console.print(f"{len(rows)} markets waiting for a resolution")
+    for p in rows:  # the id whole on a line of its own (a Polymarket id alone is 77 characters)
         closed = f"{p.close_time:%Y-%m-%d}" if p.close_time else "—"
-        table.add_row(
-            escape(p.market_id), escape(p.question[:60]), closed, str(p.cohorts), str(p.positions), p.reason
-        )
-    console.print(table)
+        console.print(f"[bold]{escape(p.market_id)}[/]", soft_wrap=True)
+        console.print(f"  {escape(p.question)}", overflow="fold")
+        held = f"{plural(p.cohorts, 'cohort')} · {plural(p.positions, 'position')}"
+        console.print(f"  closed {closed} (UTC) · {held} · {escape(p.reason)}")
     console.print(
         "Resolve one by hand with `arena markets resolve MARKET --outcome YES|NO|VOID|5050 --note WHY`."
     )

@@ -23,9 +23,10 @@ from sqlalchemy import Engine
 from agents.registry import AgentConfigError
 from arena.cohorts.config import ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
+from arena.commands.cohort_views import print_launched
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import DatabaseOption, fail, open_engine, process_settings
-from arena.commands.terminal import plain_console
+from arena.commands.options import DatabaseOption, fail, open_engine, process_settings, unknown_cohort
+from arena.commands.terminal import plain_console, plural
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.engine.replay.lease import CohortBusy
@@ -34,6 +35,7 @@ from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import run_round
 from arena.engine.runtime.cohort import CohortNotFound
 from arena.engine.runtime.sources import open_source
+from arena.reports.errors import agent_errors
 from arena.reports.overview import cohort_mode
 from arena.scoring.rules.health import FailedAgent, failed_agents
 from markets.replay.load import BUNDLED_DATASET_DIR
@@ -123,6 +125,13 @@ def demo_command(
         str | None,
         typer.Option(help="The LLM's training cutoff (YYYY-MM-DD): markets resolved before it are left out."),
     ] = None,
+    with_mock_llm: Annotated[
+        bool,
+        typer.Option(
+            "--with-mock-llm",
+            help="Add a mock LLM agent (in-process, seeded, tools on): an LLM cohort with no key, no server.",
+        ),
+    ] = False,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
     allow_agent_failures: AllowFailures = False,
     wide: WideOption = False,
@@ -136,7 +145,8 @@ def demo_command(
     engine = open_engine(url)
     _import_demo_corpus(engine)
     try:
-        config = parse_config(_demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG))
+        data = _demo_config(llm_base_url, model, knowledge_cutoff)
+        config = parse_config(_with_mock_llm(data) if with_mock_llm else data, source=str(DEMO_CONFIG))
         source = open_source(config, engine)
         cohort_id = _launch(engine, config, source)
     except ConfigError as exc:
@@ -204,6 +214,24 @@ def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None
     return data
 
 
+MOCK_LLM_AGENT = {
+    "name": "mock-llm",
+    "kind": "llm",
+    "provider": "mock",
+    "model": "seeded",
+    "prompt_version": "v2",
+    "tools": {"enabled": True, "max_calls": 2},
+    "mock": {"tool_calls": 2},
+}
+
+
+def _with_mock_llm(data: dict[str, Any]) -> dict[str, Any]:
+    """The demo config with the mock LLM agent, researching the bundled markets' texts."""
+    from arena.corpus.market_texts import BUNDLED_CORPUS
+
+    return {**data, "tools": {"corpus": BUNDLED_CORPUS}, "agents": [*data["agents"], MOCK_LLM_AGENT]}
+
+
 def _remove_sqlite(url: str) -> None:
     if not url.startswith("sqlite:///"):
         fail("--fresh only resets the local SQLite database; use a new ARENA_DATABASE_URL for other servers")
@@ -216,12 +244,9 @@ def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> 
     """Launch a cohort of ``config`` on ``source`` (default: the market source it names)."""
     if source is None:
         source = open_source(config, engine)
-    launched = launch(engine, config, source=source, environ=os.environ, clock=SystemClock())
-    console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
-    if launched.excluded:
-        console.print(f"leakage guard: {launched.excluded} markets excluded (closing by a knowledge cutoff)")
-    for warning in launched.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+    clock = SystemClock()
+    launched = launch(engine, config, source=source, environ=os.environ, clock=clock)
+    print_launched(console, launched, now=clock.now())
     return launched.cohort_id
 
 
@@ -232,7 +257,7 @@ def _run(
     that launches and replays reads and validates it once (default: loaded from its config)."""
     mode = cohort_mode(engine, cohort_id)  # the runtime parses the frozen config, once
     if mode is None:
-        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+        fail(unknown_cohort(cohort_id))
     if mode != "replay":
         fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
     from arena.engine.live.jobs import RoundUnfinished
@@ -249,7 +274,7 @@ def _run(
                     "cohort's round_budget + call_timeout). Start some with: arena worker[/]"
                 )
         with _ReplayProgress() as progress:
-            return asyncio.run(
+            result = asyncio.run(
                 replay_cohort(
                     engine,
                     cohort_id,
@@ -261,6 +286,9 @@ def _run(
                     synchronous_commit=process_settings().replay_synchronous_commit,
                 )
             )
+            if result.stopped is None:
+                progress.finish()
+            return result
     except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError, CohortBusy) as exc:
         fail(str(exc))
     except (QueueNeedsPostgres, RoundUnfinished) as exc:  # --by-workers: no PostgreSQL, or no workers
@@ -286,16 +314,22 @@ def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedA
             console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
     failed = _print_leaderboard(engine, result.cohort_id, wide=wide)
+    errors = len(agent_errors(engine, result.cohort_id))
+    if errors:
+        console.print(
+            f"{plural(errors, 'agent error')} (decisions that failed or were refused): "
+            f"`arena cohort errors {escape(result.cohort_id)}` lists each with its message"
+        )
     if result.failed_rounds:
         rounds = ", ".join(str(r.round_index) for r in result.failed_rounds)
-        fail(f"every agent failed in round(s) {rounds}; see `arena cohort show {result.cohort_id}`", code=1)
+        fail(f"every agent failed in round(s) {rounds}; see `arena cohort errors {result.cohort_id}`", code=1)
     return failed
 
 
 def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
     """The last lines of a run: one warning per failed agent, then exit 3 unless allowed."""
     for agent in failed:
-        typer.echo(f"warning: {agent.describe()}; see `arena cohort show {cohort_id}`", err=True)
+        typer.echo(f"warning: {agent.describe()}; see `arena cohort errors {cohort_id}`", err=True)
     if failed and not allow:
         raise typer.Exit(AGENT_FAILURES_EXIT)
 
@@ -339,6 +373,12 @@ class _ReplayProgress:
         """Shown from the first step on, so a run refused before it starts prints only its error."""
         self._bar.update(self._task, total=total_steps)
         self._bar.start()
+
+    def finish(self) -> None:
+        """The run reached its end (every round run and position settled, or the data's end)
+        before the last step of the grid: the bar ends full, at the steps it took (N/N)."""
+        task = self._bar.tasks[0]
+        self._bar.update(self._task, total=task.completed, refresh=True)
 
     def step(self, at: datetime, report: RoundReport | None) -> None:
         if report is not None:

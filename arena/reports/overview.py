@@ -29,6 +29,7 @@ from arena.db.models import (
 )
 from arena.engine.books.completion import StalePosition, finished_rounds, waiting_since
 from arena.engine.store.round_store import FINISHED_ROUND_STATUSES
+from arena.reports.errors import ERROR_STATUSES
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,9 @@ class AgentSummary:
     cash: Decimal | None
     open_positions: int
     bets: int
-    errors: int
+    errors: int  # decisions that failed or were refused (``arena.reports.errors``)
     missed: int  # decisions of rounds found too late (live): never asked, so not errors
+    mock: bool = False  # an LLM agent of the mock provider (its model is ``mock/…``)
 
 
 @dataclass
@@ -154,7 +156,7 @@ def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:
         "errors": _grouped_count(
             session,
             select(DecisionRow.agent_id, func.count()).where(
-                col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"
+                col(DecisionRow.agent_id).in_(ids), col(DecisionRow.status).in_(ERROR_STATUSES)
             ),
         ),
         "missed": _grouped_count(
@@ -213,6 +215,7 @@ def _agent_summary(
         bets=counts["bets"].get(agent_id, 0),
         errors=counts["errors"].get(agent_id, 0),
         missed=counts["missed"].get(agent_id, 0),
+        mock=a.kind == "llm" and (a.settings_json or {}).get("provider") == "mock",
     )
 
 

@@ -54,12 +54,12 @@ def test_a_zoneless_publish_time_is_one_line_naming_the_row_and_nothing_is_writt
     ]
     path = write_jsonl(tmp_path / "news.jsonl", rows)
     code, _, err = _arena(db_url, "corpus", "import", str(path), "--name", "news")
-    assert code == 1
+    assert code == 2
     assert err.startswith("error: news.jsonl line 2 (id 'n7'): 'published_at'") and err.count("\n") == 1
     code, out, _ = _arena(db_url, "corpus", "list")
     assert code == 0 and "No corpora yet" in out
     code, _, err = _arena(db_url, "corpus", "info", "news")
-    assert code == 1 and "no corpus named 'news'" in err
+    assert code == 2 and "no corpus named 'news'" in err
 
 
 def test_bad_options_are_refused_before_any_work(db_url: str, tmp_path: Path) -> None:

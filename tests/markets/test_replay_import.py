@@ -261,6 +261,6 @@ def test_import_command(tmp_path: Path) -> None:
     )
     assert str(tmp_path) not in (out / "SOURCE.md").read_text()
     again = CliRunner().invoke(app, args)
-    assert again.exit_code == 1
+    assert again.exit_code == 2
     assert again.output == f"error: {out} already exists; pass --force (overwrite=True) to replace it\n"
     assert CliRunner().invoke(app, [*args, "--force"]).exit_code == 0

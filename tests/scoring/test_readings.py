@@ -69,15 +69,15 @@ def test_the_json_names_the_headline_reading_and_footnotes_every_disagreement() 
         _frames(), Settings(replicates=20, implied="kelly"), cohorts=["c1"], as_of=None
     )
     assert document["implied"] == "kelly"
-    notes = document["footnotes"]
-    assert len(notes) == 3
-    assert notes[0].startswith(
-        "fav: Brier (bets) [fa] 0.640 reads Very Poor but its return +30.0% reads Excellent."
+    fa, kelly = document["footnotes"]  # one line per reading, each naming its agents
+    assert fa.startswith(
+        "Brier (bets) [fa] and return disagree: fav 0.640 reads Very Poor, return +30.0% reads Excellent; "
+        "dog "
     )
-    assert any(
-        n.startswith("dog: Brier (bets) 0.058 reads Excellent but its return −30.0%") is False for n in notes
+    assert kelly.startswith(
+        "Brier (bets) and return disagree: dog 0.058 reads Excellent, return -30.0% reads Very Poor."
     )
-    assert "dog: Brier (bets) 0.058 reads Excellent but its return -30.0% reads Very Poor." in " ".join(notes)
+    assert "(kelly reading)" in kelly and "fav" not in kelly
     assert {row["agent"] for row in document["calibration"]["implied_kelly"]} == {"fav", "dog"}
 
 

@@ -14,6 +14,7 @@ from decimal import ROUND_UP, Decimal
 from typing import Any
 
 from agents.types import Decision
+from arena.core.decisions import INVALID_ACTIONS
 from arena.db.types import storable_text
 from arena.engine.store.claims import DONE, ERROR, REJECTED
 from portfolio import Bet, DecisionRejected, Fill, Ledger, Quotes, Sell
@@ -40,7 +41,7 @@ def execute(ledger: Ledger, decision: Decision, quotes: Quotes, at: datetime, *,
     try:
         fills = ledger.apply_decision(decision.actions, quotes, at, decision_id=decision_id)
     except DecisionRejected as exc:
-        return Outcome(REJECTED, (), str(exc), "invalid_actions")
+        return Outcome(REJECTED, (), str(exc), INVALID_ACTIONS)
     return Outcome(DONE, tuple(fills))
 
 

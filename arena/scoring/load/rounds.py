@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from arena.cohorts.config import ScheduleConfig, TournamentConfig, decisions_end
-from arena.cohorts.leakage import LLM_KIND, knowledge_ends
+from arena.cohorts.leakage import LLM_KIND, guarded, knowledge_ends
 from arena.core.clock import ensure_utc
 from arena.core.config_types import UtcDateTime
 from arena.db.offered import first_offered
@@ -127,6 +127,8 @@ def guards(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     ).all()
     table = []
     for r in rows:
+        if not guarded(LLM_KIND, r.settings_json or {}):
+            continue
         cutoff = (r.settings_json or {}).get("knowledge_cutoff")
         try:
             ends = None if cutoff is None else knowledge_ends(cutoff)
