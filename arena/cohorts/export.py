@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+CONFIG_FILE = "config.toml"  # a report bundle's copy of its cohort's config
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 
 

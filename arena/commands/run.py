@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import Engine
 
 from agents.registry import AgentConfigError
-from arena.cohorts.config import ConfigError, load_config, parse_config
+from arena.cohorts.config import CohortConfig, ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.cohort_views import print_launched
 from arena.commands.leaderboard_table import WideOption, print_leaderboard
@@ -70,6 +70,14 @@ def replay_command(
     cohort_id: Annotated[
         str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")
     ] = None,
+    from_report: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-report",
+            metavar="DIR",
+            help="Relaunch the cohort of a report folder (its config.toml; the dataset hash is checked).",
+        ),
+    ] = None,
     queue: Annotated[
         bool,
         typer.Option(
@@ -89,10 +97,12 @@ def replay_command(
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
     configs = config_paths or []
-    if bool(configs) == (cohort_id is not None):
-        fail("give either CONFIG.toml (a new cohort) or --cohort ID (an existing one)")
+    if [bool(configs), cohort_id is not None, from_report is not None].count(True) != 1:
+        fail("give one of CONFIG.toml (a new cohort), --cohort ID (an existing one) or --from-report DIR")
     if len(configs) > 1 and not queue:
         fail("several configs replay only with --queue (for `arena worker` processes); give one")
+    if from_report is not None and queue:
+        fail("--from-report replays here; queue its config.toml with --queue instead")
     engine = open_engine(database_url)
     if queue:
         from arena.commands.worker import queue_replays
@@ -100,9 +110,9 @@ def replay_command(
         queue_replays(engine, configs, cohort_id, launch=_launch)
         return
     source = None
-    if configs:
+    if configs or from_report is not None:
         try:
-            config = load_config(configs[0])
+            config = load_config(configs[0]) if configs else _report_config(from_report)
             source = open_source(config, engine)  # read once: the cohort launches and replays from it
             cohort_id = _launch(engine, config, source)
         except ConfigError as exc:
@@ -111,6 +121,14 @@ def replay_command(
     result = _run(engine, cohort_id, source=source, by_workers=by_workers)
     del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
     _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
+
+
+def _report_config(folder: Path | None) -> CohortConfig:
+    """The config of the report in ``folder``, if it relaunches the report's cohort."""
+    from arena.reports.reproduce import config_from_report
+
+    assert folder is not None
+    return config_from_report(folder)
 
 
 def demo_command(

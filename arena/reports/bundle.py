@@ -1,7 +1,8 @@
 """``arena report``: write a cohort's report as a self-contained folder, and a zip of it.
 
 The folder holds ``report.html`` (opens offline), ``report.md``, ``tables/`` (every table as
-Parquet and CSV, no row limit) and ``manifest.json`` (provenance and a sha256 per file). It is
+Parquet and CSV, no row limit), ``config.toml`` (the frozen config, which ``arena replay
+--from-report`` relaunches) and ``manifest.json`` (provenance and a sha256 per file). It is
 written in a hidden staging folder next to the target and renamed into place at the end, so a
 crash or an error never leaves half a report behind.
 
@@ -20,10 +21,12 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from sqlalchemy import Engine
 
+from arena.cohorts.export import CONFIG_FILE, config_toml
 from arena.core.clock import Clock
 from arena.reports import html, markdown
 from arena.reports.content import ReportError, gather
@@ -63,7 +66,7 @@ def build_report(
     staging = out.parent / f".{out.name}.partial-{secrets.token_hex(4)}"
     try:
         staging.mkdir()
-        files = _write_tables(staging / "tables", content.tables)
+        files = [*_write_tables(staging / "tables", content.tables), _write_config(staging, content.cohort)]
         summary = summarize(content, created_at)
         listed = ["report.html", "report.md", *files, "manifest.json"]
         (staging / "report.md").write_text(markdown.render(summary, listed), encoding="utf-8")
@@ -89,6 +92,14 @@ def _write_tables(folder: Path, tables: Mapping[str, pl.DataFrame]) -> list[str]
         frame.write_csv(folder / f"{name}.csv", datetime_format=CSV_TIME)
         written += [f"tables/{name}.csv", f"tables/{name}.parquet"]
     return written
+
+
+def _write_config(folder: Path, cohort: Mapping[str, Any]) -> str:
+    """``config.toml``: the cohort's frozen config (already redacted), which relaunches it."""
+    header = [f"cohort {cohort['id']}: its frozen config", f"config sha256 {cohort['config_hash']}"]
+    text = config_toml(cohort["config_json"], header=header)
+    (folder / CONFIG_FILE).write_text(text, encoding="utf-8")
+    return CONFIG_FILE
 
 
 def _move_into_place(staging: Path, out: Path) -> None:
