@@ -9,7 +9,7 @@ from typing import Annotated, NoReturn
 import typer
 from sqlalchemy import Engine
 
-from arena.commands.leaderboard_table import WideOption, print_leaderboard
+from arena.commands.leaderboard_table import EachReplicateOption, WideOption, print_leaderboard
 from arena.commands.options import database_url_or_default, fail
 from arena.commands.terminal import plain_console
 from arena.core.clock import ensure_utc
@@ -35,6 +35,7 @@ def leaderboard_command(
     by: Annotated[str, typer.Option(help=f"Sort metric: {', '.join(SORTABLE)}.")] = "return_pct",
     as_json: Annotated[bool, typer.Option("--json", help="Print every metric and interval as JSON.")] = False,
     wide: WideOption = False,
+    each_replicate: EachReplicateOption = False,
     database_url: Annotated[
         str | None, typer.Option(help="Database URL (default: ARENA_DATABASE_URL or the local SQLite file).")
     ] = None,
@@ -85,7 +86,7 @@ def leaderboard_command(
     elif not document["agents"]:
         typer.echo("No agents to rank yet: launch a cohort first (see `arena cohort --help`).")
     else:
-        print_leaderboard(plain_console(), document, wide=wide)
+        print_leaderboard(plain_console(), document, wide=wide, each_replicate=each_replicate)
 
 
 def _parse_as_of(text: str | None) -> datetime | None:

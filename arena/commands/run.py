@@ -24,7 +24,7 @@ from agents.registry import AgentConfigError
 from arena.cohorts.config import CohortConfig, ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
 from arena.commands.cohort_views import print_launched
-from arena.commands.leaderboard_table import WideOption, print_leaderboard
+from arena.commands.leaderboard_table import EachReplicateOption, WideOption, print_leaderboard
 from arena.commands.options import DatabaseOption, fail, open_engine, process_settings, unknown_cohort
 from arena.commands.terminal import plain_console, plural
 from arena.core.clock import SystemClock
@@ -93,6 +93,7 @@ def replay_command(
     ] = False,
     allow_agent_failures: AllowFailures = False,
     wide: WideOption = False,
+    each_replicate: EachReplicateOption = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
@@ -120,7 +121,8 @@ def replay_command(
     assert cohort_id is not None
     result = _run(engine, cohort_id, source=source, by_workers=by_workers)
     del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
-    _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
+    failed = _finish(engine, result, wide=wide, each_replicate=each_replicate)
+    _exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
 
 
 def _report_config(folder: Path | None) -> CohortConfig:
@@ -316,7 +318,9 @@ def _run(
 AGENT_FAILURES_EXIT = 3
 
 
-def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedAgent]:
+def _finish(
+    engine: Engine, result: ReplayResult, *, wide: bool, each_replicate: bool = False
+) -> list[FailedAgent]:
     """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
     round. Returns the agents that failed over the cohort (see ``_exit_if_failed``)."""
     if result.stopped:
@@ -331,7 +335,7 @@ def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedA
         for stale in result.stale[:20]:
             console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
-    failed = _print_leaderboard(engine, result.cohort_id, wide=wide)
+    failed = _print_leaderboard(engine, result.cohort_id, wide=wide, each_replicate=each_replicate)
     errors = len(agent_errors(engine, result.cohort_id))
     if errors:
         console.print(
@@ -352,7 +356,9 @@ def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -
         raise typer.Exit(AGENT_FAILURES_EXIT)
 
 
-def _print_leaderboard(engine: Engine, cohort_id: str, *, wide: bool) -> list[FailedAgent]:
+def _print_leaderboard(
+    engine: Engine, cohort_id: str, *, wide: bool, each_replicate: bool
+) -> list[FailedAgent]:
     """Print the cohort's leaderboard; returns its failed agents (``arena.scoring.rules.health``)."""
     from arena.scoring import Settings as ScoreSettings
     from arena.scoring import leaderboard_document, load_frames
@@ -362,7 +368,7 @@ def _print_leaderboard(engine: Engine, cohort_id: str, *, wide: bool) -> list[Fa
     chosen = cohort_scoring(engine, [cohort_id])  # the cohort's seed and reading, as everywhere
     settings = ScoreSettings(seed=chosen.seed, implied=chosen.implied)
     document = leaderboard_document(frames, settings, cohorts=[cohort_id], as_of=None)
-    print_leaderboard(console, document, wide=wide)
+    print_leaderboard(console, document, wide=wide, each_replicate=each_replicate)
     return failed_agents(frames.decisions)
 
 

@@ -183,7 +183,9 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
         "footnotes",
         "breakdowns",
         "calibration",
+        "replicate_rows",
     ]
+    assert again["replicate_rows"] == []  # no agent is replicated
     assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
     assert again["as_of"] == "2025-01-10T00:00:00+00:00"
     assert (again["schema_version"], again["prize_pool"]) == (2, 1000.0)  # the one cohort's default pool

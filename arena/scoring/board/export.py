@@ -5,10 +5,12 @@ Top-level keys: ``schema_version``, ``cohorts``, ``as_of``, ``sort_by``, ``boots
 cohorts' ``[tournament]`` pools, summed),
 ``implied`` (the bet-implied reading the headline "Brier (bets)" uses: ``fa`` or ``kelly``),
 ``pool_by`` (``name`` or ``model``: what a row is across cohorts),
-``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``footnotes``
+``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``; a replicated agent's
+row is the mean of its replicates, ``replicates`` > 1), ``footnotes``
 (``label_notes``: agents whose Brier and return labels disagree), ``breakdowns`` (rows of
-``breakdowns.breakdowns``) and ``calibration`` (reliability rows per source: ``implied``,
-``implied_kelly``, ``stated``). Dollar amounts are numbers rounded to the cent (model cost: to
+``breakdowns.breakdowns``), ``calibration`` (reliability rows per source: ``implied``,
+``implied_kelly``, ``stated``) and ``replicate_rows`` (each replicate's own row, same keys,
+ranked among themselves; empty when no agent is replicated). Dollar amounts are numbers rounded to the cent (model cost: to
 1e-6 dollars); times are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever
 added; a removal or a change of meaning bumps ``schema_version``.
 """
@@ -24,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from arena.scoring.board.notes import label_notes
-from arena.scoring.board.ranking import MIN_MARKETS, leaderboard_inputs, ranked
+from arena.scoring.board.ranking import MIN_MARKETS, leaderboard_inputs, ranked_with_replicates
 from arena.scoring.board.tables import SOURCES, calibration_table, reliability_of
 from arena.scoring.load.frames import Reading, ScoringFrames
 from arena.scoring.metrics.inputs import Inputs
@@ -58,7 +60,7 @@ def leaderboard_document(
 ) -> dict[str, Any]:
     """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``."""
     inputs = leaderboard_inputs(frames, settings.min_markets)
-    table = ranked(
+    table, copies = ranked_with_replicates(
         inputs, by=settings.by, seed=settings.seed, replicates=settings.replicates, level=settings.level
     )
     return {
@@ -80,6 +82,7 @@ def leaderboard_document(
         "footnotes": label_notes(table, settings.implied),
         "breakdowns": rows(breakdowns(frames)),
         "calibration": {source: rows(_calibration(frames, inputs, source)) for source in SOURCES},
+        "replicate_rows": rows(copies),
     }
 
 

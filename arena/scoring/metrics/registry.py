@@ -348,7 +348,7 @@ BY_KEY: dict[str, Metric] = {m.key: m for m in METRICS}
 SORTABLE: dict[str, bool] = {m.key: m.better == "higher" for m in METRICS if m.better is not None}
 COMPARED: tuple[str, ...] = tuple(m.key for m in METRICS if m.compared)
 COMPARISON_FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "common_markets", "few_markets")
-IDENTITY = ("rank", "agent", "agent_kind", "baseline", "mock", "cohorts", "bankroll")
+IDENTITY = ("rank", "agent", "agent_kind", "baseline", "mock", "replicates", "cohorts", "bankroll")
 
 
 def comparison_columns() -> tuple[str, ...]:
