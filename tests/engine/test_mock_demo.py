@@ -18,11 +18,8 @@ runner = CliRunner()
 
 
 @pytest.mark.slow
-def test_the_demo_with_a_mock_llm_runs_an_llm_cohort_with_tools_offline(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
-    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+@pytest.mark.usefixtures("offline_demo")
+def test_the_demo_with_a_mock_llm_runs_an_llm_cohort_with_tools_offline(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'demo.db'}"
     result = runner.invoke(app, ["demo", "--with-mock-llm", "--database-url", url], catch_exceptions=False)
     out = " ".join(result.output.split())

@@ -10,9 +10,9 @@ row is the mean of its replicates, ``replicates`` > 1), ``footnotes``
 (``label_notes``: agents whose Brier and return labels disagree), ``breakdowns`` (rows of
 ``breakdowns.breakdowns``), ``calibration`` (reliability rows per source: ``implied``,
 ``implied_kelly``, ``stated``) and ``replicate_rows`` (each replicate's own row, same keys,
-ranked among themselves; empty when no agent is replicated). Dollar amounts are numbers rounded to the cent (model cost: to
-1e-6 dollars); times are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever
-added; a removal or a change of meaning bumps ``schema_version``.
+ranked among themselves; empty when no agent is replicated). Dollar amounts are numbers rounded
+to the cent (model cost: to 1e-6 dollars); times are ISO 8601 UTC strings; a missing value is
+``null``. Keys are only ever added; a removal or a change of meaning bumps ``schema_version``.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 import polars as pl
 
 from arena.scoring.board.notes import label_notes
-from arena.scoring.board.ranking import MIN_MARKETS, leaderboard_inputs, ranked_with_replicates
+from arena.scoring.board.ranking import MIN_MARKETS, leaderboard_inputs, ranked
 from arena.scoring.board.tables import SOURCES, calibration_table, reliability_of
 from arena.scoring.load.frames import Reading, ScoringFrames
 from arena.scoring.metrics.inputs import Inputs
@@ -60,7 +60,7 @@ def leaderboard_document(
 ) -> dict[str, Any]:
     """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``."""
     inputs = leaderboard_inputs(frames, settings.min_markets)
-    table, copies = ranked_with_replicates(
+    table, copies = ranked(
         inputs, by=settings.by, seed=settings.seed, replicates=settings.replicates, level=settings.level
     )
     return {

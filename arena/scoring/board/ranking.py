@@ -41,11 +41,10 @@ def leaderboard(
     level: float = DEFAULT_LEVEL,
     min_markets: int = MIN_MARKETS,
 ) -> pl.DataFrame:
-    """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``."""
-    _check(by, level)
-    return ranked(
-        leaderboard_inputs(frames, min_markets), by=by, seed=seed, replicates=replicates, level=level
-    )
+    """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``; a
+    replicated agent is one row, the mean of its replicates (``arena.scoring.board.replicates``)."""
+    inputs = leaderboard_inputs(frames, min_markets)
+    return ranked(inputs, by=by, seed=seed, replicates=replicates, level=level)[0]
 
 
 def leaderboard_inputs(frames: ScoringFrames, min_markets: int = MIN_MARKETS) -> Inputs:
@@ -60,23 +59,10 @@ def ranked(
     seed: int = 0,
     replicates: int = DEFAULT_REPLICATES,
     level: float = DEFAULT_LEVEL,
-) -> pl.DataFrame:
-    """``leaderboard`` from its ``leaderboard_inputs`` (for callers that read those tables too).
-
-    A replicated agent is one row, the mean of its replicates (``arena.scoring.board.replicates``)."""
-    return ranked_with_replicates(inputs, by=by, seed=seed, replicates=replicates, level=level)[0]
-
-
-def ranked_with_replicates(
-    inputs: Inputs,
-    *,
-    by: str = "return_pct",
-    seed: int = 0,
-    replicates: int = DEFAULT_REPLICATES,
-    level: float = DEFAULT_LEVEL,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """``ranked``, and the replicates' own rows (each with its market-clustered intervals; empty
-    when no agent is replicated), ranked among themselves."""
+    """``leaderboard`` from its ``leaderboard_inputs`` (for callers that read those tables too),
+    and the replicates' own rows (each with its market-clustered intervals; empty when no agent
+    is replicated), ranked among themselves."""
     _check(by, level)
     seats = point_estimates(inputs)
     groups = replicate_groups(seats["agent"].to_list())
