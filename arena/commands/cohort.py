@@ -1,4 +1,5 @@
-"""`arena cohort ...`: launch a cohort from a TOML config, list, show, pause, resume, cancel, reconcile.
+"""`arena cohort ...`: launch a cohort from a TOML config, list, show, list its errors, export its
+config, pause, resume, cancel, reconcile.
 
 Also home of the small helpers the engine's other commands share (database, errors).
 """
@@ -25,7 +26,10 @@ from arena.engine.store.ledger_store import reconcile
 from arena.reports.errors import agent_errors
 from arena.reports.overview import cohort_mode, cohort_overview, list_cohorts
 
-app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Cohorts: launch, list, show, errors, export, pause, resume, cancel, reconcile.",
+)
 console = plain_console()
 
 

@@ -18,7 +18,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from rich.table import Table
 
 from arena.commands import resolutions
-from arena.commands.options import DatabaseOption, fail, open_engine, portable_command
+from arena.commands.options import FAILED, DatabaseOption, fail, open_engine, portable_command
 from arena.commands.terminal import plain_console
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
@@ -108,7 +108,7 @@ def sync_command(
         report = anyio.run(main)
     _print_report(report)
     if report.problems and report.selected + report.refreshed == 0:
-        raise typer.Exit(1)
+        raise typer.Exit(FAILED)
 
 
 @app.command("record")
@@ -129,7 +129,7 @@ def record_command(
             session, venue, [ACCOUNTING_SOURCES[v] for v in venue], [HISTORY_SOURCES[v] for v in venue]
         )
     if not markets:
-        fail("nothing to record: no stored market has a price (run `arena markets sync` first)", code=1)
+        fail("nothing to record: no stored market has a price (run `arena markets sync` first)", FAILED)
     recorded = [v for v in venue if any(m.venue is v for m in markets)]  # name only venues present
     info = DatasetInfo(
         name=name,
@@ -146,8 +146,10 @@ def record_command(
         dataset = write_dataset(
             out, markets=markets, prices=prices, resolutions=resolutions, info=info, overwrite=force
         )
-    except (DatasetError, OSError) as exc:
-        fail(str(exc), code=1)
+    except DatasetError as exc:  # e.g. --out already holds a dataset: bad input
+        fail(str(exc))
+    except OSError as exc:
+        fail(str(exc), code=FAILED)
     console.print(
         f"Recorded {len(dataset.markets)} markets, {len(prices)} price snapshots and "
         f"{len(resolutions)} resolutions to {out}"

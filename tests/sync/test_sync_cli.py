@@ -71,7 +71,7 @@ def test_sync_then_record_a_replay_dataset(database: str, tmp_path: Path) -> Non
     assert resolution.market_id == f"polymarket:{REAL_MARKETS[2][0]}" and resolution.kind.value == "YES"
     assert dataset.info.source.startswith("Recorded by `arena markets sync` from polymarket public APIs")
     again, output = invoke(database, "markets", "record", "--out", str(out), "--venue", "polymarket")
-    assert again == 1 and "already exists" in output
+    assert again == 2 and "already exists" in output
 
 
 def test_sync_exits_non_zero_when_the_venue_is_unreachable(database: str) -> None:
