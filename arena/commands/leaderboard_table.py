@@ -249,8 +249,14 @@ def _with_interval(value: float | None, lo: float | None, hi: float | None, fmt:
     if value is None:
         return "—"
     if lo is None or hi is None:
-        return fmt.format(value)
-    return f"{fmt.format(value)}\n[{bound.format(lo)}, {bound.format(hi)}]"
+        return _shown(fmt, value)
+    return f"{_shown(fmt, value)}\n[{_shown(bound, lo)}, {_shown(bound, hi)}]"
+
+
+def _shown(fmt: str, value: float) -> str:
+    """``value`` formatted, a negative value that rounds to zero shown as zero (never ``-0``)."""
+    text = fmt.format(value)
+    return fmt.format(0.0) if float(text.replace(",", "")) == 0 else text
 
 
 def _p_value(p: float | None, few: bool | None) -> str:
