@@ -70,6 +70,13 @@ def test_a_replicated_agent_is_one_row_the_mean_of_its_replicates() -> None:
     assert again["agents"] == document["agents"]  # the seed fixes both stages
 
 
+def test_copies_pooled_with_an_unreplicated_namesake_keep_their_own_rows() -> None:
+    markets = [f"polymarket:{k}" for k in range(N_MARKETS)]
+    document = _document({"x": markets[:2], "x#1": markets[:4], "x#2": markets[1:4]})
+    assert sorted(row["agent"] for row in document["agents"]) == ["x", "x#1", "x#2"]
+    assert all(row["replicates"] == 1 for row in document["agents"]) and document["replicate_rows"] == []
+
+
 def test_identical_replicates_keep_the_market_interval_and_different_ones_widen_it() -> None:
     """Resampling replicates adds exactly the spread between them: nothing when they agree."""
     rng = np.random.default_rng(0)

@@ -23,13 +23,17 @@ DERIVED = tuple(m for m in METRICS if m.derive is not None)
 
 
 def replicate_groups(seats: Iterable[str]) -> dict[str, list[str]]:
-    """Replicated agent name → its seats' names, in board order; empty when nothing is replicated."""
+    """Replicated agent name → its seats' names, in board order; empty when nothing is replicated.
+
+    Pooled with a cohort where the same name sits once, unreplicated, the copies keep their own
+    rows: a mean row would take that agent's name."""
+    names = list(seats)
     groups: dict[str, list[str]] = {}
-    for seat in seats:
+    for seat in names:
         agent = replicated_agent(seat)
         if agent is not None:
             groups.setdefault(agent, []).append(seat)
-    return groups
+    return {agent: copies for agent, copies in groups.items() if agent not in names}
 
 
 def collapse(table: pl.DataFrame, groups: dict[str, list[str]], inputs: Inputs) -> pl.DataFrame:
