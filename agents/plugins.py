@@ -34,7 +34,8 @@ def load_by_path(path: str) -> Factory:
     try:
         target: object = importlib.import_module(module_name)
     except ImportError as exc:
-        raise PluginError(f"plugin {path!r}: cannot import module {module_name!r}: {exc}") from exc
+        hint = _importable_hint(module_name, exc)
+        raise PluginError(f"plugin {path!r}: cannot import module {module_name!r}: {exc}{hint}") from exc
     except Exception as exc:  # the user's module failed while running its top-level code
         raise PluginError(
             f"plugin {path!r}: importing {module_name!r} raised {type(exc).__name__}: {exc}"
@@ -44,6 +45,19 @@ def load_by_path(path: str) -> Factory:
             raise PluginError(f"plugin {path!r}: module {module_name!r} has no attribute {attribute!r}")
         target = getattr(target, part)
     return _callable(target, f"plugin {path!r}")
+
+
+def _importable_hint(module_name: str, exc: ImportError) -> str:
+    """How to make the plug-in's own module importable, when that module is what was not found
+    (not a module it imports in turn): Python looks on ``sys.path``, which a script's folder is on
+    but the ``arena`` command's working directory is not."""
+    missing = getattr(exc, "name", None)
+    if missing is None or module_name.split(".")[0] != missing.split(".")[0]:
+        return ""
+    return (
+        f"; make it importable: run arena with PYTHONPATH=. from the folder holding {missing}.py "
+        f"(or {missing}/), or install it (pip install -e .)"
+    )
 
 
 def load_by_entry_point(name: str, group: str = ENTRY_POINT_GROUP) -> Factory:

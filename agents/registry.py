@@ -99,7 +99,10 @@ def _llm_settings_model() -> type[BaseModel]:
 
 
 def _llm_api_key(settings: Any, environ: Mapping[str, str]) -> str | None:
-    """The key from the variable named by ``api_key_env``; None is allowed only for a local server."""
+    """The key from the variable named by ``api_key_env``; None is allowed only for a local
+    server and the mock provider (which answers in-process)."""
+    if settings.is_mock:
+        return None
     env_name = settings.api_key_env
     key = environ.get(env_name) if env_name else None
     if not key and urlparse(settings.base_url).hostname not in LOCAL_HOSTS:
@@ -130,6 +133,10 @@ def _check_llm(settings: Any, environ: Mapping[str, str]) -> None:
 def _build_llm(settings: Any, ctx: BuildContext) -> Bettor:
     from agents.llm.bettor import LLMBettor
 
+    if settings.is_mock:
+        from agents.llm.mock import mock_client
+
+        return LLMBettor(ctx.name, settings, mock_client(settings), None)
     if ctx.new_http_client is None:
         raise AgentConfigError(f"llm agent {ctx.name!r}: build_bettor needs new_http_client")
     key = _llm_api_key(settings, ctx.environ)
@@ -207,23 +214,52 @@ def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> str:
 def model_identity(kind: str, settings: Mapping[str, Any]) -> str:
     """What makes two seats the same bettor across cohorts, whatever their display names.
 
-    An LLM is its endpoint, model and prompt: ``llm <model> @ <base_url> prompt <version>`` (the
-    defaults filled in, so an omitted ``base_url`` and the OpenRouter URL are one identity). Only
-    those settings are read, and the URL as it may be shown (``display_url``): settings stored by
-    an older version, with a secret in a header or the URL, still have an identity, never showing it.
-    Every other kind is its kind and its complete settings, defaults filled in, as canonical
-    JSON (a ``favorite`` staking 5% and one staking 10% are different bettors).
+    An LLM is its model, endpoint and prompt: ``llm <model> @ <endpoint> prompt <version>``, the
+    endpoint being the ``base_url`` as it may be shown (defaults filled in, so an omitted
+    ``base_url`` and the OpenRouter URL are one; only these settings are read, so settings an
+    older version stored with a secret still have an identity, never showing it), except that
+    every server on this machine (localhost, 127.0.0.1, ::1, any port) is ``local``: one model
+    served on two local ports is one bettor, as the port says how a server was started, not what it
+    serves. A mock is ``llm mock/<model> @ mock`` with its non-default policy settings. Every other
+    kind is its kind and the settings that differ from their defaults, readably: ``kelly``,
+    ``favorite (fraction 0.1)``; a ``favorite`` staking 5% and one staking 10% are different bettors.
     """
     if kind == "llm":
         from agents.llm.endpoint import display_url
         from agents.llm.settings import OPENROUTER_BASE_URL
 
-        identity = _settings(kind, {k: v for k, v in settings.items() if k in ("model", "prompt_version")})
+        read = {k: v for k, v in settings.items() if k in ("model", "prompt_version", "provider", "mock")}
+        identity = _settings(kind, read)
         url = display_url(str(settings.get("base_url") or OPENROUTER_BASE_URL))
-        return f"llm {identity.model} @ {url} prompt {identity.prompt_version}"
+        endpoint = "local" if urlparse(url).hostname in LOCAL_HOSTS else url
+        if identity.is_mock:
+            policy = _readable(identity.mock.model_dump(mode="json", exclude_defaults=True))
+            endpoint = "mock" + (f" ({policy})" if policy else "")
+        return f"llm {identity.shown_model} @ {endpoint} prompt {identity.prompt_version}"
     parsed = _settings(kind, settings)
-    fields = parsed.model_dump(mode="json")
-    return kind + (" " + json.dumps(fields, sort_keys=True, separators=(",", ":")) if fields else "")
+    changed = _readable(parsed.model_dump(mode="json", exclude_defaults=True))
+    return f"{kind} ({changed})" if changed else kind
+
+
+def _readable(fields: Mapping[str, Any]) -> str:
+    """``key value, key value`` in key order; nested values as compact JSON."""
+    return ", ".join(
+        f"{key} {value if _plain(value) else json.dumps(value, sort_keys=True)}"
+        for key, value in sorted(fields.items())
+    )
+
+
+def _plain(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def shown_model(kind: str, settings: Mapping[str, Any]) -> str | None:
+    """The model an agent is shown with (its row's ``model_id``): an LLM's model, ``mock/<model>``
+    for the mock provider; None for every other kind."""
+    if kind != "llm":
+        return None
+    model: str = _settings(kind, settings).shown_model
+    return model
 
 
 def validate_agent(kind: str, settings: Mapping[str, Any], *, environ: Mapping[str, str]) -> None:

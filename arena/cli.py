@@ -89,7 +89,9 @@ COMMANDS: dict[str, Entry] = {
         "arena.commands.db", "Database: upgrade the schema, show its revision, prune old rows.", group=True
     ),
     "cohort": Entry(
-        "arena.commands.cohort", "Cohorts: launch, list, show, pause, resume, cancel.", group=True
+        "arena.commands.cohort",
+        "Cohorts: launch, list, show, errors, export, pause, resume, cancel, reconcile.",
+        group=True,
     ),
     "corpus": Entry("arena.commands.corpus", "Corpora for research tools: import, info, list.", group=True),
     "worker": Entry(

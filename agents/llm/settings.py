@@ -24,6 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from agents.llm.endpoint import check_base_url, check_headers
 
 OPENROUTER_BASE_URL = "https://openrouter.ai/api/v1"
+# The mock provider answers in-process; this URL (the reserved ``.invalid`` domain, which never
+# resolves) only names it where an endpoint is shown, and no request ever leaves for it.
+MOCK_BASE_URL = "http://mock.invalid/v1"
+MOCK_PREFIX = "mock/"  # how a mock agent's model is shown everywhere: never mistaken for a real one
 TEMPLATES_DIR = Path(__file__).parent / "templates"
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -37,6 +41,7 @@ MAX_USD_PER_MTOK = Decimal(10_000)
 MAX_BUDGET_USD = Decimal(1_000_000_000)
 
 ResponseFormat = Literal["json_schema", "json_object", "none"]
+Provider = Literal["openai", "mock"]
 # Prompt versions whose system prompt explains the research tools (docs/tools.md).
 TOOL_PROMPT_VERSIONS = frozenset({"v2"})
 
@@ -64,15 +69,40 @@ class BudgetSettings(BaseModel):
     max_cost_usd: Decimal | None = Field(default=None, ge=0, le=MAX_BUDGET_USD)
 
 
+class MockSettings(BaseModel):
+    """How the mock provider answers (``provider = "mock"``): a seeded policy, no model.
+
+    Each answer bets on the first ``markets`` YES/NO markets of the prompt's list that have a
+    price, ``bet_fraction`` of the max bet each (at least the minimum bet, within the cash), on
+    the side its ``belief`` rates above the price; it states that belief when
+    ``state_probabilities``. Before answering it makes ``tool_calls`` tool calls when the request
+    offers tools. ``invalid_rate`` is the share of first answers that break the format on purpose
+    (an amount written as a string), to exercise the corrective retry. The request's ``seed``
+    (the agent's ``seed``) seeds every draw, so the same prompt and seed give the same answer.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    markets: int = Field(default=3, ge=0, le=50)
+    bet_fraction: float = Field(default=0.5, gt=0, le=1)
+    belief: Literal["noisy", "market", "half"] = "noisy"
+    noise: float = Field(default=0.1, ge=0, le=0.5)
+    state_probabilities: bool = True
+    tool_calls: int = Field(default=1, ge=0, le=10)
+    invalid_rate: float = Field(default=0.0, ge=0, le=1)
+
+
 class LLMSettings(BaseModel):
     """How one LLM agent talks to its OpenAI-compatible endpoint and what its prompt holds."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     model: str = Field(min_length=1, description="Exact model id, e.g. 'openai/gpt-4o-mini'.")
+    provider: Provider = "openai"
     base_url: str = OPENROUTER_BASE_URL
     api_key_env: str | None = "OPENROUTER_API_KEY"
     temperature: float | None = Field(default=None, ge=0, le=2)
+    seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     max_tokens: int | None = Field(default=4096, gt=0)
     timeout_s: float = Field(default=120.0, gt=0, le=MAX_TIMEOUT_S)  # the whole exchange, body included
     transport_retries: int = Field(default=2, ge=0, le=10)
@@ -93,6 +123,25 @@ class LLMSettings(BaseModel):
     extra_headers: dict[str, str] = Field(default_factory=dict)
     tools: ToolSettings = ToolSettings()
     budget: BudgetSettings = BudgetSettings()
+    mock: MockSettings = MockSettings()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mock_is_in_process(cls, data: Any) -> Any:
+        """A mock takes no endpoint and no key; ``mock`` settings belong to a mock only."""
+        if not isinstance(data, dict):
+            return data
+        if data.get("provider") == "mock":
+            own = {"base_url": MOCK_BASE_URL, "api_key_env": None}  # what a dumped mock holds
+            given = sorted(k for k in own if data.get(k, own[k]) not in (own[k], ""))
+            if given:
+                raise ValueError(
+                    f"provider 'mock' answers in-process and takes no {' or '.join(given)}; remove it"
+                )
+            return {**data, "base_url": MOCK_BASE_URL, "api_key_env": None}
+        if "mock" in data:
+            raise ValueError("'mock' settings apply only to provider = \"mock\"")
+        return data
 
     @model_validator(mode="after")
     def _tools_need_their_prompt(self) -> LLMSettings:
@@ -143,6 +192,15 @@ class LLMSettings(BaseModel):
     @classmethod
     def _no_secret_headers(cls, value: dict[str, str]) -> dict[str, str]:
         return check_headers(value)
+
+    @property
+    def is_mock(self) -> bool:
+        return self.provider == "mock"
+
+    @property
+    def shown_model(self) -> str:
+        """The model as every table and report shows it: ``mock/<model>`` for the mock provider."""
+        return f"{MOCK_PREFIX}{self.model}" if self.is_mock else self.model
 
     def cost_from_tokens(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
         """Cost from the price table, for providers that report tokens but no cost (0 if unpriced)."""

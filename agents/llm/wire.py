@@ -108,6 +108,8 @@ def _request_options(settings: LLMSettings, schema: Mapping[str, Any]) -> dict[s
     body: dict[str, Any] = {"model": settings.model}
     if settings.temperature is not None:
         body["temperature"] = settings.temperature
+    if settings.seed is not None:
+        body["seed"] = settings.seed
     if settings.max_tokens is not None:
         body["max_tokens"] = settings.max_tokens
     if settings.reasoning is not None:

@@ -22,8 +22,10 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    SerializerFunctionWrapHandler,
     ValidationError,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -243,17 +245,33 @@ class TournamentConfig(Strict):
         return QuestionWindow(opens_at, opens_at + (closes_at - opens_at) * self.hidden_fraction, closes_at)
 
 
+MAX_REPLICATES = 100
+
+
 class AgentConfig(BaseModel):
-    """One ``[[agents]]`` entry: name, kind and the kind's own settings (checked by agents.registry)."""
+    """One ``[[agents]]`` entry: name, kind and the kind's own settings (checked by agents.registry).
+
+    ``replicates`` (default 1) seats that many independent copies of the agent
+    (``arena.cohorts.seats``); it is left out of the frozen form while it is 1, so configs written
+    before it existed keep their hash.
+    """
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
     name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
     kind: str = Field(min_length=1)
+    replicates: int = Field(default=1, ge=1, le=MAX_REPLICATES)
 
     @property
     def settings(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
+
+    @model_serializer(mode="wrap")
+    def _without_one_replicate(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        if dumped.get("replicates") == 1:
+            del dumped["replicates"]
+        return dumped
 
 
 # Added after the first release (see ``config_hash``): whole sections, and keys of older sections.

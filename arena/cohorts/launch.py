@@ -9,19 +9,20 @@ cohort is read from the TOML again: an agent's model can never change mid-cohort
 
 from __future__ import annotations
 
-import logging
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from pydantic_core import to_jsonable_python
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from agents.registry import AgentConfigError, validate_agent
+from agents.registry import AgentConfigError, shown_model, validate_agent
 from arena.cohorts.config import CohortConfig, ConfigError, start_problem
 from arena.cohorts.leakage import excluded_in_window, knowledge_cutoff, launch_warnings
+from arena.cohorts.seats import seats
 from arena.cohorts.workload import Work, check_work, implied_work
 from arena.core.clock import Clock
 from arena.core.provenance import git_commit_label, package_version
@@ -29,8 +30,6 @@ from arena.db.engine import session_scope
 from arena.db.models import AgentRow, CohortRow
 from arena.db.upsert import insert_ignore
 from markets.types import MarketSource
-
-log = logging.getLogger("arena.cohorts.launch")
 
 
 @dataclass(frozen=True)
@@ -44,12 +43,23 @@ class Launched:
 
 
 def check_agents(config: CohortConfig, environ: Mapping[str, str]) -> None:
-    """Validate every agent now, so a missing key or a typo fails the launch, not round 3."""
-    for i, agent in enumerate(config.agents):
+    """Validate every agent now (each replicate's seat), so a missing key or a typo fails the
+    launch, not round 3."""
+    index = {agent.name: i for i, agent in enumerate(config.agents)}
+    for seat in seats(config):
         try:
-            validate_agent(agent.kind, agent.settings, environ=environ)
+            validate_agent(seat.kind, seat.settings, environ=environ)
         except AgentConfigError as exc:
-            raise ConfigError(f"agents[{i}] ({agent.name}): {exc}") from None
+            raise ConfigError(f"agents[{index[seat.agent]}] ({seat.name}): {exc}") from None
+
+
+def check_launch(
+    config: CohortConfig, *, source: MarketSource, environ: Mapping[str, str], clock: Clock
+) -> None:
+    """Everything ``launch`` checks (agents, plug-ins, keys, the start against the dataset),
+    writing nothing: a batch of configs is checked whole before any of them launches."""
+    check_agents(config, environ)
+    effective_config(config, source, clock)
 
 
 def effective_config(config: CohortConfig, source: MarketSource, clock: Clock) -> CohortConfig:
@@ -101,9 +111,8 @@ def launch(
     )
     check_work(frozen, work)
     excluded = excluded_in_window(frozen, source, frozen.start)
+    # returned, not logged: the command prints each once (a log line printed it a second time)
     warnings = tuple(launch_warnings(frozen, _round_times_before_cutoff(frozen, source)))
-    for warning in warnings:
-        log.warning("cohort %s: %s", frozen.name, warning)
     now = clock.now()
     with session_scope(engine) as session:
         if cohort_id is not None:
@@ -145,17 +154,16 @@ def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: in
     }
     if not insert_ignore(session, CohortRow, [row], on=["id"]):
         raise ConfigError(f"cohort id {cohort_id!r} is taken; choose another --id")
-    frozen_agents = config.model_dump(mode="json")["agents"]
     session.add_all(
         AgentRow(
             cohort_id=cohort_id,
-            name=agent["name"],
-            kind=agent["kind"],
-            model_id=agent.get("model"),
-            settings_json={k: v for k, v in agent.items() if k not in ("name", "kind")},
+            name=seat.name,
+            kind=seat.kind,
+            model_id=shown_model(seat.kind, seat.settings),
+            settings_json=to_jsonable_python(seat.settings),  # as frozen: a TOML date is an ISO string
             created_at=now,
         )
-        for agent in frozen_agents
+        for seat in seats(config)
     )
 
 

@@ -18,13 +18,20 @@ Two things the guard cannot fix are reported instead: an LLM agent of a replay c
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
 
 from arena.cohorts.config import AgentConfig, CohortConfig
 from markets.types import Market, MarketSource
 
 LLM_KIND = "llm"
+
+
+def guarded(kind: str, settings: Mapping[str, Any]) -> bool:
+    """Whether the guard concerns an agent: an LLM, unless it is the mock provider (a seeded
+    policy trained on nothing, so there is nothing it could know of the outcomes)."""
+    return kind == LLM_KIND and settings.get("provider") != "mock"
 
 
 def knowledge_ends(value: object) -> datetime:
@@ -105,7 +112,7 @@ def unguarded_agents(config: CohortConfig) -> list[str]:
     """LLM agents of a replay cohort without ``knowledge_cutoff``: the guard is off for them."""
     if config.mode != "replay":
         return []
-    return [a.name for a in config.agents if a.kind == LLM_KIND and not _cutoff_of(a)]
+    return [a.name for a in config.agents if guarded(a.kind, a.settings) and not _cutoff_of(a)]
 
 
 def rounds_before_cutoff(config: CohortConfig, round_times: Iterable[datetime]) -> dict[str, int]:

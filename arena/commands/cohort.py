@@ -1,4 +1,5 @@
-"""`arena cohort ...`: launch a cohort from a TOML config, list, show, pause, resume, cancel, reconcile.
+"""`arena cohort ...`: launch a cohort from a TOML config, list, show, list its errors, export its
+config, pause, resume, cancel, reconcile.
 
 Also home of the small helpers the engine's other commands share (database, errors).
 """
@@ -6,26 +7,29 @@ Also home of the small helpers the engine's other commands share (database, erro
 from __future__ import annotations
 
 import os
-from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from sqlmodel import Session, select
 
 from arena.cohorts.config import ConfigError, load_config
+from arena.cohorts.export import config_toml
 from arena.cohorts.lifecycle import TRANSITIONS, CohortStateError, change_status
-from arena.commands.options import DatabaseOption, fail, launching, open_engine, open_reader
-from arena.commands.terminal import plain_console
+from arena.commands import cohort_views as views
+from arena.commands.options import DatabaseOption, fail, launching, open_engine, open_reader, unknown_cohort
+from arena.commands.terminal import echo, plain_console, print_json
 from arena.core.clock import SystemClock
-from arena.core.config_types import format_duration
-from arena.db.models import AgentRow
+from arena.db.models import AgentRow, CohortRow
 from arena.engine.store.ledger_store import reconcile
-from arena.reports.overview import CohortOverview, cohort_overview, list_cohorts
+from arena.reports.errors import agent_errors
+from arena.reports.overview import cohort_mode, cohort_overview, list_cohorts
 
-app = typer.Typer(no_args_is_help=True, help="Cohorts: launch, list, show, pause, resume, cancel, reconcile.")
+app = typer.Typer(
+    no_args_is_help=True,
+    help="Cohorts: launch, list, show, errors, export, pause, resume, cancel, reconcile.",
+)
 console = plain_console()
 
 
@@ -59,60 +63,84 @@ def launch_command(
             )
         except ConfigError as exc:
             fail(str(exc))
-    verb = "Launched" if launched.created else "Already launched:"
-    console.print(f"{verb} cohort [bold]{launched.cohort_id}[/] ({config.mode}, {len(config.agents)} agents)")
-    console.print(f"config sha256 {launched.config.config_hash()}")
-    if launched.work is not None:
-        console.print(f"implies {launched.work.describe()}")
-    if launched.excluded:
-        console.print(
-            f"leakage guard: {launched.excluded} markets closing by an agent's knowledge cutoff are excluded"
-        )
-    for warning in launched.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+    views.print_launched(console, launched, now=SystemClock().now())
     nxt = f"arena replay --cohort {launched.cohort_id}" if config.mode == "replay" else "arena serve"
     console.print(f"Run it with: [bold]{nxt}[/]")
 
 
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON (keys: docs/cli.md).")]
+
+
 @app.command("list")
-def list_command(database_url: DatabaseOption = None) -> None:
+def list_command(as_json: JsonOption = False, database_url: DatabaseOption = None) -> None:
     """Every cohort, newest first."""
     rows = list_cohorts(open_reader(database_url))
-    if not rows:
+    if as_json:
+        print_json(views.list_json(rows))
+    elif not rows:
         console.print("No cohorts yet: `arena demo`, or `arena cohort launch CONFIG.toml`.")
-        return
-    queued = any(r.unit for r in rows)  # the Queue column only once `arena replay --queue` was used
-    table = Table(title="Cohorts")
-    for header in ("Id", "Name", "Mode", "Status", "Agents", "Rounds", "Created (UTC)"):
-        table.add_column(header)
-    if queued:
-        table.add_column("Queue")
-    for r in rows:
-        cells = [
-            escape(r.id),
-            escape(r.name),
-            r.mode,
-            r.status,
-            str(r.agents),
-            f"{r.rounds_done}/{r.rounds_planned}",
-            f"{r.created_at:%Y-%m-%d %H:%M}",
-        ]
-        table.add_row(*cells, *([escape(r.unit or "—")] if queued else []))
-    console.print(table)
+    else:
+        views.print_list(console, rows)
 
 
 @app.command("show")
 def show_command(
-    cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
+    cohort_id: Annotated[str, typer.Argument(metavar="ID")],
+    as_json: JsonOption = False,
+    database_url: DatabaseOption = None,
 ) -> None:
     """A cohort's config, agents (value, P/L, bets, errors), rounds and stale positions."""
     try:
         overview = cohort_overview(open_reader(database_url), cohort_id)
     except ConfigError as exc:  # frozen by an older version with values now out of range
-        fail(f"cohort {cohort_id!r} cannot be shown: {exc}", code=1)
+        fail(f"cohort {cohort_id!r} cannot be shown: {exc}")
     if overview is None:
-        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
-    render_overview(overview)
+        fail(unknown_cohort(cohort_id))
+    if as_json:
+        print_json(views.show_json(overview))
+    else:
+        views.print_show(console, overview)
+
+
+@app.command("errors")
+def errors_command(
+    cohort_id: Annotated[str, typer.Argument(metavar="ID")],
+    agent: Annotated[str | None, typer.Option("--agent", help="Only this agent's errors.")] = None,
+    as_json: JsonOption = False,
+    database_url: DatabaseOption = None,
+) -> None:
+    """Every failed or refused decision: round, agent, kind, markets and the full message."""
+    engine = open_reader(database_url)
+    if cohort_mode(engine, cohort_id) is None:
+        fail(unknown_cohort(cohort_id))
+    errors = agent_errors(engine, cohort_id, agent)
+    if as_json:
+        print_json(views.errors_json(errors))
+    else:
+        views.print_errors(console, cohort_id, errors)
+
+
+@app.command("export")
+def export_command(
+    cohort_id: Annotated[str, typer.Argument(metavar="ID")], database_url: DatabaseOption = None
+) -> None:
+    """Print the cohort's frozen config as TOML: `arena replay` of it reruns the same cohort."""
+    from arena.reports.redact import Redactor
+
+    engine = open_reader(database_url)
+    with Session(engine) as session:
+        row = session.get(CohortRow, cohort_id)
+    if row is None:
+        fail(unknown_cohort(cohort_id))
+    document = Redactor.from_environ(os.environ).document(row.config_json)
+    header = [f"cohort {cohort_id}, exported by `arena cohort export`", f"config sha256 {row.config_hash}"]
+    echo(config_toml(document, header=header), nl=False)
+    if document != row.config_json:
+        echo(
+            "warning: values that look like secrets are written as [REDACTED]: this file does not "
+            "relaunch the same config",
+            err=True,
+        )
 
 
 @app.command("reconcile")
@@ -123,7 +151,7 @@ def reconcile_command(
     engine = open_reader(database_url)
     overview = cohort_overview(engine, cohort_id)
     if overview is None:
-        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+        fail(unknown_cohort(cohort_id))
     with Session(engine) as session:
         ids = list(session.exec(select(AgentRow.id).where(AgentRow.cohort_id == cohort_id)).all())
         problems = reconcile(session, overview.config.rules.to_rules(), [i for i in ids if i is not None])
@@ -132,72 +160,6 @@ def reconcile_command(
     if problems:
         fail(f"{len(problems)} disagreements between the caches and the fill log", code=1)
     console.print(f"cohort {cohort_id}: {len(ids)} ledgers agree with their fill logs to the micro-dollar")
-
-
-def render_overview(o: CohortOverview) -> None:
-    c = o.config
-    console.print(f"[bold]{o.id}[/]  {escape(c.name)}  status {o.status}  {c.mode}  seed {c.seed}")
-    source = c.dataset if c.mode == "replay" else c.venue
-    console.print(
-        f"start {c.start:%Y-%m-%d %H:%M} UTC, every {format_duration(c.schedule.every)}, "
-        f"rounds {o.rounds_done}/{o.rounds_planned or 'until the data ends'}, "
-        f"source {source}, fills {c.fills.model}, prices {c.price_visibility.mode}"
-    )
-    console.print(f"config sha256 {o.config_hash}" + (f"   code {o.git_commit}" if o.git_commit else ""))
-    if o.excluded:
-        console.print(
-            f"leakage guard: {o.excluded} markets excluded (closing by an agent's knowledge cutoff)"
-        )
-    table = Table(title="Agents")
-    for header in (
-        "Agent",
-        "Kind",
-        "Model",
-        "Value",
-        "P/L",
-        "Return %",
-        "Cash",
-        "Open",
-        "Bets",
-        "Errors",
-        "Missed",
-        "Cost $",
-    ):
-        table.add_column(header, justify="left" if header in ("Agent", "Kind", "Model") else "right")
-    for a in o.agents:
-        table.add_row(
-            a.name,
-            a.kind,
-            escape(a.model or "—"),
-            _money(a.value),
-            _money(a.pnl, signed=True),
-            _pct(a.return_pct),
-            _money(a.cash),
-            str(a.open_positions),
-            str(a.bets),
-            str(a.errors),
-            str(a.missed),
-            f"{a.cost:.4f}",
-        )
-    console.print(table)
-    if o.empty_rounds:
-        console.print(f"[yellow]{len(o.empty_rounds)} rounds asked nobody:[/]")
-        for index, why in o.empty_rounds[-20:]:
-            console.print(f"  round {index}: {escape(why)}")
-    if o.stale:
-        console.print(f"[yellow]{len(o.stale)} positions are waiting for a resolution:[/]")
-        for line in o.stale[:20]:
-            console.print(f"  {escape(line)}")
-
-
-def _money(value: Decimal | None, *, signed: bool = False) -> str:
-    if value is None:
-        return "—"
-    return f"{'+' if signed and value > 0 else ''}{value:,.2f}"
-
-
-def _pct(value: Decimal | None) -> str:
-    return "—" if value is None else f"{value:+.2f}"
 
 
 def _transition(action: str) -> Any:

@@ -19,10 +19,9 @@ from rich.progress import (
     TimeElapsedColumn,
     TransferSpeedColumn,
 )
-from rich.table import Table
 
-from arena.commands.options import DatabaseOption, fail, open_engine, open_reader
-from arena.commands.terminal import plain_console
+from arena.commands.options import FAILED, DatabaseOption, fail, open_engine, open_reader
+from arena.commands.terminal import listing_table, plain_console, print_json, print_table
 from arena.corpus.deny_list import DenyList
 from arena.corpus.documents import CorpusError
 from arena.corpus.market_texts import CORPUS_FILE, market_text_documents, write_market_texts
@@ -79,7 +78,7 @@ def import_command(
     except CorpusError as exc:  # a bad line or name: nothing was written
         fail(str(exc))
     except OSError as exc:
-        fail(str(exc), code=1)
+        fail(str(exc), FAILED)
     finally:
         engine.dispose()
     console.print(f"Imported corpus [bold]{escape(info.name)}[/]: {info.documents:,} documents.")
@@ -88,7 +87,9 @@ def import_command(
 
 @app.command("info")
 def info_command(
-    name: Annotated[str, typer.Argument(help="Corpus name.")], database_url: DatabaseOption = None
+    name: Annotated[str, typer.Argument(help="Corpus name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (keys: docs/cli.md).")] = False,
+    database_url: DatabaseOption = None,
 ) -> None:
     """A corpus's size, publish-date range, and what its import left out."""
     engine = open_reader(database_url)
@@ -98,8 +99,24 @@ def info_command(
     finally:
         engine.dispose()
     if info is None:
-        fail(f"no corpus named {name!r} (`arena corpus list` shows them)", code=1)
-    table = Table("field", "value", title=f"Corpus {escape(info.name)}")
+        fail(f"no corpus named {name!r} (`arena corpus list` shows them)")
+    if as_json:
+        print_json(
+            {
+                "name": info.name,
+                "documents": info.documents,
+                "first_published": _iso(info.first_published),
+                "last_published": _iso(info.last_published),
+                "source_file": info.source_file,
+                "imported_at": _iso(info.imported_at),
+                "dropped": info.dropped,
+                "deny_list": list(info.deny_list),
+            }
+        )
+        return
+    table = listing_table(f"Corpus {escape(info.name)}")
+    table.add_column("field", no_wrap=True)
+    table.add_column("value")
     table.add_row("documents", f"{info.documents:,}")
     table.add_row("published", f"{_when(info.first_published)} … {_when(info.last_published)}")
     table.add_row("imported from", escape(info.source_file))
@@ -110,7 +127,7 @@ def info_command(
         "which the Autocast competition rules forbid)",
     )
     table.add_row("deny-list", escape(", ".join(info.deny_list) or "(empty)"))
-    console.print(table)
+    print_table(console, table)
     _print_dropped(info)
 
 
@@ -126,12 +143,14 @@ def list_command(database_url: DatabaseOption = None) -> None:
     if not corpora:
         console.print("No corpora yet: `arena corpus import FILE --name NAME` (docs/corpora.md).")
         return
-    table = Table("name", "documents", "first published", "last published", "dropped", title="Corpora")
-    table.columns[0].no_wrap = True
+    table = listing_table("Corpora")
+    table.add_column("name", no_wrap=True)
+    for header in ("documents", "first published", "last published", "dropped"):
+        table.add_column(header, no_wrap=True, justify="right")
     for c in corpora:
         first, last = (str(d.date()) if d else "—" for d in (c.first_published, c.last_published))
         table.add_row(escape(c.name), f"{c.documents:,}", first, last, f"{sum(c.dropped.values()):,}")
-    console.print(table)
+    print_table(console, table)
 
 
 @app.command("build-market-texts")
@@ -152,7 +171,7 @@ def build_market_texts_command(
     except (DatasetError, PlacementRefused) as exc:
         fail(str(exc))
     except OSError as exc:
-        fail(str(exc), code=1)
+        fail(str(exc), FAILED)
     console.print(f"Wrote {len(texts.documents):,} documents to {escape(str(target))}")
     if texts.without_open_time:
         console.print(f"  left out, no open time: {texts.without_open_time}")
@@ -161,6 +180,10 @@ def build_market_texts_command(
 def _print_dropped(info: CorpusInfo) -> None:
     for domain, count in info.dropped.items():
         console.print(f"  dropped, restricted source {escape(domain)}: {count:,}")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat()
 
 
 def _when(value: datetime | None) -> str:

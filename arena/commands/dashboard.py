@@ -43,7 +43,7 @@ def dashboard_command(
     try:
         normalize_url(url)
     except ValueError as exc:
-        fail(str(exc), code=1)
+        fail(str(exc))
     echo(f"Dashboard for {redact_url(url)} on http://{host}:{port} — Ctrl-C to stop.")
     raise typer.Exit(_serve(url, host, port))
 

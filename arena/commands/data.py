@@ -5,14 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.options import fail, portable_command
-from arena.commands.terminal import plain_console
+from arena.commands.options import BAD_INPUT, FAILED, fail, portable_command
+from arena.commands.terminal import listing_table, plain_console, print_json, print_table
 from markets.placement import PlacementRefused
 from markets.replay import (
     DatasetError,
@@ -38,9 +39,9 @@ def _or_exit(action: Callable[[], T]) -> T:
     try:
         return action()
     except (DatasetError, PlacementRefused) as exc:
-        fail(str(exc))
+        fail(str(exc), BAD_INPUT)
     except OSError as exc:
-        fail(str(exc), code=1)
+        fail(str(exc), FAILED)
 
 
 @app.command("import-forecastbench")
@@ -81,10 +82,16 @@ def import_forecastbench_command(
 
 
 @app.command("info")
-def info_command(directory: Path = typer.Argument(..., help="A replay dataset directory.")) -> None:
+def info_command(
+    directory: Path = typer.Argument(..., help="A replay dataset directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (keys: docs/cli.md)."),
+) -> None:
     """Validate a dataset and summarise it: markets, resolutions, dates, gaps."""
     dataset = _or_exit(lambda: load_dataset(directory))
-    _print_info(plain_console(), dataset)
+    if as_json:
+        print_json(_info_json(dataset))
+    else:
+        _print_info(plain_console(), dataset)
 
 
 @app.command("rehash")
@@ -94,10 +101,49 @@ def rehash_command(directory: Path = typer.Argument(..., help="A replay dataset 
     plain_console().print(f"{directory}: valid; content_hash {dataset.content_hash}")
 
 
+def _info_json(dataset: ReplayDataset) -> dict[str, Any]:
+    summary, info = summarize(dataset), dataset.info
+    return {
+        "path": str(dataset.path),
+        "name": info.name,
+        "version": info.version,
+        "description": info.description,
+        "source": info.source,
+        "license": info.license,
+        "created_with": info.created_with,
+        "content_hash": dataset.content_hash,
+        "venues": [
+            {"venue": v.venue, "markets": v.markets, "outcomes": dict(v.outcomes)} for v in summary.venues
+        ],
+        "first_price": _iso(summary.first_price),
+        "last_price": _iso(summary.last_price),
+        "daily_prices": summary.daily,
+        "first_resolution": _iso(summary.first_resolution),
+        "last_resolution": _iso(summary.last_resolution),
+        "price_rows": summary.price_rows,
+        "price_points": summary.price_points,
+        "median_points": summary.median_points,
+        "markets_without_prices": summary.markets_without_prices,
+        "gaps_over_7_days": summary.gaps_over_threshold,
+        "longest_gap_days": summary.longest_gap.total_seconds() / 86_400,
+        "longest_gap_market": summary.longest_gap_market,
+        "categories": [{"category": c, "markets": n} for c, n in summary.top_categories],
+    }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
 def _print_info(console: Console, dataset: ReplayDataset) -> None:
+    """The dataset's facts; its content hash on a line of its own, whole (it is what a report cites)."""
     summary = summarize(dataset)
     info = dataset.info
-    about = Table("field", "value", title=f"Dataset {dataset.path}")
+    console.print(f"Dataset {escape(str(dataset.path))}")
+    console.print(f"content_hash\n  {dataset.content_hash}", soft_wrap=True)
+    about = listing_table()
+    about.add_column("field", no_wrap=True)
+    about.add_column("value")
     for field, value in [
         ("name", info.name),
         ("version", info.version),
@@ -105,24 +151,27 @@ def _print_info(console: Console, dataset: ReplayDataset) -> None:
         ("source", info.source),
         ("license", info.license),
         ("created with", info.created_with),
-        ("content_hash", dataset.content_hash),
     ]:
-        about.add_row(field, value)
-    console.print(about)
-    console.print(_venue_table(summary))
-    console.print(_coverage_table(summary))
+        about.add_row(field, escape(value))
+    print_table(console, about)
+    print_table(console, _venue_table(summary))
+    print_table(console, _coverage_table(summary))
     if summary.top_categories:
-        categories = Table("category", "markets", title="Top categories")
+        categories = listing_table("Top categories")
+        categories.add_column("category")
+        categories.add_column("markets", justify="right", no_wrap=True)
         for category, count in summary.top_categories:
-            categories.add_row(category, str(count))
-        console.print(categories)
+            categories.add_row(escape(category), str(count))
+        print_table(console, categories)
     else:
         console.print("categories: none recorded")
 
 
 def _venue_table(summary: DatasetSummary) -> Table:
     kinds = [k for k in _KINDS if k in _ALWAYS_SHOWN or any(v.outcomes.get(k) for v in summary.venues)]
-    table = Table("venue", "markets", *kinds, title="Markets by venue and resolution")
+    table = listing_table("Markets by venue and resolution")
+    for header in ("venue", "markets", *kinds):
+        table.add_column(header, no_wrap=True, justify="left" if header == "venue" else "right")
     for venue in summary.venues:
         table.add_row(venue.venue, str(venue.markets), *(str(venue.outcomes.get(k, 0)) for k in kinds))
     totals = [str(sum(v.outcomes.get(k, 0) for v in summary.venues)) for k in kinds]
@@ -131,7 +180,9 @@ def _venue_table(summary: DatasetSummary) -> Table:
 
 
 def _coverage_table(summary: DatasetSummary) -> Table:
-    table = Table("figure", "value", title="Prices and timing")
+    table = listing_table("Prices and timing")
+    table.add_column("figure")
+    table.add_column("value")
     if summary.first_price and summary.last_price:
         if summary.daily:
             span = f"{day_of(summary.first_price)} … {day_of(summary.last_price)}"

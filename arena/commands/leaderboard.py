@@ -9,7 +9,7 @@ from typing import Annotated, NoReturn
 import typer
 from sqlalchemy import Engine
 
-from arena.commands.leaderboard_table import WideOption, print_leaderboard
+from arena.commands.leaderboard_table import EachReplicateOption, WideOption, print_leaderboard
 from arena.commands.options import database_url_or_default, fail
 from arena.commands.terminal import echo, plain_console
 from arena.core.clock import ensure_utc
@@ -44,6 +44,7 @@ def leaderboard_command(
     by: Annotated[str, typer.Option(help=f"Sort metric: {', '.join(SORTABLE)}.")] = "return_pct",
     as_json: Annotated[bool, typer.Option("--json", help="Print every metric and interval as JSON.")] = False,
     wide: WideOption = False,
+    each_replicate: EachReplicateOption = False,
     database_url: Annotated[
         str | None, typer.Option(help="Database URL (default: ARENA_DATABASE_URL or the local SQLite file).")
     ] = None,
@@ -70,7 +71,7 @@ def leaderboard_command(
     if pool_by not in POOL_BY:
         _fail(f"--pool-by {pool_by!r}: choose 'name' or 'model'")
     if cohort and pool_all:
-        _fail("--all pools every cohort and --cohort names some: give one or the other", code=2)
+        _fail("--all pools every cohort and --cohort names some: give one or the other")
     when = _parse_as_of(as_of)
     engine = _open(database_url)
     try:
@@ -101,7 +102,7 @@ def leaderboard_command(
     elif not document["agents"]:
         echo("No agents to rank yet: launch a cohort first (see `arena cohort --help`).")
     else:
-        print_leaderboard(plain_console(), document, wide=wide)
+        print_leaderboard(plain_console(), document, wide=wide, each_replicate=each_replicate)
 
 
 def _parse_as_of(text: str | None) -> datetime | None:
@@ -124,5 +125,6 @@ def _open(database_url: str | None) -> Engine:
     return make_engine(url)
 
 
-def _fail(message: str, *, code: int = 1) -> NoReturn:
-    fail(message, code=code)
+def _fail(message: str) -> NoReturn:
+    """Every failure here is bad input (an option, an id, a missing database): exit 2."""
+    fail(message)

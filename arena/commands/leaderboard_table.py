@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from arena.cohorts.seats import REPLICATE_MARK
 from arena.commands.terminal import plain_console
 from arena.reports.notes import stated_notes
 from arena.scoring.board.notes import CONFLICT_MARK, LEGEND, flags_of, marked_notes
@@ -41,12 +42,22 @@ _SHORT = {"return_pct": "return", "log_score": "log", "stated_brier_imputed": "i
 WideOption = Annotated[
     bool, typer.Option("--wide", help="Print every leaderboard column (wider than 80 columns).")
 ]
+EachReplicateOption = Annotated[
+    bool,
+    typer.Option("--each-replicate", help="List each replicate's own row under its agent's mean row."),
+]
+REPLICATES_NOTE = (
+    "\n×N: the mean of an agent's N replicates; its interval resamples the markets and the "
+    "replicates (docs/scoring.md). --each-replicate lists each replicate."
+)
 WIDE_HINT = "--wide shows value, P/L, the other Brier reading, bets, win rate, p vs #1 and labels."
 
 
-def print_leaderboard(console: Console, document: dict[str, Any], *, wide: bool = False) -> None:
+def print_leaderboard(
+    console: Console, document: dict[str, Any], *, wide: bool = False, each_replicate: bool = False
+) -> None:
     """Print the table; a wide one at its natural width, so no terminal or pipe cuts a column."""
-    table = render(document, wide=wide)
+    table = render(document, wide=wide, each_replicate=each_replicate)
     if not wide:
         console.print(table)
         return
@@ -55,8 +66,9 @@ def print_leaderboard(console: Console, document: dict[str, Any], *, wide: bool 
     plain_console(file=console.file, width=width, no_color=console.no_color).print(table)
 
 
-def render(document: dict[str, Any], *, wide: bool = False) -> Table:
-    """The rich table of a leaderboard document: the compact layout, or every column."""
+def render(document: dict[str, Any], *, wide: bool = False, each_replicate: bool = False) -> Table:
+    """The rich table of a leaderboard document: the compact layout, or every column; with
+    ``each_replicate``, a replicated agent's replicates listed under its mean row."""
     level = round(document["bootstrap"]["confidence"] * 100)
     cohorts = document["cohorts"]
     table = Table(
@@ -68,14 +80,29 @@ def render(document: dict[str, Any], *, wide: bool = False) -> Table:
         collapse_padding=True,
     )
     implied, other = _readings(document)
+    shown = _rows(document, each_replicate=each_replicate)
     if wide:
-        _wide(table, document, level, implied, other)
+        _wide(table, shown, document["sort_by"], level, implied, other)
     else:
-        _compact(table, document, level, implied)
+        _compact(table, shown, level, implied)
     return table
 
 
-def _compact(table: Table, document: dict[str, Any], level: int, implied: Reading) -> None:
+def _rows(document: dict[str, Any], *, each_replicate: bool) -> list[dict[str, Any]]:
+    """The board's rows, each replicated agent's replicates after it when asked for."""
+    if not each_replicate:
+        return list(document["agents"])
+    copies: dict[str, list[dict[str, Any]]] = {}
+    for row in document["replicate_rows"]:
+        copies.setdefault(row["agent"].rpartition(REPLICATE_MARK)[0], []).append(row)
+    shown = []
+    for row in document["agents"]:
+        shown.append(row)
+        shown += [{**copy, "rank": None, "_replicate": True} for copy in copies.get(row["agent"], [])]
+    return shown
+
+
+def _compact(table: Table, shown: list[dict[str, Any]], level: int, implied: Reading) -> None:
     """Rank, agent, return, headline Brier, stated imputed, take, status: 80 columns, 20-char names."""
     brier = suffixed("brier", implied)
     table.add_column("#", justify="right", no_wrap=True)
@@ -85,7 +112,7 @@ def _compact(table: Table, document: dict[str, Any], level: int, implied: Readin
     table.add_column("Stated\nimputed", justify="right", no_wrap=True)
     table.add_column("Tourn.\ntake", justify="right", no_wrap=True)
     table.add_column("Status", no_wrap=True)
-    for agent in document["agents"]:
+    for agent in shown:
         table.add_row(
             _rank(agent),
             _agent(agent),
@@ -97,9 +124,11 @@ def _compact(table: Table, document: dict[str, Any], level: int, implied: Readin
         )
 
 
-def _wide(table: Table, document: dict[str, Any], level: int, implied: Reading, other: Reading) -> None:
+def _wide(
+    table: Table, shown: list[dict[str, Any]], sort_by: str, level: int, implied: Reading, other: Reading
+) -> None:
     """Every column: money, both bet readings, stated imputed, the comparison with #1, labels."""
-    compared = COMPARISON_OF.get(document["sort_by"], "return_pct")
+    compared = COMPARISON_OF.get(sort_by, "return_pct")
     headers = (
         "#",
         "Agent",
@@ -119,7 +148,7 @@ def _wide(table: Table, document: dict[str, Any], level: int, implied: Reading, 
         left = header in ("Agent", "Labels\nP/L, Brier")
         table.add_column(header, justify="left" if left else "right", no_wrap=True)
     brier, brier_other = suffixed("brier", implied), suffixed("brier", other)
-    for agent in document["agents"]:
+    for agent in shown:
         table.add_row(
             _rank(agent),
             _agent(agent),
@@ -156,11 +185,15 @@ def _rank(agent: dict[str, Any]) -> str:
 
 
 def _agent(agent: dict[str, Any]) -> str:
-    """The name in full (plain text: rich markup in a name is escaped) and its marks."""
+    """The name in full (plain text: rich markup in a name is escaped), ``(mock)`` for an agent of
+    the mock provider, and its marks."""
     marks = (BASELINE_MARK if agent["baseline"] else "") + (FEW_MARK if agent["few_markets"] else "")
     marks += CONFLICT_MARK if agent["label_conflict"] else ""
     marks += "".join(dict.fromkeys(flag.mark for flag in flags_of(agent)))
-    return escape(f"{agent['agent']} {marks}".rstrip())
+    copies = agent.get("replicates") or 1
+    name = f"  {agent['agent']}" if agent.get("_replicate") else agent["agent"]
+    name += (f" ×{copies}" if copies > 1 else "") + (" (mock)" if agent.get("mock") else "")
+    return escape(f"{name} {marks}".rstrip())
 
 
 def _brier_label(agent: dict[str, Any], reading: Reading) -> str:
@@ -180,7 +213,12 @@ def _return(agent: dict[str, Any]) -> str:
 
 
 def _bets(agent: dict[str, Any]) -> str:
-    return f"{agent['bets']}\n({agent['resolved_bets']})"
+    """Bets placed and resolved; a replicated agent's are its replicates' mean (to one decimal)."""
+    return f"{_count(agent['bets'])}\n({_count(agent['resolved_bets'])})"
+
+
+def _count(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.1f}"
 
 
 def _win_rate(agent: dict[str, Any]) -> str:
@@ -212,6 +250,7 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         f"(see docs/scoring.md). Sorted by {document['sort_by']}."
         + (f" As of {document['as_of']}." if document["as_of"] else "")
         + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
+        + (REPLICATES_NOTE if any((a.get("replicates") or 1) > 1 for a in agents) else "")
         + "".join(f"\n{note}" for note in stated_notes(agents))
     )
 
@@ -236,8 +275,14 @@ def _with_interval(value: float | None, lo: float | None, hi: float | None, fmt:
     if value is None:
         return "—"
     if lo is None or hi is None:
-        return fmt.format(value)
-    return f"{fmt.format(value)}\n[{bound.format(lo)}, {bound.format(hi)}]"
+        return _shown(fmt, value)
+    return f"{_shown(fmt, value)}\n[{_shown(bound, lo)}, {_shown(bound, hi)}]"
+
+
+def _shown(fmt: str, value: float) -> str:
+    """``value`` formatted, a negative value that rounds to zero shown as zero (never ``-0``)."""
+    text = fmt.format(value)
+    return fmt.format(0.0) if float(text.replace(",", "")) == 0 else text
 
 
 def _p_value(p: float | None, few: bool | None) -> str:

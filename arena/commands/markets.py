@@ -20,6 +20,7 @@ from rich.table import Table
 
 from arena.commands import resolutions
 from arena.commands.options import (
+    FAILED,
     DatabaseOption,
     fail,
     open_engine,
@@ -120,7 +121,7 @@ def sync_command(
     _print_report(report)
     if report.problems and report.selected + report.refreshed == 0:
         subject, reason = report.problems[0]
-        fail(f"sync of {venue.value} kept nothing: {subject}: {reason}", code=1)
+        fail(f"sync of {venue.value} kept nothing: {subject}: {reason}", code=FAILED)
 
 
 @app.command("record")
@@ -141,7 +142,7 @@ def record_command(
             session, venue, [ACCOUNTING_SOURCES[v] for v in venue], [HISTORY_SOURCES[v] for v in venue]
         )
     if not markets:
-        fail("nothing to record: no stored market has a price (run `arena markets sync` first)", code=1)
+        fail("nothing to record: no stored market has a price (run `arena markets sync` first)", FAILED)
     recorded = [v for v in venue if any(m.venue is v for m in markets)]  # name only venues present
     info = DatasetInfo(
         name=name,
@@ -161,7 +162,7 @@ def record_command(
     except PlacementRefused as exc:
         fail(str(exc))
     except (DatasetError, OSError) as exc:
-        fail(str(exc), code=1)
+        fail(str(exc), code=FAILED)
     console.print(
         f"Recorded {len(dataset.markets)} markets, {len(prices)} price snapshots and "
         f"{len(resolutions)} resolutions to {out}"

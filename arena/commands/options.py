@@ -33,12 +33,21 @@ DatabaseOption = Annotated[
 ]
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
+BAD_INPUT = 2  # an argument, option, id, file or config that cannot be used (docs/cli.md)
+FAILED = 1  # the command ran, but what it did or found failed
+
+
+def fail(message: str, code: int = BAD_INPUT) -> NoReturn:
     """One line on stderr and a non-zero exit: the house style for bad input. The message often
     quotes others' text (a market question, a provider's error): its control characters are
     spelt out and its newlines kept on the line (``terminal.one_line``)."""
     echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(code)
+
+
+def unknown_cohort(cohort_id: str) -> str:
+    """What every command says of a cohort id that names no cohort (exit ``BAD_INPUT``)."""
+    return f"no cohort with id {cohort_id!r} (see `arena cohort list`)"
 
 
 def open_engine(database_url: str | None) -> Engine:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from arena.commands.options import fail
+from arena.commands.options import FAILED, fail
 from arena.commands.terminal import echo
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
@@ -48,7 +48,7 @@ def report_command(
     url = database_url or Settings().db_url
     state = database_state(url)
     if not state.ready:
-        fail(state.problem, code=1)
+        fail(state.problem)
     engine = make_engine(url)
     try:
         report = build_report(
@@ -61,12 +61,10 @@ def report_command(
             make_zip=make_zip,
             replace=force,
         )
-    except PlacementRefused as exc:
+    except (PlacementRefused, ReportError) as exc:  # a folder in the way, an unknown cohort
         fail(str(exc))
-    except ReportError as exc:
-        fail(str(exc), code=1)
     except OSError as exc:  # a full disk, a folder that cannot be written: nothing was placed
-        fail(f"writing the report to {out}: {exc}", code=1)
+        fail(f"writing the report to {out}: {exc}", code=FAILED)
     finally:
         engine.dispose()
     echo(f"Report of cohort {cohort} from {redact_url(url)} written to {report.folder}")

@@ -9,10 +9,9 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from arena.commands.options import DatabaseOption, fail, open_engine, open_reader
-from arena.commands.terminal import plain_console
+from arena.commands.terminal import plain_console, plural, print_json
 from arena.core.clock import SystemClock
 from arena.engine.books.pending import pending_markets
 from arena.engine.books.resolving import OverrideError, override
@@ -31,32 +30,43 @@ def pending_command(
     stopped: bool = typer.Option(
         False, "--stopped", help="Only markets the venue no longer trades (closed, disputed, past close)."
     ),
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (keys: docs/cli.md).")] = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """Markets any cohort holds or stated a forecast on that have no final resolution."""
     rows = pending_markets(open_reader(database_url), SystemClock().now())
     trading = sum(p.trading for p in rows)
     shown = [p for p in rows if not (stopped and p.trading)]
+    if as_json:
+        print_json(
+            [
+                {
+                    "market_id": p.market_id,
+                    "question": p.question,
+                    "close_time": None if p.close_time is None else p.close_time.isoformat(),
+                    "venue_status": p.venue_status,
+                    "trading": p.trading,
+                    "cohorts": p.cohorts,
+                    "positions": p.positions,
+                    "reason": p.reason,
+                }
+                for p in shown
+            ]
+        )
+        return
     if not shown:
         console.print("No pending markets: every market a cohort holds or stated on has a final resolution.")
         if rows:
             console.print(f"({trading} markets held or stated on are still trading.)")
         return
-    table = Table(title="Markets without a final resolution")
-    for header in ("Market", "Question", "Closes (UTC)", "Venue status", "Cohorts", "Positions", "Why"):
-        table.add_column(header)
-    for p in shown:
+    console.print(f"{len(shown)} markets without a final resolution")
+    for p in shown:  # the id whole on a line of its own (a Polymarket id alone is 77 characters)
         closes = f"{p.close_time:%Y-%m-%d}" if p.close_time else "—"
-        table.add_row(
-            escape(p.market_id),
-            escape(p.question[:60]),
-            closes,
-            escape(p.venue_status or "not synced"),
-            str(p.cohorts),
-            str(p.positions),
-            escape(p.reason),
-        )
-    console.print(table)
+        console.print(f"[bold]{escape(p.market_id)}[/]", soft_wrap=True)
+        console.print(f"  {escape(p.question)}", overflow="fold")
+        held = f"{plural(p.cohorts, 'cohort')} · {plural(p.positions, 'position')}"
+        console.print(f"  closes {closes} (UTC) · {escape(p.venue_status or 'not synced')} · {held}")
+        console.print(f"  {escape(p.reason)}", overflow="fold")
     console.print(f"{len(rows) - trading} stopped trading, {trading} still trading.")
     console.print("Resolve one by hand with `arena markets resolve MARKET --outcome OUTCOME --note WHY`.")
 

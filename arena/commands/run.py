@@ -23,11 +23,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import Engine
 
 from agents.registry import AgentConfigError
-from arena.cohorts.config import ConfigError, load_config, parse_config
+from arena.cohorts.config import CohortConfig, ConfigError, load_config, parse_config
 from arena.cohorts.launch import launch
-from arena.commands.leaderboard_table import WideOption, print_leaderboard
-from arena.commands.options import DatabaseOption, fail, launching, process_settings
-from arena.commands.terminal import echo, one_line, plain_console
+from arena.commands.cohort_views import print_launched
+from arena.commands.leaderboard_table import EachReplicateOption, WideOption, print_leaderboard
+from arena.commands.options import (
+    DatabaseOption,
+    fail,
+    launching,
+    process_settings,
+    unknown_cohort,
+)
+from arena.commands.terminal import echo, one_line, plain_console, plural
 from arena.core.clock import SystemClock
 from arena.core.settings import Settings
 from arena.db.engine import database_gone
@@ -37,6 +44,7 @@ from arena.engine.rounds.report import RoundReport
 from arena.engine.rounds.run import run_round
 from arena.engine.runtime.cohort import CohortNotFound
 from arena.engine.runtime.sources import open_source
+from arena.reports.errors import agent_errors
 from arena.reports.overview import cohort_mode
 from arena.scoring.rules.health import FailedAgent, failed_agents
 from markets.replay.load import BUNDLED_DATASET_DIR
@@ -71,6 +79,14 @@ def replay_command(
     cohort_id: Annotated[
         str | None, typer.Option("--cohort", help="Run or resume this launched cohort instead.")
     ] = None,
+    from_report: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-report",
+            metavar="DIR",
+            help="Relaunch the cohort of a report folder (its config.toml; the dataset hash is checked).",
+        ),
+    ] = None,
     queue: Annotated[
         bool,
         typer.Option(
@@ -86,14 +102,17 @@ def replay_command(
     ] = False,
     allow_agent_failures: AllowFailures = False,
     wide: WideOption = False,
+    each_replicate: EachReplicateOption = False,
     database_url: DatabaseOption = None,
 ) -> None:
     """Replay a cohort through its dataset in simulated time, then print the leaderboard."""
     configs = config_paths or []
-    if bool(configs) == (cohort_id is not None):
-        fail("give either CONFIG.toml (a new cohort) or --cohort ID (an existing one)")
+    if [bool(configs), cohort_id is not None, from_report is not None].count(True) != 1:
+        fail("give one of CONFIG.toml (a new cohort), --cohort ID (an existing one) or --from-report DIR")
     if len(configs) > 1 and not queue:
         fail("several configs replay only with --queue (for `arena worker` processes); give one")
+    if from_report is not None and queue:
+        fail("--from-report replays here; queue its config.toml with --queue instead")
     with launching(database_url) as engine:
         if queue:
             from arena.commands.worker import queue_replays
@@ -101,9 +120,9 @@ def replay_command(
             queue_replays(engine, configs, cohort_id, launch=_launch)
             return
         source = None
-        if configs:
+        if configs or from_report is not None:
             try:
-                config = load_config(configs[0])
+                config = load_config(configs[0]) if configs else _report_config(from_report)
                 source = open_source(config, engine)  # read once: the cohort launches and replays from it
                 cohort_id = _launch(engine, config, source)
             except ConfigError as exc:
@@ -111,7 +130,16 @@ def replay_command(
     assert cohort_id is not None
     result = _run(engine, cohort_id, source=source, by_workers=by_workers)
     del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
-    _exit_if_failed(_finish(engine, result, wide=wide), cohort_id, allow=allow_agent_failures)
+    failed = _finish(engine, result, wide=wide, each_replicate=each_replicate)
+    _exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
+
+
+def _report_config(folder: Path | None) -> CohortConfig:
+    """The config of the report in ``folder``, if it relaunches the report's cohort."""
+    from arena.reports.reproduce import config_from_report
+
+    assert folder is not None
+    return config_from_report(folder)
 
 
 def demo_command(
@@ -129,6 +157,13 @@ def demo_command(
             "(resolving, without a close time) are left out."
         ),
     ] = None,
+    with_mock_llm: Annotated[
+        bool,
+        typer.Option(
+            "--with-mock-llm",
+            help="Add a mock LLM agent (in-process, seeded, tools on): an LLM cohort with no key, no server.",
+        ),
+    ] = False,
     report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
     allow_agent_failures: AllowFailures = False,
     wide: WideOption = False,
@@ -142,9 +177,8 @@ def demo_command(
     with launching(url) as engine:
         _import_demo_corpus(engine)
         try:
-            config = parse_config(
-                _demo_config(llm_base_url, model, knowledge_cutoff), source=str(DEMO_CONFIG)
-            )
+            data = _demo_config(llm_base_url, model, knowledge_cutoff)
+            config = parse_config(_with_mock_llm(data) if with_mock_llm else data, source=str(DEMO_CONFIG))
             source = open_source(config, engine)
             cohort_id = _launch(engine, config, source)
         except ConfigError as exc:
@@ -213,6 +247,24 @@ def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None
     return data
 
 
+MOCK_LLM_AGENT = {
+    "name": "mock-llm",
+    "kind": "llm",
+    "provider": "mock",
+    "model": "seeded",
+    "prompt_version": "v2",
+    "tools": {"enabled": True, "max_calls": 2},
+    "mock": {"tool_calls": 2},
+}
+
+
+def _with_mock_llm(data: dict[str, Any]) -> dict[str, Any]:
+    """The demo config with the mock LLM agent, researching the bundled markets' texts."""
+    from arena.corpus.market_texts import BUNDLED_CORPUS
+
+    return {**data, "tools": {"corpus": BUNDLED_CORPUS}, "agents": [*data["agents"], MOCK_LLM_AGENT]}
+
+
 def _remove_sqlite(url: str) -> None:
     """``--fresh``: delete the SQLite database, only if it is an arena database (any file named
     by mistake, ``--database-url sqlite:///notes.db``, stays)."""
@@ -239,14 +291,9 @@ def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> 
     """Launch a cohort of ``config`` on ``source`` (default: the market source it names)."""
     if source is None:
         source = open_source(config, engine)
-    launched = launch(engine, config, source=source, environ=os.environ, clock=SystemClock())
-    console.print(f"Launched cohort [bold]{launched.cohort_id}[/] with {len(config.agents)} agents")
-    if launched.work is not None:
-        console.print(f"implies {launched.work.describe()}")
-    if launched.excluded:
-        console.print(f"leakage guard: {launched.excluded} markets excluded (closing by a knowledge cutoff)")
-    for warning in launched.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
+    clock = SystemClock()
+    launched = launch(engine, config, source=source, environ=os.environ, clock=clock)
+    print_launched(console, launched, now=clock.now())
     return launched.cohort_id
 
 
@@ -257,7 +304,7 @@ def _run(
     that launches and replays reads and validates it once (default: loaded from its config)."""
     mode = cohort_mode(engine, cohort_id)  # the runtime parses the frozen config, once
     if mode is None:
-        fail(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
+        fail(unknown_cohort(cohort_id))
     if mode != "replay":
         fail(f"cohort {cohort_id} is a live cohort; `arena serve` runs it")
     from arena.engine.live.jobs import RoundUnfinished
@@ -274,7 +321,7 @@ def _run(
                     "cohort's round_budget + call_timeout). Start some with: arena worker[/]"
                 )
         with _ReplayProgress() as progress:
-            return asyncio.run(
+            result = asyncio.run(
                 replay_cohort(
                     engine,
                     cohort_id,
@@ -286,6 +333,9 @@ def _run(
                     synchronous_commit=process_settings().replay_synchronous_commit,
                 )
             )
+            if result.stopped is None:
+                progress.finish()
+            return result
     except (ConfigError, CohortNotFound, CohortNotRunnable, AgentConfigError, CohortBusy) as exc:
         fail(str(exc))
     except (QueueNeedsPostgres, RoundUnfinished) as exc:  # --by-workers: no PostgreSQL, or no workers
@@ -295,7 +345,9 @@ def _run(
 AGENT_FAILURES_EXIT = 3
 
 
-def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedAgent]:
+def _finish(
+    engine: Engine, result: ReplayResult, *, wide: bool, each_replicate: bool = False
+) -> list[FailedAgent]:
     """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
     round, or when the database file vanished during the run (nothing of it was kept). Returns
     the agents that failed over the cohort (see ``_exit_if_failed``)."""
@@ -314,22 +366,30 @@ def _finish(engine: Engine, result: ReplayResult, *, wide: bool) -> list[FailedA
         for stale in result.stale[:20]:
             console.print(f"  {escape(stale.describe(result.end or stale.waiting_since))}")
         console.print("Resolve them with `arena markets resolve`, see `arena markets pending`.")
-    failed = _print_leaderboard(engine, result.cohort_id, wide=wide)
+    failed = _print_leaderboard(engine, result.cohort_id, wide=wide, each_replicate=each_replicate)
+    errors = len(agent_errors(engine, result.cohort_id))
+    if errors:
+        console.print(
+            f"{plural(errors, 'agent error')} (decisions that failed or were refused): "
+            f"`arena cohort errors {escape(result.cohort_id)}` lists each with its message"
+        )
     if result.failed_rounds:
         rounds = ", ".join(str(r.round_index) for r in result.failed_rounds)
-        fail(f"every agent failed in round(s) {rounds}; see `arena cohort show {result.cohort_id}`", code=1)
+        fail(f"every agent failed in round(s) {rounds}; see `arena cohort errors {result.cohort_id}`", code=1)
     return failed
 
 
 def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
     """The last lines of a run: one warning per failed agent, then exit 3 unless allowed."""
     for agent in failed:
-        echo(f"warning: {one_line(agent.describe())}; see `arena cohort show {cohort_id}`", err=True)
+        echo(f"warning: {one_line(agent.describe())}; see `arena cohort errors {cohort_id}`", err=True)
     if failed and not allow:
         raise typer.Exit(AGENT_FAILURES_EXIT)
 
 
-def _print_leaderboard(engine: Engine, cohort_id: str, *, wide: bool) -> list[FailedAgent]:
+def _print_leaderboard(
+    engine: Engine, cohort_id: str, *, wide: bool, each_replicate: bool
+) -> list[FailedAgent]:
     """Print the cohort's leaderboard; returns its failed agents (``arena.scoring.rules.health``)."""
     from arena.scoring import Settings as ScoreSettings
     from arena.scoring import leaderboard_document, load_frames
@@ -339,7 +399,7 @@ def _print_leaderboard(engine: Engine, cohort_id: str, *, wide: bool) -> list[Fa
     chosen = cohort_scoring(engine, [cohort_id])  # the cohort's seed and reading, as everywhere
     settings = ScoreSettings(seed=chosen.seed, implied=chosen.implied)
     document = leaderboard_document(frames, settings, cohorts=[cohort_id], as_of=None)
-    print_leaderboard(console, document, wide=wide)
+    print_leaderboard(console, document, wide=wide, each_replicate=each_replicate)
     return failed_agents(frames.decisions)
 
 
@@ -368,6 +428,12 @@ class _ReplayProgress:
         """Shown from the first step on, so a run refused before it starts prints only its error."""
         self._bar.update(self._task, total=total_steps)
         self._bar.start()
+
+    def finish(self) -> None:
+        """The run reached its end (every round run and position settled, or the data's end)
+        before the last step of the grid: the bar ends full, at the steps it took (N/N)."""
+        task = self._bar.tasks[0]
+        self._bar.update(self._task, total=task.completed, refresh=True)
 
     def step(self, at: datetime, report: RoundReport | None) -> None:
         if report is not None:

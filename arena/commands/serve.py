@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import signal
@@ -14,7 +13,6 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from sqlalchemy import Engine
 
 from arena.commands.options import (
@@ -25,9 +23,10 @@ from arena.commands.options import (
     process_settings,
     schema_ready,
 )
-from arena.commands.terminal import echo, log_to_terminal, plain_console
+from arena.commands.terminal import listing_table, log_to_terminal, plain_console, print_json, print_table
 from arena.commands.worker import print_queue
 from arena.core.clock import SystemClock
+from arena.core.config_types import format_duration
 from arena.db import leases
 from arena.db.engine import make_engine
 from arena.scheduling.health import Health, check
@@ -106,7 +105,7 @@ def status(
     engine = open_reader(database_url)
     health = check(engine, SystemClock().now())
     if as_json:
-        echo(json.dumps(health.as_json(), indent=2))
+        print_json(health.as_json())
     else:
         _print_health(health)
         print_queue(engine, health.checked_at)
@@ -127,23 +126,25 @@ def _print_health(health: Health) -> None:
         for s in health.standbys
     )
     console.print(f"Standbys: {standbys or 'none'}")
-    table = Table(title="Jobs")
-    for column in ("job", "every", "last run", "outcome", "next run", "failures 24h", "message"):
-        table.add_column(column)
+    table = listing_table("Jobs (times UTC)")
+    for column in ("job", "every", "last run", "outcome", "next run", "fails 24h"):
+        table.add_column(column, no_wrap=True, justify="right" if column == "fails 24h" else "left")
     colour = {None: "[dim]—[/]", "ok": "[green]ok[/]", "partial": "[yellow]partial[/]"}
     colour["failed"] = "[red]failed[/]"
     for job in health.jobs:
         outcome = colour[job.outcome] + (" (running)" if job.running_since else "")
         table.add_row(
             job.name,
-            "—" if job.every is None else str(job.every),
+            "—" if job.every is None else format_duration(job.every),
             _fmt(job.last_started),
             outcome,
             _fmt(job.next_run),
             str(job.failures_24h),
-            escape(job.last_message[:80]),
         )
-    console.print(table)
+    print_table(console, table)
+    for job in health.jobs:  # each message whole, under the table
+        if job.last_message:
+            console.print(f"{job.name}: {escape(job.last_message)}", overflow="fold")
 
 
 def _print_problems(health: Health) -> None:
@@ -153,11 +154,15 @@ def _print_problems(health: Health) -> None:
     console.print(f"[red]{len(health.problems)} problem(s):[/]")
     for problem in health.problems:
         line = f"  {problem.kind} {escape(problem.subject)}: {escape(problem.reason)}"
-        console.print(line, highlight=False)
+        console.print(line, highlight=False, overflow="fold")
 
 
 def _fmt(when: datetime | None) -> str:
-    return "—" if when is None else when.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return "—" if when is None else when.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.isoformat()
 
 
 def register(app: typer.Typer) -> None:

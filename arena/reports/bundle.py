@@ -1,7 +1,8 @@
 """``arena report``: write a cohort's report as a self-contained folder, and a zip of it.
 
 The folder holds ``report.html`` (opens offline), ``report.md``, ``tables/`` (every table as
-Parquet and CSV, no row limit) and ``manifest.json`` (provenance and a sha256 per file). It is
+Parquet and CSV, no row limit), ``config.toml`` (the frozen config, which ``arena replay
+--from-report`` relaunches) and ``manifest.json`` (provenance and a sha256 per file). It is
 written in a hidden staging folder next to the target and renamed into place at the end, so a
 crash or an error never leaves half a report behind; ``--force`` replaces only a previous report
 (``markets.placement``), never another folder.
@@ -21,10 +22,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 from sqlalchemy import Engine
 
+from arena.cohorts.export import CONFIG_FILE, config_toml
 from arena.core.clock import Clock
 from arena.reports import html, markdown
 from arena.reports.content import ReportContent, gather
@@ -89,7 +92,7 @@ def build_report(
 
 def _write_bundle(folder: Path, content: ReportContent, *, created_at: datetime, prompts: bool) -> None:
     """The report's files in ``folder``: tables, the two readable reports, then the manifest."""
-    files = _write_tables(folder / "tables", content.tables)
+    files = [*_write_tables(folder / "tables", content.tables), _write_config(folder, content.cohort)]
     summary = summarize(content, created_at)
     listed = ["report.html", "report.md", *files, MANIFEST]
     (folder / "report.md").write_text(markdown.render(summary, listed), encoding="utf-8")
@@ -118,6 +121,14 @@ def _write_tables(folder: Path, tables: Mapping[str, pl.DataFrame]) -> list[str]
         inert_for_spreadsheets(frame).write_csv(folder / f"{name}.csv", datetime_format=CSV_TIME)
         written += [f"tables/{name}.csv", f"tables/{name}.parquet"]
     return written
+
+
+def _write_config(folder: Path, cohort: Mapping[str, Any]) -> str:
+    """``config.toml``: the cohort's frozen config (already redacted), which relaunches it."""
+    header = [f"cohort {cohort['id']}: its frozen config", f"config sha256 {cohort['config_hash']}"]
+    text = config_toml(cohort["config_json"], header=header)
+    (folder / CONFIG_FILE).write_text(text, encoding="utf-8")
+    return CONFIG_FILE
 
 
 def _zip(folder: Path, archive_path: Path, name: str) -> None:

@@ -30,6 +30,7 @@ from arena.db.models import (
 )
 from arena.engine.books.completion import StalePosition, finished_rounds, waiting_since
 from arena.engine.store.charges import charges_by_agent
+from arena.reports.errors import ERROR_STATUSES
 
 
 @dataclass(frozen=True)
@@ -58,11 +59,12 @@ class AgentSummary:
     cash: Decimal | None
     open_positions: int
     bets: int
-    errors: int
+    errors: int  # decisions that failed or were refused (``arena.reports.errors``)
     missed: int  # decisions of rounds found too late (live): never asked, so not errors
     # Provider spend in dollars: its decisions' and the paid requests no decision holds (an
     # attempt whose worker died, a decision given up on at its timeout; ``store.charges``).
     cost: Decimal
+    mock: bool = False  # an LLM agent of the mock provider (its model is ``mock/…``)
 
 
 @dataclass
@@ -184,7 +186,7 @@ def _activity(session: Session, ids: list[int]) -> dict[str, dict[int, int]]:
         "errors": _grouped_count(
             session,
             select(DecisionRow.agent_id, func.count()).where(
-                col(DecisionRow.agent_id).in_(ids), DecisionRow.status == "error"
+                col(DecisionRow.agent_id).in_(ids), col(DecisionRow.status).in_(ERROR_STATUSES)
             ),
         ),
         "missed": _grouped_count(
@@ -248,6 +250,7 @@ def _agent_summary(
         errors=counts["errors"].get(agent_id, 0),
         missed=counts["missed"].get(agent_id, 0),
         cost=costs.get(agent_id, Decimal(0)),
+        mock=a.kind == "llm" and (a.settings_json or {}).get("provider") == "mock",
     )
 
 

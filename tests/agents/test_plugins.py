@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Mapping
 from decimal import Decimal
 from pathlib import Path
@@ -108,3 +111,51 @@ def test_instantiation_errors_say_what_is_missing(
     with pytest.raises(PluginError) as raised:
         _build(path, settings)
     assert message in str(raised.value) and repr(path) in str(raised.value)
+
+
+CHEAP_YES = """
+from agents.types import Decision
+
+
+class CheapYes:
+    uses_peers = False
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def decide(self, view):
+        return Decision(actions=(), probabilities={}, reasoning="")
+"""
+
+
+def test_a_plugin_in_the_current_folder_says_how_to_make_it_importable(tmp_path: Path) -> None:
+    """`arena` (the installed script) does not look in the folder it runs from: the one-line
+    error says to run with PYTHONPATH=. (or install the module), and that then works."""
+    (tmp_path / "mybot.py").write_text(CHEAP_YES, encoding="utf-8")
+    (tmp_path / "c.toml").write_text(
+        'name = "mine"\nstart = 2025-09-15T00:00:00Z\n[schedule]\nrounds = 1\n'
+        '[[agents]]\nname = "cheap"\nkind = "plugin"\npath = "mybot:CheapYes"\n',
+        encoding="utf-8",
+    )
+    arena = Path(sys.executable).with_name("arena")
+    command = [str(arena), "cohort", "launch", "c.toml", "--database-url", f"sqlite:///{tmp_path / 'a.db'}"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    refused = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "cannot import module 'mybot': No module named 'mybot'" in refused.stderr
+    assert "run arena with PYTHONPATH=. from the folder holding mybot.py" in refused.stderr
+    launched = subprocess.run(
+        command, cwd=tmp_path, env={**env, "PYTHONPATH": "."}, capture_output=True, text=True, check=False
+    )
+    assert launched.returncode == 0, launched.stderr
+
+
+def test_a_module_missing_a_dependency_gets_no_path_hint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "needs_dep.py").write_text("import no_such_dependency_xyz\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(PluginError) as raised:
+        load_by_path("needs_dep:Bot")
+    assert "No module named 'no_such_dependency_xyz'" in str(raised.value)
+    assert "PYTHONPATH" not in str(raised.value)

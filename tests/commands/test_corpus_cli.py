@@ -63,7 +63,7 @@ def test_a_zoneless_publish_time_is_one_line_naming_the_row_and_nothing_is_writt
     code, out, _ = _arena(db_url, "corpus", "list")
     assert code == 0 and "No corpora yet" in out
     code, _, err = _arena(db_url, "corpus", "info", "news")
-    assert code == 1 and "no corpus named 'news'" in err
+    assert code == 2 and "no corpus named 'news'" in err
 
 
 def test_bad_options_are_refused_before_any_work(db_url: str, tmp_path: Path) -> None:

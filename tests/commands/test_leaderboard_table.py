@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.commands.leaderboard_table import _with_interval
 from tests.engine.helpers import synthetic_dataset
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -113,3 +114,17 @@ def test_leaderboard_fits_80_columns_and_wide_shows_every_column(replayed: tuple
     assert max(len(line) for line in table) > 80
     (failed,) = [line for line in table if " deaf-local-model " in line]
     assert "FAILED" in failed
+
+
+@pytest.mark.parametrize(
+    ("value", "lo", "hi", "shown"),
+    [
+        (-90.7, -100.0, -0.3, "-90.7\n[-100, +0]"),  # a bound that rounds to zero is +0, never -0
+        (-0.04, -0.4, 0.2, "+0.0\n[+0, +0]"),
+        (5.0, -2.6, 12.4, "+5.0\n[-3, +12]"),
+    ],
+)
+def test_a_figure_that_rounds_to_zero_never_reads_minus_zero(
+    value: float, lo: float, hi: float, shown: str
+) -> None:
+    assert _with_interval(value, lo, hi, "{:+.1f}", "{:+.0f}") == shown

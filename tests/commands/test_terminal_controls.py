@@ -121,8 +121,8 @@ def test_a_providers_error_body_and_a_model_name_are_shown_not_sent(tmp_path: Pa
     _inert(replayed.stdout, shown=False)
     _inert(replayed.stderr)  # the failed rounds are logged, quoting the provider's error
     assert replayed.returncode == 1 and "every agent failed in round(s) 0, 1" in replayed.stderr
-    listed = _arena("cohort", "list", "--database-url", url)
-    cohort_id = next(line.split()[1] for line in listed.splitlines() if " c " in f" {line} ")
+    _inert(_arena("cohort", "list", "--database-url", url), shown=False)
+    (cohort_id,) = [c["id"] for c in json.loads(_arena("cohort", "list", "--json", "--database-url", url))]
     _inert(_arena("cohort", "show", cohort_id, "--database-url", url))
 
 

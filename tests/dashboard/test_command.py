@@ -32,7 +32,7 @@ def test_a_bad_database_url_is_a_one_line_error() -> None:
     dashboard.register(app)
     app.command("noop")(lambda: None)
     result = CliRunner().invoke(app, ["dashboard", "--database-url", "mysql://u:pw@host/db"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert (
         result.output.strip()
         == "error: database URL mysql://u:***@host/db: expected a sqlite:// or postgresql:// URL"

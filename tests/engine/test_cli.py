@@ -162,11 +162,8 @@ def test_markets_pending_and_a_bad_override(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_demo_runs_offline_on_the_bundled_dataset_with_a_local_llm(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.delenv("OPENROUTER_API_KEY", raising=False)
-    monkeypatch.setenv("ARENA_HOME", str(tmp_path / "home"))
+@pytest.mark.usefixtures("offline_demo")
+def test_demo_runs_offline_on_the_bundled_dataset_with_a_local_llm(tmp_path: Path) -> None:
     hold = json.dumps({"reasoning": "No edge.", "actions": [], "probabilities": {}})
     with FakeOpenAIServer() as server:
         server.responder = lambda request: Reply.ok(hold)

@@ -40,7 +40,7 @@ def test_missing_database_is_a_one_line_error_and_creates_nothing(tmp_path: Path
     result = CliRunner().invoke(
         _app(), ["report", REPLAY, "--out", str(tmp_path / "r"), "--database-url", f"sqlite:///{missing}"]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert (
         result.output.strip()
         == f"error: No arena database at sqlite:///{missing} yet: run `arena demo` to create one."
@@ -54,5 +54,5 @@ def test_unknown_cohort_is_a_one_line_error(world: Engine, tmp_path: Path) -> No
     result = CliRunner().invoke(
         _app(), ["report", "nope", "--out", str(tmp_path / "r"), "--database-url", url]
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert result.output.strip() == "error: no cohort with id 'nope' (see `arena cohort list`)"

@@ -25,6 +25,7 @@ def seat(agent: str, cohort: str = "c1", bankroll: str = "10000", kind: str = "l
         "agent": agent,
         "agent_kind": kind,
         "baseline": kind == "baseline",
+        "mock": False,
         "bankroll": Decimal(bankroll),
     }
 

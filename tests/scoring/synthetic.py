@@ -48,6 +48,7 @@ def synthetic_frames(world: World) -> ScoringFrames:
                 "agent": agents,
                 "agent_kind": ["baseline" if i == 0 else "llm" for i in range(world.agents)],
                 "baseline": [i == 0 for i in range(world.agents)],
+                "mock": [False] * world.agents,
                 "bankroll": [BANKROLL] * world.agents,
             }
         ),

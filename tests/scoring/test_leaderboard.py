@@ -186,7 +186,9 @@ def test_json_document_is_plain_json_with_stable_keys() -> None:
         "footnotes",
         "breakdowns",
         "calibration",
+        "replicate_rows",
     ]
+    assert again["replicate_rows"] == []  # no agent is replicated
     assert again["bootstrap"] == {"replicates": 50, "seed": 0, "confidence": 0.95, "unit": "market"}
     assert again["as_of"] == "2025-01-10T00:00:00+00:00"
     assert (again["cohort_selection"], again["cohorts_left_out"], again["cohorts_not_scored"]) == (

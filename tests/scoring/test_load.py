@@ -104,7 +104,7 @@ def test_cohort_selection_and_scoring_end_to_end(engine: Engine) -> None:
 
 def test_unknown_cohort_and_bad_payouts_are_clear_errors(engine: Engine) -> None:
     populate(engine)
-    with pytest.raises(LoadError, match="cohort 'nope' not found"):
+    with pytest.raises(LoadError, match="no cohort with id 'nope'"):
         load_frames(engine, ["nope"])
     with session_scope(engine) as s:
         # A YES resolution whose payouts say NO won, on a market the LLM stated a probability for.

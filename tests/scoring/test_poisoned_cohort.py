@@ -38,7 +38,7 @@ def test_the_poisoned_cohort_by_id_is_one_line(engine: Engine) -> None:
     build_world(engine)
     add_poisoned_cohort(engine)
     code, _, err = arena(engine, "leaderboard", "--cohort", POISONED)
-    assert code == 1
+    assert code == 2
     assert err.strip().splitlines() == [f"error: cohort {POISONED!r} cannot be scored: {REASON}"]
     code, _, err = arena(engine, "cohort", "show", POISONED)
-    assert code == 1 and len(err.strip().splitlines()) == 1 and "cannot be shown" in err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "cannot be shown" in err

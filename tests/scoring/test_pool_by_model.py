@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine
+from sqlmodel import select
 from typer.testing import CliRunner
 
+from agents.registry import model_identity
 from arena.cli import app
 from arena.db.engine import session_scope
 from arena.db.models import (
@@ -180,4 +182,46 @@ def test_pooling_by_name_merges_different_models_that_share_a_name(engine: Engin
     assert rows["llm"]["return_pct"] == pytest.approx(15.0)
     assert {"gpt", "gpt-4o"} <= set(rows)
     result = CliRunner().invoke(app, ["leaderboard", "--pool-by", "size", "--database-url", "sqlite://"])
-    assert result.exit_code == 1 and "--pool-by 'size': choose 'name' or 'model'" in result.output
+    assert result.exit_code == 2 and "--pool-by 'size': choose 'name' or 'model'" in result.output
+
+
+def test_one_model_served_on_two_local_ports_is_one_row(engine: Engine) -> None:
+    """c1's ``llm`` and c2's ``gpt`` become the same local model behind two ports (Ollama's and
+    vLLM's): one bettor, as the port says how a server was started, not what it serves."""
+    _world(engine)
+    with session_scope(engine) as s:
+        for cohort, name, url in (
+            ("c1", "llm", "http://127.0.0.1:11434/v1"),
+            ("c2", "gpt", "http://localhost:8000/v1"),
+        ):
+            seat = s.exec(select(AgentRow).where(AgentRow.cohort_id == cohort, AgentRow.name == name)).one()
+            seat.settings_json = {"model": "llama3.1:8b", "base_url": url, "api_key_env": ""}
+            s.add(seat)
+    rows = _board(engine, "--pool-by", "model")
+    local = rows["llm llama3.1:8b @ local prompt v1"]
+    assert (local["cohorts"], local["pnl"]) == (2, 500.0)  # +1,000 in c1, −500 in c2
+
+
+@pytest.mark.parametrize(
+    ("kind", "settings", "identity"),
+    [
+        ("kelly", {}, "kelly"),
+        ("kelly", {"edge_threshold": "0.1", "max_markets": 3}, "kelly (edge_threshold 0.1, max_markets 3)"),
+        ("favorite", {"fraction": 0.1}, "favorite (fraction 0.1)"),
+        ("crowd", {"method": "mean"}, "crowd (method mean)"),
+        (
+            "llm",
+            {"model": "m", "base_url": "http://[::1]:8080/v1", "api_key_env": ""},
+            "llm m @ local prompt v1",
+        ),
+        (
+            "llm",
+            {"model": "m", "base_url": "http://10.0.0.2:8000/v1", "api_key_env": "K"},
+            "llm m @ http://10.0.0.2:8000/v1 prompt v1",
+        ),
+    ],
+)
+def test_identities_are_readable_and_name_only_what_differs_from_the_defaults(
+    kind: str, settings: dict[str, Any], identity: str
+) -> None:
+    assert model_identity(kind, settings) == identity

@@ -69,16 +69,18 @@ def test_the_json_names_the_headline_reading_and_footnotes_every_disagreement() 
         _frames(), Settings(replicates=20, implied="kelly"), cohorts=["c1"], as_of=None
     )
     assert document["implied"] == "kelly"
-    notes = document["footnotes"]
-    # Three label disagreements, then fav's fa reading, which contradicts its bet (0.2 < 0.80 paid).
-    assert len(notes) == 4 and notes[3].startswith("fav: Brier (bets) [fa] 0.640 reads 100% of its")
-    assert notes[0].startswith(
-        "fav: Brier (bets) [fa] 0.640 reads Very Poor but its return +30.0% reads Excellent."
+    # One line per reading whose labels disagree (each naming its agents), then fav's fa reading,
+    # which contradicts its bet (0.2 < 0.80 paid).
+    fa, kelly, incoherent = document["footnotes"]
+    assert incoherent.startswith("fav: Brier (bets) [fa] 0.640 reads 100% of its")
+    assert fa.startswith(
+        "Brier (bets) [fa] and return disagree: fav 0.640 reads Very Poor, return +30.0% reads Excellent; "
+        "dog "
     )
-    assert any(
-        n.startswith("dog: Brier (bets) 0.058 reads Excellent but its return −30.0%") is False for n in notes
+    assert kelly.startswith(
+        "Brier (bets) and return disagree: dog 0.058 reads Excellent, return -30.0% reads Very Poor."
     )
-    assert "dog: Brier (bets) 0.058 reads Excellent but its return -30.0% reads Very Poor." in " ".join(notes)
+    assert "(kelly reading)" in kelly and "fav" not in kelly
     assert {row["agent"] for row in document["calibration"]["implied_kelly"]} == {"fav", "dog"}
 
 

@@ -17,6 +17,7 @@ from decimal import ROUND_UP, Decimal
 from typing import Any
 
 from agents.types import Decision
+from arena.core.decisions import INVALID_ACTIONS
 from arena.db.types import storable_text
 from arena.engine.store.claims import DONE, ERROR, REJECTED
 from portfolio import Bet, DecisionRejected, Fill, Ledger, MarketId, Quotes, Sell
@@ -71,7 +72,7 @@ def execute(
             decision.actions, quotes, at, decision_id=decision_id, closed_markets=closed_markets
         )
     except DecisionRejected as exc:
-        return Outcome(REJECTED, (), str(exc), "invalid_actions")
+        return Outcome(REJECTED, (), str(exc), INVALID_ACTIONS)
     return Outcome(DONE, tuple(fills))
 
 

@@ -41,7 +41,7 @@ from arena.engine.runtime.cohort import AgentSlot, CohortRuntime
 from arena.engine.runtime.quotes import build_quotes
 from arena.engine.runtime.views import agent_view, held_markets, latest_prices, portfolio_view
 from arena.engine.store.charges import ChargeRecorder
-from arena.engine.store.claims import DONE, ERROR, Claim, ClaimResult, claim_round, new_token
+from arena.engine.store.claims import DONE, ERROR, REJECTED, Claim, ClaimResult, claim_round, new_token
 from arena.engine.store.ledger_store import committed
 from arena.engine.store.round_store import closed_by, market_questions, open_round
 from arena.tools.base import RoundFacts, ToolContext
@@ -56,7 +56,8 @@ log = logging.getLogger("arena.engine.rounds.run")
 _PEERS = (
     select(AgentRow.id, AgentRow.name, DecisionRow.probabilities_json)
     .join(DecisionRow, col(DecisionRow.agent_id) == col(AgentRow.id))
-    .where(col(DecisionRow.round_id) == bindparam("round_id"), col(DecisionRow.status) == DONE)
+    # a rejected decision's probabilities are its forecasts too (``arena.core.decisions``)
+    .where(col(DecisionRow.round_id) == bindparam("round_id"), col(DecisionRow.status).in_((DONE, REJECTED)))
 )
 
 

@@ -20,6 +20,7 @@ from sqlmodel import col, select
 
 from agents.types import Decision
 from arena.cohorts.config import CohortConfig
+from arena.cohorts.seats import seats
 from arena.db.engine import session_scope
 from arena.db.models import DecisionRow
 from arena.engine.runtime.cohort import AgentSlot
@@ -53,13 +54,13 @@ def agent_caps(config: CohortConfig, names: Collection[str] | None = None) -> di
     """Per-agent caps by agent name, from each agent's ``budget.max_cost_usd`` setting; only of
     ``names`` if given (a worker's unit asks about one agent of a cohort of thousands)."""
     caps = {}
-    for agent in config.agents:
-        if names is not None and agent.name not in names:
+    for seat in seats(config):  # a replicate has its own cap: each is an agent of its own
+        if names is not None and seat.name not in names:
             continue
-        budget = agent.settings.get("budget")
+        budget = seat.settings.get("budget")
         cap = budget.get("max_cost_usd") if isinstance(budget, Mapping) else None
         if cap is not None:
-            caps[agent.name] = Decimal(str(cap))
+            caps[seat.name] = Decimal(str(cap))
     return caps
 
 

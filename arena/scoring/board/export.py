@@ -7,13 +7,14 @@ named, the newest alone; ``all``: every cohort that ran, pooled; ``named``), ``c
 cohorts' ``[tournament]`` pools, summed),
 ``implied`` (the bet-implied reading the headline "Brier (bets)" uses: ``fa`` or ``kelly``),
 ``pool_by`` (``name`` or ``model``: what a row is across cohorts),
-``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``), ``footnotes``
-(``leaderboard_notes``: labels that disagree, readings that contradict their bets, a tournament
-only one agent covered), ``breakdowns`` (rows of
-``breakdowns.breakdowns``) and ``calibration`` (reliability rows per source: ``implied``,
-``implied_kelly``, ``stated``). Dollar amounts are numbers rounded to the cent (model cost: to
-1e-6 dollars); times are ISO 8601 UTC strings; a missing value is ``null``. Keys are only ever
-added; a removal or a change of meaning bumps ``schema_version``.
+``agents`` (one object per leaderboard row, keys = ``leaderboard.COLUMNS``; a replicated agent's
+row is the mean of its replicates, ``replicates`` > 1), ``footnotes`` (``leaderboard_notes``:
+labels that disagree, readings that contradict their bets, a tournament only one agent covered),
+``breakdowns`` (rows of ``breakdowns.breakdowns``), ``calibration`` (reliability rows per source:
+``implied``, ``implied_kelly``, ``stated``) and ``replicate_rows`` (each replicate's own row, same
+keys, ranked among themselves; empty when no agent is replicated). Dollar amounts are numbers
+rounded to the cent (model cost: to 1e-6 dollars); times are ISO 8601 UTC strings; a missing value
+is ``null``. Keys are only ever added; a removal or a change of meaning bumps ``schema_version``.
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ def leaderboard_document(
     """Everything ``arena leaderboard --json`` prints, from frames already narrowed to ``cohorts``
     (chosen as ``choice`` says; default: named by the caller)."""
     inputs = leaderboard_inputs(frames, settings.min_markets)
-    table = ranked(
+    table, copies = ranked(
         inputs, by=settings.by, seed=settings.seed, replicates=settings.replicates, level=settings.level
     )
     return {
@@ -96,6 +97,7 @@ def leaderboard_document(
         "footnotes": leaderboard_notes(table, settings.implied),
         "breakdowns": rows(breakdowns(frames)),
         "calibration": {source: rows(_calibration(frames, inputs, source)) for source in SOURCES},
+        "replicate_rows": rows(copies),
     }
 
 

@@ -112,21 +112,31 @@ def leaderboard_notes(table: Rows, implied: Reading) -> list[str]:
 
 
 def label_notes(table: Rows, implied: Reading) -> list[str]:
-    """One sentence per (agent, reading) whose implied Brier and return point opposite ways."""
+    """One sentence per reading that some agent's implied Brier and return point opposite ways,
+    naming each such agent with both figures (one line per reading, however many agents)."""
+    rows = _rows(table)
     notes = []
-    for row in _rows(table):
-        conflicting = (row.get("label_conflict") or "").split(", ")
-        notes += [_conflict(row, reading, implied) for reading in READINGS if reading in conflicting]
+    for reading in READINGS:
+        agents = [row for row in rows if reading in (row.get("label_conflict") or "").split(", ")]
+        if agents:
+            notes.append(_note(agents, reading, implied))
     return notes
 
 
-def _conflict(row: Row, reading: Reading, implied: Reading) -> str:
-    brier, ret = row[suffixed("brier", reading)], row["return_pct"]
+def _note(rows: list[Mapping[str, Any]], reading: Reading, implied: Reading) -> str:
     label = BY_KEY[suffixed("brier", reading)].display_label(implied)
+    each = "; ".join(_pair(row, reading) for row in rows)
     return (
-        f"{row['agent']}: {label} {brier:.3f} reads {_word(brier_label, brier)} but its return "
-        f"{ret:+.1f}% reads {_word(return_label, ret)}. The bet-implied Brier scores bet sizes read "
-        f"as forecasts ({reading} reading), not profit: read it beside the return and the other reading."
+        f"{label} and return disagree: {each}. The bet-implied Brier scores bet sizes read as "
+        f"forecasts ({reading} reading), not profit: read it beside the return and the other reading."
+    )
+
+
+def _pair(row: Mapping[str, Any], reading: Reading) -> str:
+    brier, ret = row[suffixed("brier", reading)], row["return_pct"]
+    return (
+        f"{row['agent']} {brier:.3f} reads {_word(brier_label, brier)}, "
+        f"return {ret:+.1f}% reads {_word(return_label, ret)}"
     )
 
 

@@ -10,8 +10,11 @@ are the stable keys of ``arena leaderboard --json`` (documented in the README).
 
 from __future__ import annotations
 
+from functools import partial
+
 import polars as pl
 
+from arena.scoring.board.replicates import collapse, replicate_groups
 from arena.scoring.load.frames import ScoringFrames
 from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.registry import BY_KEY, COLUMNS, METRICS, SORTABLE
@@ -38,11 +41,10 @@ def leaderboard(
     level: float = DEFAULT_LEVEL,
     min_markets: int = MIN_MARKETS,
 ) -> pl.DataFrame:
-    """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``."""
-    _check(by, level)
-    return ranked(
-        leaderboard_inputs(frames, min_markets), by=by, seed=seed, replicates=replicates, level=level
-    )
+    """One row per agent, sorted by ``by`` (best first; ties by name), with ``COLUMNS``; a
+    replicated agent is one row, the mean of its replicates (``arena.scoring.board.replicates``)."""
+    inputs = leaderboard_inputs(frames, min_markets)
+    return ranked(inputs, by=by, seed=seed, replicates=replicates, level=level)[0]
 
 
 def leaderboard_inputs(frames: ScoringFrames, min_markets: int = MIN_MARKETS) -> Inputs:
@@ -57,19 +59,32 @@ def ranked(
     seed: int = 0,
     replicates: int = DEFAULT_REPLICATES,
     level: float = DEFAULT_LEVEL,
-) -> pl.DataFrame:
-    """``leaderboard`` from its ``leaderboard_inputs`` (for callers that read those tables too)."""
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``leaderboard`` from its ``leaderboard_inputs`` (for callers that read those tables too),
+    and the replicates' own rows (each with its market-clustered intervals; empty when no agent
+    is replicated), ranked among themselves."""
     _check(by, level)
-    table = _ranked(point_estimates(inputs), by)
-    intervals = bootstrap_columns(
-        table,
-        ratio_sources(inputs),
-        market_pnl(inputs.frames),
+    seats = point_estimates(inputs)
+    groups = replicate_groups(seats["agent"].to_list())
+    boot = partial(
+        bootstrap_columns,
+        sources=ratio_sources(inputs),
+        pnl_by_market=market_pnl(inputs.frames),
         seed=seed,
         replicates=replicates,
         level=level,
         min_markets=inputs.min_markets,
     )
+    table = _ranked(collapse(seats, groups, inputs), by)
+    board = _with_intervals(table, boot(table, seats=seats, groups=groups))
+    replicated = [seat for members in groups.values() for seat in members]
+    if not replicated:
+        return board, board.clear()
+    copies = _ranked(collapse(seats.filter(pl.col("agent").is_in(replicated)), {}, inputs), by)
+    return board, _with_intervals(copies, boot(copies))
+
+
+def _with_intervals(table: pl.DataFrame, intervals: pl.DataFrame) -> pl.DataFrame:
     return table.join(intervals, on="agent", how="left", maintain_order="left").select(COLUMNS)
 
 

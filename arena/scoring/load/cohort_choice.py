@@ -65,7 +65,7 @@ def choose_cohorts(
         known = {c for c, _ in rows}
         missing = [c for c in named if c not in known]
         if missing:
-            raise LoadError(f"cohort {missing[0]!r} not found (see `arena cohort list`)")
+            raise LoadError(f"no cohort with id {missing[0]!r} (see `arena cohort list`)")
         return CohortChoice(tuple(dict.fromkeys(named)), "named")
     # Unnamed cohorts an older version stored out of this version's range are left out, named.
     with connected(bind) as connection:

@@ -41,6 +41,7 @@ from sqlalchemy.engine import Connection
 from agents.baselines import BASELINE_KINDS
 from arena.cohorts.config import MAX_SEED, RulesConfig
 from arena.cohorts.sections import ScoringConfig
+from arena.core.decisions import INVALID_ACTIONS
 from arena.db.columnar import read_frame
 from arena.db.read_tables import (
     agent,
@@ -201,7 +202,7 @@ def _cohorts(connection: Connection, cohort_ids: Sequence[str] | None) -> dict[s
     found = {row.id: _bankroll(row.config_json) for row in rows}
     missing = [c for c in ids if c not in found]
     if missing:
-        raise LoadError(f"cohort {missing[0]!r} not found (see `arena cohort list`)")
+        raise LoadError(f"no cohort with id {missing[0]!r} (see `arena cohort list`)")
     return found
 
 
@@ -212,7 +213,7 @@ def _bankroll(config: dict[str, Any]) -> Decimal:
 
 def _agents(connection: Connection, cohorts: dict[str, Decimal]) -> pl.DataFrame:
     rows = connection.execute(
-        select(agent.c.cohort_id, agent.c.name, agent.c.kind)
+        select(agent.c.cohort_id, agent.c.name, agent.c.kind, agent.c.settings_json)
         .where(agent.c.cohort_id.in_(list(cohorts)))
         .order_by(agent.c.cohort_id, agent.c.name)
     ).all()
@@ -222,6 +223,7 @@ def _agents(connection: Connection, cohorts: dict[str, Decimal]) -> pl.DataFrame
             "agent": [r.name for r in rows],
             "agent_kind": [r.kind for r in rows],
             "baseline": [r.kind in BASELINE_KINDS for r in rows],
+            "mock": [r.kind == "llm" and (r.settings_json or {}).get("provider") == "mock" for r in rows],
             "bankroll": [cohorts[r.cohort_id] for r in rows],
         },
         schema_overrides={"bankroll": pl.Decimal(38, 6)},
@@ -318,7 +320,7 @@ def _decision_frames(rows: Sequence[Any], charges: dict[int, Decimal]) -> tuple[
     index: list[int] = []
     stated: list[tuple[str, str, float]] = []
     for i, r in enumerate(rows):
-        if r.error is None and r.probabilities_json:
+        if states_forecasts(r.error, r.error_kind) and r.probabilities_json:
             own = [
                 (market_id, outcome, _probability(r.id, market_id, outcome, p))
                 for market_id, by_outcome in r.probabilities_json.items()
@@ -336,6 +338,14 @@ def _decision_frames(rows: Sequence[Any], charges: dict[int, Decimal]) -> tuple[
         stated_at="decided_at",
     )
     return frame, forecasts
+
+
+def states_forecasts(error: str | None, error_kind: str | None) -> bool:
+    """Whether a decision's stated probabilities count as its forecasts: a valid decision's, and
+    those of a decision whose actions alone the ledger refused (``invalid_actions``: the
+    probabilities passed their own check, and a bet's leg is not a forecast's). Any other error
+    left the decision with no usable answer."""
+    return error is None or error_kind == INVALID_ACTIONS
 
 
 def _probability(decision_id: int, market_id: str, outcome: str, value: object) -> float:

@@ -53,6 +53,7 @@ AGENTS = FrameSpec(
         Column("agent", pl.String(), "agent name, unique within the cohort"),
         Column("agent_kind", pl.String(), "llm, baseline, user, ... as configured"),
         Column("baseline", pl.Boolean(), "true for reference bots (marked on the leaderboard)"),
+        Column("mock", pl.Boolean(), "true for an LLM agent of the mock provider: canned answers, no model"),
         Column("bankroll", MONEY, "initial bankroll of the seat: the capital allocated to it"),
     ),
     (Check("bankroll", pl.col("bankroll") > 0, "positive"),),

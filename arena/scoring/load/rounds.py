@@ -26,7 +26,7 @@ from arena.cohorts.config import (
     decisions_end,
     frozen_tournament,
 )
-from arena.cohorts.leakage import LLM_KIND, knowledge_ends
+from arena.cohorts.leakage import LLM_KIND, guarded, knowledge_ends
 from arena.core.clock import ensure_utc
 from arena.core.config_types import UtcDateTime
 from arena.db.offered import first_offered
@@ -157,6 +157,8 @@ def guards(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
     ).all()
     table = []
     for r in rows:
+        if not guarded(LLM_KIND, r.settings_json or {}):
+            continue
         cutoff = (r.settings_json or {}).get("knowledge_cutoff")
         try:
             ends = None if cutoff is None else knowledge_ends(cutoff)

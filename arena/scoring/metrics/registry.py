@@ -407,7 +407,7 @@ COMPARISON_FIELDS = (
     *("diff", "diff_lo", "diff_hi", "p_value", "p_value_reason"),
     *("share_better", "wins", "ties", "losses", "common_markets", "few_markets"),
 )
-IDENTITY = ("rank", "agent", "agent_kind", "baseline", "cohorts", "bankroll")
+IDENTITY = ("rank", "agent", "agent_kind", "baseline", "mock", "replicates", "cohorts", "bankroll")
 
 
 def comparison_columns() -> tuple[str, ...]:

@@ -38,6 +38,7 @@ def roster(frames: ScoringFrames) -> pl.DataFrame:
         .agg(
             agent_kind=pl.col("agent_kind").first(),
             baseline=pl.col("baseline").any(),
+            mock=pl.col("mock").any(),
             cohorts=pl.col("cohort_id").n_unique(),
             bankroll=pl.col("bankroll").sum(),
         )

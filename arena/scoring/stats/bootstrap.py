@@ -14,6 +14,12 @@ The p-value of a difference d is two-sided against "no difference", from the boo
 distribution centred on the estimate: (1 + #{|d*_b − d| ≥ |d|}) / (1 + B), where B counts the
 replicates in which the difference is defined; none when those replicates never vary.
 Comparisons only involve the leader's markets, so their products use only those rows of ``W``.
+
+An agent run as N replicates (independent copies) is the mean of its copies, and its interval
+must hold how much the copies differ as well as how much the markets do: ``clustered_intervals``
+is a two-stage (hierarchical) bootstrap, which in each replicate b draws the markets (column b
+of ``W``, shared by every row) and then N of the copies with replacement, and takes the mean of
+the drawn copies' statistics under those market weights.
 """
 
 from __future__ import annotations
@@ -160,6 +166,53 @@ def _replicated(stats: list[Statistic], weights: np.ndarray) -> list[np.ndarray]
         den = num if stat.scale is not None else next(sums)  # a total needs no denominator
         replicates.append(stat.evaluate(num, den))
     return replicates
+
+
+def replicate_draws(members: int, replicates: int, seed: int, salt: int) -> np.ndarray:
+    """(replicates × members) counts: how often each of an agent's ``members`` replicates is drawn
+    in each bootstrap replicate (a multinomial draw of ``members``, like the markets' ``W``).
+    Deterministic for a seed and ``salt`` (the agent's place on the board); a lone member is
+    always drawn once, so an agent without replicates keeps its own market-only replicates."""
+    if members == 1:
+        return np.ones((replicates, 1))
+    rng = np.random.default_rng([seed, salt, members])
+    return rng.multinomial(members, np.full(members, 1.0 / members), size=replicates).astype(np.float64)
+
+
+def clustered(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per bootstrap replicate b, the mean of the members' ``values[j, b]`` weighted by
+    ``counts[b, j]`` (members × replicates, replicates × members); a member whose value is NaN
+    in b (nothing to score there) is left out of that mean, NaN when none is left."""
+    finite = np.isfinite(values)
+    weights = counts.T * finite
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = (np.where(finite, values, 0.0) * weights).sum(axis=0)
+        drawn = weights.sum(axis=0)
+        return np.where(drawn > 0, total / np.where(drawn > 0, drawn, 1.0), np.nan)
+
+
+def clustered_intervals(
+    stats: Mapping[str, Statistic], rows: list[list[int]], weights: np.ndarray, level: float, seed: int
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``intervals`` for board rows that are each the mean of one or more members (the rows of
+    ``stats``): a two-stage bootstrap that resamples the markets (``weights``, shared by every
+    row) and, within each replicate, a row's members with replacement (``replicate_draws``), so
+    the interval holds the spread between replicates as well as the markets'. The point is the
+    mean of the members' points (NaN members left out)."""
+    draws = [replicate_draws(len(members), weights.shape[1], seed, salt) for salt, members in enumerate(rows)]
+    result = {}
+    for (name, stat), replicates in zip(
+        stats.items(), _replicated(list(stats.values()), weights), strict=True
+    ):
+        point = stat.point()
+        points, reps = [], []
+        for members, counts in zip(rows, draws, strict=True):
+            own = point[members]
+            points.append(np.nanmean(own) if np.isfinite(own).any() else np.nan)
+            reps.append(clustered(replicates[members], counts))
+        lo, hi = percentile_interval(np.array(reps).reshape(len(rows), -1), level)
+        result[name] = (np.array(points), lo, hi)
+    return result
 
 
 def comparisons(

@@ -20,6 +20,8 @@ for the leader, which is compared with nothing).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import numpy as np
 import polars as pl
 
@@ -27,7 +29,14 @@ from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.registry import COMPARED, METRICS
 from arena.scoring.metrics.spec import ROW_SOURCES, MarketPnl, Metric
 from arena.scoring.rules.sums import grouped_sums
-from arena.scoring.stats.bootstrap import Statistic, comparisons, dense, intervals, replicate_weights
+from arena.scoring.stats.bootstrap import (
+    Statistic,
+    clustered_intervals,
+    comparisons,
+    dense,
+    intervals,
+    replicate_weights,
+)
 
 BOOTSTRAPPED: tuple[Metric, ...] = tuple(m for m in METRICS if m.interval or m.compared)
 FIELDS = ("diff", "diff_lo", "diff_hi", "p_value", "share_better", "wins", "ties", "losses", "common_markets")
@@ -87,16 +96,33 @@ def bootstrap_columns(
     replicates: int,
     level: float,
     min_markets: int,
+    seats: pl.DataFrame | None = None,
+    groups: Mapping[str, Sequence[str]] | None = None,
 ) -> pl.DataFrame:
-    """Interval and comparison columns for the agents of ``table`` (in its order; row 0 leads)."""
+    """Interval and comparison columns for the agents of ``table`` (in its order; row 0 leads).
+
+    With ``groups`` (a board row's name → its replicates' seat names, the rows of ``seats``), a
+    replicated agent's row is the mean of its replicates: its intervals come from the two-stage
+    bootstrap (``bootstrap.clustered_intervals``: markets, then replicates, resampled), and its
+    comparison with the leader from its replicates pooled (markets resampled)."""
     agents = table["agent"].to_list()
+    seat_table = table if not groups or seats is None else seats
+    seat_names = seat_table["agent"].to_list()
     sums = _market_sums(sources, pnl_by_market)
     markets = sorted(set().union(*(frame["market_id"].to_list() for frame in sums.values())))
-    stats = _statistics(agents, markets, sums, table["bankroll"].cast(pl.Float64).to_numpy())
+    seat_stats = _statistics(seat_names, markets, sums, seat_table["bankroll"].cast(pl.Float64).to_numpy())
     weights = replicate_weights(len(markets), replicates, seed)
     columns: dict[str, object] = {"agent": agents}
-    interval_stats = {m.key: stats[m.key] for m in BOOTSTRAPPED if m.interval}
-    for name, (point, lo, hi) in intervals(interval_stats, weights, level).items():
+    interval_keys = [m.key for m in BOOTSTRAPPED if m.interval]
+    if groups and seats is not None:
+        index = {name: i for i, name in enumerate(seat_names)}
+        rows = [[index[s] for s in groups.get(agent, [agent])] for agent in agents]
+        stats = {key: _pooled(stat, rows) for key, stat in seat_stats.items()}
+        found = clustered_intervals({k: seat_stats[k] for k in interval_keys}, rows, weights, level, seed)
+    else:
+        stats = seat_stats
+        found = intervals({k: stats[k] for k in interval_keys}, weights, level)
+    for name, (point, lo, hi) in found.items():
         ratio = BY_STAT[name].ratio
         if ratio is not None and ratio.skill:  # computed as a ratio; the skill is 1 − that / reference
             lo, hi = 1.0 - hi / ratio.reference, 1.0 - lo / ratio.reference
@@ -144,6 +170,16 @@ def _without_unfounded_p_value(name: str, min_markets: int) -> tuple[pl.Expr, pl
 
 
 BY_STAT: dict[str, Metric] = {m.key: m for m in BOOTSTRAPPED}
+
+
+def _pooled(stat: Statistic, rows: list[list[int]]) -> Statistic:
+    """``stat`` with each board row the sum of its members' rows (a replicated agent's copies
+    pooled), for comparisons with the leader."""
+    num = np.array([stat.num[members].sum(axis=0) for members in rows]).reshape(len(rows), -1)
+    den = np.array([stat.den[members].sum(axis=0) for members in rows]).reshape(len(rows), -1)
+    present = np.array([stat.present[members].any(axis=0) for members in rows]).reshape(len(rows), -1)
+    scale = None if stat.scale is None else np.array([stat.scale[members].sum() for members in rows])
+    return Statistic(num, den, present, stat.higher_is_better, scale)
 
 
 def _comparison_columns(
