@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlparse
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -24,6 +24,7 @@ from agents.baselines.momentum_kelly import KellySettings, MomentumKellyBettor
 from agents.baselines.passive import HalfBettor, HoldBettor, MarketBettor, NoSettings
 from agents.baselines.random_bets import RandomBettor, RandomSettings
 from agents.crowd import CrowdBettor, CrowdSettings
+from agents.external import EXTERNAL_KIND, NOT_RUN, ExternalSettings
 from agents.plugins import (
     Factory,
     PluginError,
@@ -159,6 +160,11 @@ def _check_scripted(settings: ScriptedSettings, environ: Mapping[str, str]) -> N
     load_script(settings.path)
 
 
+def _not_run(*_: object) -> NoReturn:
+    """An external forecaster's seat is imported, never built or launched (``agents.external``)."""
+    raise AgentConfigError(NOT_RUN)
+
+
 KINDS: dict[str, Kind] = {
     "hold": Kind(lambda: NoSettings, lambda s, ctx: HoldBettor(ctx.name)),
     "market": Kind(lambda: NoSettings, lambda s, ctx: MarketBettor(ctx.name)),
@@ -173,6 +179,7 @@ KINDS: dict[str, Kind] = {
     "scripted": Kind(
         lambda: ScriptedSettings, lambda s, ctx: ScriptedBettor.from_settings(ctx.name, s), _check_scripted
     ),
+    EXTERNAL_KIND: Kind(lambda: ExternalSettings, _not_run, _not_run),
 }
 
 

@@ -87,6 +87,10 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
     answers and model cost; the metric ranked ``by`` follows when it is not one of those."""
     brier = suffixed("brier", implied)
     keys = [brier if k == "brier" else k for k in KEY_FIGURES]
+    # Pooled cohorts: the difficulty-adjusted Briers beside the raw one (null within one cohort).
+    keys += [
+        k for k in (suffixed("brier_adjusted", implied), "stated_brier_adjusted") if _any_value(table, k)
+    ]
     boxed = {brier if k == "brier" else k for k in WITH_INTERVAL}
     extra = [] if by in keys else [BY_KEY[by]]
     exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _status(implied).alias("Status")]
@@ -97,7 +101,8 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
             width=WIDTHS["Status"],
             help="FAILED (not ranked: too few valid answers), the flags (¶ a bet reading that "
             "contradicts the bets, ¤ stated selectively, ! stated prices it was not shown: see the "
-            "notes), baseline, and the labels in words",
+            "notes), baseline, external forecaster (imported forecasts, no bets), and the labels in "
+            "words",
         ),
     }
     for metric in (*(BY_KEY[k] for k in keys), *extra):
@@ -116,9 +121,14 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
     return table.select(exprs), config
 
 
+def _any_value(table: pl.DataFrame, key: str) -> bool:
+    return table[key].null_count() < len(table)
+
+
 def _status(implied: Reading) -> pl.Expr:
     """What a reader must know before reading the numbers: failed, the flags whose figures cannot
-    be read as skill, baseline, the labels in words (a contradicted Brier label says so)."""
+    be read as skill, baseline or external (imported forecasts, no bets), the labels in words (a
+    contradicted Brier label says so)."""
     flags = [pl.when(pl.col(f.column)).then(pl.lit(f"{f.mark} {f.words}")) for f in FLAGS]
     flagged = pl.col(suffixed("brier_incoherent", implied)).fill_null(False)
     label = pl.col(suffixed("brier_label", implied))
@@ -126,6 +136,7 @@ def _status(implied: Reading) -> pl.Expr:
         pl.when(pl.col("failed").cast(pl.Boolean)).then(pl.lit("FAILED: not ranked")),
         *flags,
         pl.when(pl.col("baseline")).then(pl.lit("baseline")),
+        pl.when(pl.col("external")).then(pl.lit("external forecaster")),
         pl.col("return_label"),
         pl.when(flagged).then(pl.concat_str(label, pl.lit(" ¶"))).otherwise(label),
         pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),

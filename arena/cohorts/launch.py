@@ -121,8 +121,8 @@ def launch(
                 if existing.config_hash != frozen.config_hash():
                     raise ConfigError(f"cohort {cohort_id!r} already exists with a different config")
                 return Launched(cohort_id, frozen, existing.excluded_markets, False, warnings, work)
-        chosen = cohort_id or _free_id(session, frozen.name, now)
-        _insert(session, chosen, frozen, excluded, now)
+        chosen = cohort_id or free_cohort_id(session, frozen.name, now)
+        insert_cohort(session, chosen, frozen, excluded=excluded, now=now)
     return Launched(chosen, frozen, excluded, True, warnings, work)
 
 
@@ -138,12 +138,22 @@ def _round_times_before_cutoff(config: CohortConfig, source: MarketSource) -> It
         at = start + config.schedule.every * index
 
 
-def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: int, now: datetime) -> None:
+def insert_cohort(
+    session: Session,
+    cohort_id: str,
+    config: CohortConfig,
+    *,
+    excluded: int = 0,
+    now: datetime,
+    status: str = "pending",
+) -> None:
+    """The cohort row (config frozen with its hash) and its agents' rows, ``status`` as given
+    (``pending`` for a launch; an imported forecast set is ``completed`` from the start)."""
     row: dict[str, Any] = {
         "id": cohort_id,
         "name": config.name,
         "mode": config.mode,
-        "status": "pending",
+        "status": status,
         "seed": config.seed,
         "config_json": config.model_dump(mode="json"),
         "config_hash": config.config_hash(),
@@ -167,7 +177,7 @@ def _insert(session: Session, cohort_id: str, config: CohortConfig, excluded: in
     )
 
 
-def _free_id(session: Session, name: str, now: datetime) -> str:
+def free_cohort_id(session: Session, name: str, now: datetime) -> str:
     """``<name-slug>-<UTC timestamp>``, with a counter if that is taken (ids are readable and sortable)."""
     base = f"{re.sub(r'[^a-z0-9]+', '-', name.lower()).strip('-') or 'cohort'}-{now:%Y%m%d-%H%M%S}"
     taken = set(session.exec(select(CohortRow.id).where(col(CohortRow.id).startswith(base))).all())

@@ -1,18 +1,18 @@
-"""`arena data ...` commands: build, inspect and re-hash replay datasets."""
+"""`arena data ...` commands: build, inspect and re-hash replay datasets; import external forecasts."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.commands.options import BAD_INPUT, FAILED, fail, portable_command
+from arena.commands.options import BAD_INPUT, FAILED, DatabaseOption, fail, open_engine, portable_command
 from arena.commands.terminal import listing_table, plain_console, print_json, print_table
 from markets.placement import PlacementRefused
 from markets.replay import (
@@ -79,6 +79,97 @@ def import_forecastbench_command(
     for reason, count in sorted(summary.skipped.items()):
         console.print(f"  left out, {reason}: {count}")
     _print_info(console, summary.dataset)
+
+
+@app.command("import-forecast-set")
+def import_forecast_set_command(
+    questions: Annotated[Path, typer.Option("--questions", help="ForecastBench question set (JSON).")],
+    forecasts: Annotated[
+        list[Path], typer.Option("--forecasts", help="A forecast set (JSON); repeat for several.")
+    ],
+    resolutions: Annotated[Path, typer.Option("--resolutions", help="ForecastBench resolution set (JSON).")],
+    name: Annotated[
+        str | None, typer.Option("--name", help="Cohort name [default: the question set's].")
+    ] = None,
+    resolution_date: Annotated[
+        str | None,
+        typer.Option(
+            "--resolution-date",
+            help="Night the resolution set was made, YYYY-MM-DD [default: the date in its file name].",
+        ),
+    ] = None,
+    database_url: DatabaseOption = None,
+) -> None:
+    """Create a cohort of external forecasters from a ForecastBench forecast set; prints its id.
+
+    The market questions only (dataset questions are out of scope), scored by the arena's stated
+    rules: resolved markets against their outcome, unresolved ones provisionally against their
+    latest value. What was left out, and why, goes to stderr.
+    """
+    from arena.cohorts.forecast_set_import import import_forecast_set
+    from arena.cohorts.forecast_sets import ForecastSetError, read_forecast_set
+    from arena.core.clock import SystemClock
+
+    night = _day(resolution_date)
+    try:
+        forecast_set = read_forecast_set(questions, forecasts, resolutions, night)
+        imported = import_forecast_set(
+            open_engine(database_url),
+            forecast_set,
+            name=name or forecast_set.question_set.removesuffix(".json"),
+            clock=SystemClock(),
+        )
+    except ForecastSetError as exc:
+        fail(str(exc))
+    typer.echo(
+        f"Imported {imported.markets} market questions ({imported.resolved} resolved) and "
+        f"{imported.forecasts} forecasts by {imported.forecasters} external forecasters, with the "
+        "half baseline (Always 0.5), as cohort:",
+        err=True,
+    )
+    for reason, count in forecast_set.left_out.items():
+        if count:
+            typer.echo(f"  left out, {reason}: {count}", err=True)
+    typer.echo(imported.cohort_id)
+
+
+@app.command("import-forecasts")
+def import_forecasts_command(
+    path: Annotated[Path, typer.Argument(metavar="FILE.csv|FILE.jsonl", help="One forecast per row.")],
+    cohort: Annotated[str, typer.Option("--cohort", help="The cohort whose markets were forecast.")],
+    source: Annotated[
+        str | None, typer.Option("--source", help="Where the forecasts came from [default: the file name].")
+    ] = None,
+    database_url: DatabaseOption = None,
+) -> None:
+    """Seat external forecasters in a cohort from a file of forecasts (forecaster, market_id, time,
+    probability, outcome optional), scored beside the cohort's agents."""
+    from arena.cohorts.forecast_file import ForecastFileError, import_forecasts, read_forecast_file
+    from arena.core.clock import SystemClock
+
+    try:
+        rows = read_forecast_file(path)
+    except ForecastFileError as exc:
+        fail(str(exc))
+    try:
+        imported = import_forecasts(
+            open_engine(database_url), cohort, rows, source=source or path.name, clock=SystemClock()
+        )
+    except ForecastFileError as exc:
+        fail(f"{path}: {exc}")
+    typer.echo(
+        f"Imported {imported.forecasts} forecasts by {imported.forecasters} forecasters into cohort "
+        f"{cohort} ({imported.seated} seated as new external agents)"
+    )
+
+
+def _day(text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        fail(f"--resolution-date {text!r}: expected YYYY-MM-DD")
 
 
 @app.command("info")

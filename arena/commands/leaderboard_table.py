@@ -22,7 +22,7 @@ from rich.table import Table
 
 from arena.cohorts.seats import REPLICATE_MARK
 from arena.commands.terminal import plain_console
-from arena.reports.notes import stated_notes
+from arena.reports.notes import adjusted_notes, stated_notes
 from arena.scoring.board.notes import CONFLICT_MARK, LEGEND, flags_of, marked_notes
 from arena.scoring.load.cohort_choice import cohort_line
 from arena.scoring.load.frames import READINGS, Reading, suffixed
@@ -30,6 +30,7 @@ from arena.scoring.metrics.registry import BY_KEY
 
 BASELINE_MARK = "†"
 FEW_MARK = "‡"
+EXTERNAL_MARK = "*"  # an external forecaster: imported forecasts, no bets
 # Which comparison with the leader the wide table shows, by sort metric.
 COMPARISON_OF = {
     **{suffixed("brier", r): suffixed("brier", r) for r in READINGS},
@@ -50,7 +51,10 @@ REPLICATES_NOTE = (
     "\n×N: the mean of an agent's N replicates; its interval resamples the markets and the "
     "replicates (docs/scoring.md). --each-replicate lists each replicate."
 )
-WIDE_HINT = "--wide shows value, P/L, the other Brier reading, bets, win rate, p vs #1 and labels."
+WIDE_HINT = (
+    "--wide shows value, P/L, the other Brier reading, difficulty-adjusted Briers, stated overall, "
+    "bets, win rate, p vs #1 and labels."
+)
 
 
 def print_leaderboard(
@@ -83,6 +87,8 @@ def render(document: dict[str, Any], *, wide: bool = False, each_replicate: bool
     shown = _rows(document, each_replicate=each_replicate)
     if wide:
         _wide(table, shown, document["sort_by"], level, implied, other)
+    elif not any(agent["bets"] for agent in shown):
+        _compact_stated(table, shown, level)
     else:
         _compact(table, shown, level, implied)
     return table
@@ -124,6 +130,25 @@ def _compact(table: Table, shown: list[dict[str, Any]], level: int, implied: Rea
         )
 
 
+def _compact_stated(table: Table, shown: list[dict[str, Any]], level: int) -> None:
+    """Where nobody bet (an imported forecast set): rank, agent, the stated Brier overall and as
+    resolved with its interval, events scored (still open), status."""
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("Agent", overflow="fold")
+    for header in ("Stated\noverall", f"Stated\n{level}% CI", "Events\n(open)"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("Status", no_wrap=True)
+    for agent in shown:
+        table.add_row(
+            _rank(agent),
+            _agent(agent),
+            _with_interval(agent["stated_brier_overall"], None, None, "{:.3f}", ""),
+            _score(agent, "stated_brier"),
+            f"{agent['stated_events']}\n({agent['provisional_events']})",
+            _status(agent),
+        )
+
+
 def _wide(
     table: Table, shown: list[dict[str, Any]], sort_by: str, level: int, implied: Reading, other: Reading
 ) -> None:
@@ -137,7 +162,11 @@ def _wide(
         f"Return %\n{level}% CI",
         escape(f"{BY_KEY[suffixed('brier', implied)].display_label(implied)}\n{level}% CI"),
         escape(f"Brier\n[{other}]"),
+        escape(f"Brier adj.\n{level}% CI"),
+        escape(f"adj.\n[{other}]"),
         "Stated\nimputed",
+        "Stated\noverall",
+        f"Stated adj.\n{level}% CI",
         "Tourn.\ntake",
         "Bets\n(res.)",
         "Win\nrate",
@@ -148,6 +177,7 @@ def _wide(
         left = header in ("Agent", "Labels\nP/L, Brier")
         table.add_column(header, justify="left" if left else "right", no_wrap=True)
     brier, brier_other = suffixed("brier", implied), suffixed("brier", other)
+    adjusted, adjusted_other = suffixed("brier_adjusted", implied), suffixed("brier_adjusted", other)
     for agent in shown:
         table.add_row(
             _rank(agent),
@@ -155,15 +185,13 @@ def _wide(
             _money(agent["value"]),
             _money(agent["pnl"], signed=True),
             _return(agent),
-            _with_interval(agent[brier], agent[f"{brier}_lo"], agent[f"{brier}_hi"], "{:.3f}", "{:.2f}"),
+            _score(agent, brier),
             _with_interval(agent[brier_other], None, None, "{:.3f}", ""),
-            _with_interval(
-                agent["stated_brier_imputed"],
-                agent["stated_brier_imputed_lo"],
-                agent["stated_brier_imputed_hi"],
-                "{:.3f}",
-                "{:.2f}",
-            ),
+            _score(agent, adjusted),
+            _with_interval(agent[adjusted_other], None, None, "{:.3f}", ""),
+            _score(agent, "stated_brier_imputed"),
+            _with_interval(agent["stated_brier_overall"], None, None, "{:.3f}", ""),
+            _score(agent, "stated_brier_adjusted"),
             _share(agent["tournament_take"]),
             _bets(agent),
             _win_rate(agent),
@@ -172,6 +200,11 @@ def _wide(
             if agent["failed"]
             else "\n".join((agent["return_label"] or "—", _brier_label(agent, implied))),
         )
+
+
+def _score(agent: dict[str, Any], key: str) -> str:
+    """A score to three places with its interval to two, or "—"."""
+    return _with_interval(agent[key], agent[f"{key}_lo"], agent[f"{key}_hi"], "{:.3f}", "{:.2f}")
 
 
 def _readings(document: dict[str, Any]) -> tuple[Reading, Reading]:
@@ -188,7 +221,7 @@ def _agent(agent: dict[str, Any]) -> str:
     """The name in full (plain text: rich markup in a name is escaped), ``(mock)`` for an agent of
     the mock provider, and its marks."""
     marks = (BASELINE_MARK if agent["baseline"] else "") + (FEW_MARK if agent["few_markets"] else "")
-    marks += CONFLICT_MARK if agent["label_conflict"] else ""
+    marks += (CONFLICT_MARK if agent["label_conflict"] else "") + (EXTERNAL_MARK if agent["external"] else "")
     marks += "".join(dict.fromkeys(flag.mark for flag in flags_of(agent)))
     copies = agent.get("replicates") or 1
     name = f"  {agent['agent']}" if agent.get("_replicate") else agent["agent"]
@@ -226,10 +259,13 @@ def _win_rate(agent: dict[str, Any]) -> str:
 
 
 def _status(agent: dict[str, Any]) -> str:
-    """FAILED (not ranked: too few valid answers), provisional (stated events still open), or ok."""
+    """FAILED (not ranked: too few valid answers), provisional (stated events still open), external
+    (an imported forecaster: its stated scores are in --wide and --json), or ok."""
     if agent["failed"]:
         return "FAILED"
-    return "provisional" if agent["provisional_events"] else "ok"
+    if agent["provisional_events"]:
+        return "provisional"
+    return "external" if agent["external"] else "ok"
 
 
 def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
@@ -238,7 +274,9 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         _cohorts_caption(document)
         + f"{BASELINE_MARK} baseline bot   {FEW_MARK} fewer than {document['min_markets']} resolved markets: "
         f"intervals are wide   {CONFLICT_MARK} Brier and return labels disagree\n"
-        f"{LEGEND} (notes below)\n"
+        f"{LEGEND} (notes below)"
+        + (f"   {EXTERNAL_MARK} external forecaster (no bets)" if _any(document, "external") else "")
+        + "\n"
         + (
             ""
             if wide
@@ -252,6 +290,7 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
         + (REPLICATES_NOTE if any((a.get("replicates") or 1) > 1 for a in agents) else "")
         + "".join(f"\n{note}" for note in stated_notes(agents))
+        + ("".join(f"\n{note}" for note in adjusted_notes(agents)) if wide else "")
     )
 
 
@@ -263,6 +302,10 @@ def _cohorts_caption(document: dict[str, Any]) -> str:
 
 def _latest(document: dict[str, Any]) -> bool:
     return document.get("cohort_selection") == "latest"
+
+
+def _any(document: dict[str, Any], key: str) -> bool:
+    return any(agent[key] for agent in document["agents"])
 
 
 def _money(value: float | None, *, signed: bool = False) -> str:

@@ -307,6 +307,32 @@ class DecisionRow(ArenaTable, table=True):
     recorded_at: datetime = _recorded_at()
 
 
+class ExternalForecastRow(ArenaTable, table=True):
+    """A probability stated outside the arena's rounds by an external forecaster (``agents.external``).
+
+    Imported with its own time (``stated_at``): it stands from then like a statement of a decision
+    and is scored by the same rules. ``source`` names the file (or forecast set) it came from.
+    One row per (agent, market, outcome, time).
+    """
+
+    __tablename__ = "external_forecast"
+    __table_args__ = (
+        UniqueConstraint("agent_id", "market_id", "outcome", "stated_at"),
+        _fkc(["agent_id", "cohort_id"], ["agent.id", "agent.cohort_id"]),
+        Index(None, "cohort_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    agent_id: int
+    cohort_id: str
+    market_id: str = _ref("market.id")
+    outcome: str
+    p: float
+    stated_at: datetime = _at()
+    source: str
+    recorded_at: datetime = _recorded_at()
+
+
 class ToolCallRow(ArenaTable, table=True):
     """One research-tool call made during a decision (``arena/tools``), in the order made.
 

@@ -119,6 +119,17 @@ fill = table(
     column("filled_at", UTCDateTime),
 )
 
+external_forecast = table(
+    "external_forecast",
+    column("id", Integer),
+    column("agent_id", Integer),
+    column("cohort_id", String),
+    column("market_id", String),
+    column("outcome", String),
+    column("p", Float),
+    column("stated_at", UTCDateTime),
+)
+
 portfolio_snapshot = table(
     "portfolio_snapshot",
     column("agent_id", Integer),
@@ -148,6 +159,7 @@ TABLES = (
     round_market,
     decision,
     fill,
+    external_forecast,
     portfolio_snapshot,
     portfolio_close,
 )

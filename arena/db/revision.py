@@ -12,7 +12,7 @@ from __future__ import annotations
 from sqlalchemy import column, inspect, select, table
 from sqlalchemy.engine import Connection
 
-SCHEMA_HEAD = "0012"
+SCHEMA_HEAD = "0013"
 VERSION_TABLE = "alembic_version"  # Alembic's default, which arena/migrations/env.py keeps
 _VERSION = table(VERSION_TABLE, column("version_num"))
 

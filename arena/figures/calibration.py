@@ -28,8 +28,10 @@ def reliability_diagrams(
     forecasts (marker area ∝ forecasts in the bin); the diagonal is perfect calibration."""
     agents = sorted(table["agent"].unique().to_list())
     rows = max(1, ceil(len(agents) / columns))
+    # plotly refuses a spacing of 1 / (rows − 1) or more: a roster of dozens (a human panel) needs less.
+    spacing = min(0.14, 0.5 / max(1, rows - 1))
     base = make_subplots(
-        rows=rows, cols=columns, subplot_titles=[plain(a) for a in agents] or [""], vertical_spacing=0.14
+        rows=rows, cols=columns, subplot_titles=[plain(a) for a in agents] or [""], vertical_spacing=spacing
     )
     height = 120 + 300 * rows
     fig = house_figure("Reliability diagrams", "Forecast", "Observed", height=height, base=base, top=90)

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.scoring.rules.difficulty import PANELS, why_key
+
+SHOWN_NAMES = 5  # agents named in a note before "and N more"
+
 IMPUTED_NOTE = (
     "Stated imputed: stated Brier over every offered round and market, a missing forecast at that "
     "round's market price (ForecastBench), or 0.5 where the round hid it; none (—) for an agent "
@@ -30,3 +34,19 @@ def stated_notes(agents: list[dict[str, Any]]) -> list[str]:
         if a["rounds_before_cutoff"]
     ]
     return notes
+
+
+def adjusted_notes(agents: list[dict[str, Any]]) -> list[str]:
+    """Why difficulty-adjusted Briers are missing: one note per reason, naming its agents."""
+    reasons: dict[str, list[str]] = {}
+    for agent in agents:
+        for panel in PANELS:
+            why = agent.get(why_key(panel))
+            if why and agent["agent"] not in reasons.setdefault(why, []):
+                reasons[why].append(agent["agent"])
+    return [f"Adjusted Brier not given ({_names(names)}): {why}." for why, names in reasons.items()]
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(names[:SHOWN_NAMES])
+    return shown + (f" and {len(names) - SHOWN_NAMES} more" if len(names) > SHOWN_NAMES else "")

@@ -15,7 +15,7 @@ import polars as pl
 from arena.db.models import FINISHED_ROUND_STATUSES
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
-from arena.reports.notes import IMPUTED_NOTE, stated_notes
+from arena.reports.notes import IMPUTED_NOTE, adjusted_notes, stated_notes
 from arena.scoring.board.notes import flags_of, leaderboard_notes
 from arena.scoring.load.frames import Reading
 from arena.scoring.metrics.registry import METRICS, headline
@@ -55,7 +55,13 @@ METHODOLOGY = (
     "market are resampled together), with the replicates and seed given in manifest.json. With fewer "
     "than 30 resolved markets they are wide: treat rankings as tentative; a comparison with No. 1 on "
     "fewer than 30 common markets, or whose bootstrap has no variance, has no p-value.",
-    "Baseline bots are simple, deterministic references: an LLM should beat them before claiming skill.",
+    "Baseline bots are simple, deterministic references: an LLM should beat them before claiming skill. "
+    "External forecasters (a human panel, an offline model run) were imported with their forecasts' own "
+    "times and are scored on the same markets by the same stated rules; they never bet.",
+    "Across pooled cohorts, whose agents drew different markets, the adjusted Brier separates each "
+    "market's difficulty from each agent's skill (a fixed-effects fit of every agent's Brier per market, "
+    "the market's price as reference): what the agent would score on the average market. A report of "
+    "one cohort gives none: its agents were offered the same markets.",
 )
 
 
@@ -88,7 +94,8 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         ("Config hash", str(cohort["config_hash"])),
         ("Report created", _when(created_at)),
     ]
-    notes = [n for n in stated_notes(list(content.leaderboard.iter_rows(named=True))) if n != IMPUTED_NOTE]
+    rows = list(content.leaderboard.iter_rows(named=True))
+    notes = [n for n in stated_notes(rows) if n != IMPUTED_NOTE] + adjusted_notes(rows)
     facts += [("Note", note) for note in notes]
     return Summary(
         title=f"Cohort report: {cohort['name']}",
@@ -112,6 +119,7 @@ def _leaderboard_row(r: dict[str, Any], implied: Reading) -> Row:
         "#": MISSING if r["rank"] is None else str(r["rank"]),
         "Agent": r["agent"]
         + (" (baseline)" if r["baseline"] else "")
+        + (" (external)" if r["external"] else "")
         + (" (leakage guard: off)" if r["leakage_guard"] == "off" else ""),
         "Flags": "; ".join(flags) or MISSING,
     }
@@ -153,7 +161,7 @@ def _agent_facts(r: dict[str, Any], tables: dict[str, pl.DataFrame]) -> list[tup
     )
     problems = ", ".join(f"{k} ×{n}" for k, n in kinds.iter_rows()) or "none"
     return [
-        ("Kind", f"{seat['kind']}{' (baseline)' if seat['baseline'] else ''}"),
+        ("Kind", f"{seat['kind']}{' (baseline)' if seat['baseline'] else ''}{_external(r)}"),
         ("Model", seat["model_id"] or MISSING),
         (
             "Value (P/L)",
@@ -187,6 +195,10 @@ def _agent_facts(r: dict[str, Any], tables: dict[str, pl.DataFrame]) -> list[tup
             f"mean {number(r['mean_latency_s'], 2)} s",
         ),
     ]
+
+
+def _external(r: dict[str, Any]) -> str:
+    return " (external forecaster: imported forecasts, no bets)" if r["external"] else ""
 
 
 def _error_rows(decisions: pl.DataFrame, limit: int = 50) -> list[Row]:

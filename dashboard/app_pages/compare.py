@@ -8,12 +8,20 @@ import streamlit as st
 
 from arena import figures
 from arena.figures.pairs import Panel, paired_intervals
+from arena.reports.escaping import streamlit_literal
+from arena.reports.notes import adjusted_notes
 from arena.scoring.board.pairs import head_to_head
-from arena.scoring.load.frames import suffixed
+from arena.scoring.load.frames import READINGS, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 from dashboard import queries, view_queries, view_tables, widgets
 
 FIRST, SECOND = "compare_first", "compare_second"
+ADJUSTED = (
+    "Each agent's Brier over every cohort it took part in, adjusted for how hard its markets were: a "
+    "fixed-effects fit of every (agent, market) Brier, the market's own price as reference, gives what "
+    "the agent would score on the average market (95% bootstrap interval over markets). Within one "
+    "cohort every agent was offered the same markets, so it is given only when cohorts are pooled."
+)
 EXPLAIN = (
     "The paired comparison is the leaderboard's comparison with the leader, run on these two agents "
     "alone: the difference is first − second on the markets **both** took part in, with a 95% "
@@ -52,6 +60,7 @@ second = str(
 )
 styles = widgets.styles(ctx)
 implied = queries.scoring_choice(ctx.url, ctx.ids, ctx.data).implied
+other = next(r for r in READINGS if r != implied)
 
 marks = queries.equity(ctx.url, cohort_id, ctx.data).filter(pl.col("agent").is_in([first, second]))
 if marks.is_empty():
@@ -75,6 +84,16 @@ view, config = view_tables.comparison(
 )
 widgets.table(view, column_config=config)
 st.caption(EXPLAIN)
+
+st.subheader("Across all cohorts, adjusted for market difficulty")
+pooled = queries.scores(ctx.url, None, ctx.data, "return_pct").filter(pl.col("agent").is_in([first, second]))
+adjusted = (suffixed("brier_adjusted", implied), suffixed("brier_adjusted", other), "stated_brier_adjusted")
+if any(pooled[key].null_count() < len(pooled) for key in adjusted):
+    panels = [Panel(k, BY_KEY[k].axis_title(implied), BY_KEY[k].reference) for k in adjusted]
+    st.plotly_chart(paired_intervals(pooled.sort(pl.col("agent") != first), panels, styles))
+st.caption(ADJUSTED)
+for note in adjusted_notes(list(pooled.iter_rows(named=True))):
+    st.caption(streamlit_literal(note))
 
 st.subheader("Markets both bet on")
 both = head_to_head(stances, first, second)

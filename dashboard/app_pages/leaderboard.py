@@ -10,7 +10,7 @@ import streamlit as st
 from arena import figures
 from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
-from arena.reports.notes import stated_notes
+from arena.reports.notes import adjusted_notes, stated_notes
 from arena.scoring import SORTABLE
 from arena.scoring.board.notes import chart_flags, leaderboard_notes
 from arena.scoring.metrics.registry import BY_KEY
@@ -23,8 +23,12 @@ CHARTED = (
     "bss_market",
     "stated_brier_imputed",
     "stated_brier",
+    "stated_brier_overall",
     "log_score",
     "rel_log_score",
+    "brier_adjusted",
+    "brier_adjusted_kelly",
+    "stated_brier_adjusted",
 )
 LEGEND = """
 - **Return** — profit or loss over the bankroll, with positions valued at the latest market price.
@@ -51,6 +55,14 @@ LEGEND = """
 - **Tournament take** — the share of the prize pool under the Metaculus tournament rules: a
   forecast scores ln(forecast / market price) over time, and coverage counts only while the
   price was hidden, so restating the price wins nothing.
+- **Brier (stated, overall)** — resolved and still-open stated markets together (open ones against
+  their latest price): ForecastBench's score of a forecaster on market questions.
+- **Adjusted for market difficulty** — when cohorts are pooled, agents drew different markets;
+  a fixed-effects fit of every (agent, market) Brier separates each market's difficulty from each
+  agent's skill, and the adjusted Brier is what the agent would score on the average market.
+  Few shared markets make its interval wide; a note says why it is missing.
+- **External forecasters** — forecasts imported from outside the arena (a human panel, an offline
+  model run): scored on the same markets by the same stated rules; they never bet.
 - **Leakage guard: off** — an LLM replaying past markets without a declared knowledge cutoff: it
   may already know how they ended, so its scores may not be forecasts at all.
 - **95% interval** — the range the score would plausibly take on another draw of markets
@@ -127,6 +139,9 @@ view, config = tables.leaderboard(table, implied, by)
 widgets.table(view, column_config=config)
 for note in stated_notes(list(table.iter_rows(named=True))):
     st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
+if ctx.choice == widgets.ALL:  # within one cohort nothing is adjusted, and every row would say so
+    for note in adjusted_notes(list(table.iter_rows(named=True))):
+        st.caption(streamlit_literal(note))
 for note in leaderboard_notes(table, implied):
     st.caption("Note: " + streamlit_literal(note))
 with st.expander("Every metric", expanded=False):

@@ -14,7 +14,7 @@ from agents.baselines.momentum_kelly import MomentumKellyBettor
 from agents.baselines.passive import HoldBettor, MarketBettor
 from agents.baselines.random_bets import RandomBettor
 from agents.crowd import CrowdBettor
-from agents.registry import KINDS, AgentConfigError, build_bettor, validate_agent
+from agents.registry import KINDS, AgentConfigError, build_bettor, model_identity, validate_agent
 from agents.scripted import ScriptedBettor
 from agents.types import Bettor
 from tests.agents.test_baselines_builders import decide, entry, view
@@ -42,8 +42,21 @@ def test_the_known_kinds() -> None:
         "llm",
         "plugin",
         "scripted",
+        "external",
     }
     assert set(KINDS) == expected
+
+
+def test_an_external_forecaster_is_never_built_or_launched_but_has_an_identity() -> None:
+    settings = {"source": "panel.csv", "forecaster": "ann"}
+    for attempt in (
+        lambda: validate_agent("external", settings, environ={}),
+        lambda: build_bettor("ann", "external", settings, seed=0, environ={}, new_http_client=None),
+    ):
+        with pytest.raises(AgentConfigError, match=r"imported .* never launched"):
+            attempt()
+    assert model_identity("external", settings) == "external (forecaster ann, source panel.csv)"
+    assert "did you mean 'forecaster'?" in _error("external", {"source": "x", "forecastr": "a"})
 
 
 def test_unknown_kind_lists_the_known_ones() -> None:

@@ -103,6 +103,10 @@ def test_all_cohorts_pool_an_agent_across_its_seats(page: Runner) -> None:
     _clean(app)
     table = app.dataframe[1].value.set_index("Agent")  # every metric
     assert len(table) == 6 and round(table.loc["gpt-4o", "Value"], 2) == 20532.70  # two seats, summed
+    # Pooled cohorts drew different markets: the key figures add the Briers adjusted for difficulty.
+    key_figures = app.dataframe[0].value
+    assert {"Brier (bets, adjusted)", "Brier (stated, adjusted)"} <= set(key_figures.columns)
+    assert key_figures.set_index("Agent").loc["gpt-4o", "Brier (bets, adjusted)"] != "—"
 
 
 def test_cohort_page_shows_curves_pnl_rounds_and_errors(page: Runner) -> None:

@@ -32,9 +32,12 @@ def _clean(app) -> str:  # type: ignore[no-untyped-def]
 
 def test_compare_shows_both_curves_scores_and_who_was_right(page: Runner) -> None:
     app = page("compare", cohort=REPLAY, compare_first="gpt-4o", compare_second="claude")
-    _clean(app)
+    text = _clean(app)
     assert app.title[0].value == "Compare two agents"
-    assert len(app.get("plotly_chart")) == 2  # equity curves, paired scores
+    # Equity curves, paired scores, and their Briers adjusted for market difficulty across both
+    # cohorts of the world (gpt-4o sits in both).
+    assert len(app.get("plotly_chart")) == 3
+    assert "Across all cohorts, adjusted for market difficulty" in text
     scores = app.dataframe[0].value.set_index("Metric")
     stated = scores.loc["Brier (stated)"]
     assert stated["First: gpt-4o"] < stated["Second: claude"] and stated["First − second"] < 0

@@ -29,7 +29,7 @@ def test_upgrade_then_revision_reports_up_to_date(db_url: str) -> None:
     assert "up to date" in after.output
 
 
-OLD = "0011"  # the revision before the newest
+OLD = "0012"  # the revision before the newest
 
 
 def _one_line(result: Result) -> str:

@@ -174,6 +174,17 @@ def test_reliability_diagrams_have_one_panel_per_agent_and_both_sources() -> Non
     assert len(data) == 2 and data[0].x == (0.25, 0.75)
 
 
+def test_reliability_diagrams_fit_a_panel_of_dozens() -> None:
+    agents = [f"forecaster-{i:02d}" for i in range(44)]  # an imported human panel: 15 rows of 3
+    rows = [
+        {"agent": a, "source": "stated", "bin": 3, "mean_forecast": 0.35, "observed": 0.5, "count": 2}
+        for a in agents
+    ]
+    roster = pl.DataFrame({"agent": agents, "baseline": [False] * len(agents)})
+    fig = figures.reliability_diagrams(pl.DataFrame(rows), agent_styles(roster))
+    assert len(fig.layout.annotations) == 44
+
+
 def test_round_outcomes_only_show_statuses_that_happened() -> None:
     rounds = pl.DataFrame(
         {"round_index": [0, 1], "done": [3, 2], "rejected": [0, 1], "error": [0, 0], "claimed": [0, 0]}

@@ -40,11 +40,17 @@ def test_table_for_one_cohort(url: str) -> None:
     # in round 1, its round-0 statements stand (A .1 → .01, B .8 → .04), C missing → price .3 → .09,
     # one market: .14 / 3. Mean over the two markets: (.49 + .0467) / 2 = .268. C was shown and
     # unstated: 1 of the 4 (round, market outcome) events, 25% > 10%: stated selectively (¤).
+    # Stated overall: its stated events, all resolved, each market once: (.49 + (.01 + .04) / 2) / 2
+    # = .2575 (the float lies just below: 0.257). One cohort: no adjusted Brier (—, with a note).
     # Tournament: llm-1 alone has coverage, so it is paid S / (S + 1) (s = −0.01, c = 0.33): 24.6%.
-    row = ["1", "llm-1", "‡§¤", "5,750", "+750", "+15.0", "0.360", KELLY, "0.268", "24.6%", "1", "100%", "—"]
-    assert [*row, "Good"] in lines
+    row = ["1", "llm-1", "‡§¤", "5,750", "+750", "+15.0", "0.360", KELLY, "—", "—", "0.268", "0.257", "—"]
+    assert [*row, "24.6%", "1", "100%", "—", "Good"] in lines
     # hold states nothing: it takes no part, so no stated score; no coverage, no take.
-    assert ["2", "hold", "†‡", "5,000", "0", "+0.0", "—", "—", "—", "0.0%", "0", "—", "—", "Neutral"] in lines
+    hold = ["2", "hold", "†‡", "5,000", "0", "+0.0", "—", "—", "—", "—", "—", "—", "—", "0.0%", "0", "—", "—"]
+    assert [*hold, "Neutral"] in lines
+    assert "Adjusted Brier not given (llm-1): one cohort: its agents were offered the same markets" in (
+        " ".join(result.output.split())
+    )
     assert "¤ llm-1: had no forecast standing on 25% of the rounds and markets" in " ".join(
         result.output.split()
     )

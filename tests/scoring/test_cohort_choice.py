@@ -41,7 +41,7 @@ def test_the_latest_alone_unless_all_or_named(engine: Engine) -> None:
     pooled = choose_cohorts(engine, pool_all=True)
     assert pooled == CohortChoice(("a-done", "b-new", "z-old"), "all", (("p", "pending"), ("x", "cancelled")))
     assert choose_cohorts(engine, ["p", "a-done", "p"]) == CohortChoice(("p", "a-done"), "named")
-    with pytest.raises(LoadError, match="cohort 'nope' not found"):
+    with pytest.raises(LoadError, match="no cohort with id 'nope'"):
         choose_cohorts(engine, ["nope"])
     with pytest.raises(LoadError, match="give one or the other"):
         choose_cohorts(engine, ["p"], pool_all=True)

@@ -16,6 +16,7 @@ from datetime import datetime
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
+from agents.external import EXTERNAL_KIND
 from arena.cohorts.config import config_from_frozen
 from arena.core.clock import Clock
 from arena.core.summary import Summary
@@ -233,7 +234,8 @@ def marks_due(engine: Engine, cohort_id: str, at: datetime) -> bool:
         assert row is not None
         config = config_from_frozen(row.config_json)
         assert config.start is not None, "a launched cohort always has its start frozen"
-        agents = set(session.exec(select(AgentRow.id).where(AgentRow.cohort_id == cohort_id)).all())
+        seats = select(AgentRow.id).where(AgentRow.cohort_id == cohort_id, AgentRow.kind != EXTERNAL_KIND)
+        agents = set(session.exec(seats).all())  # external forecasters hold no book to mark
         return not agents <= marked_in_bucket(session, cohort_id, config.start, config.marks.every, at)
 
 

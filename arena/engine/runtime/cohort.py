@@ -15,6 +15,7 @@ from functools import partial
 from sqlalchemy import Engine
 from sqlmodel import col, select
 
+from agents.external import EXTERNAL_KIND
 from agents.llm.limits import ProviderLimits
 from agents.registry import build_bettor
 from agents.types import AgentView, Bettor, Decision
@@ -163,8 +164,11 @@ def load_runtime(
         if cohort is None:
             raise CohortNotFound(f"no cohort with id {cohort_id!r} (see `arena cohort list`)")
         config = config_from_frozen(cohort.config_json)
+        # External forecasters are seated for scoring only: the arena never runs them.
         rows = session.exec(
-            select(AgentRow).where(AgentRow.cohort_id == cohort_id).order_by(col(AgentRow.id))
+            select(AgentRow)
+            .where(AgentRow.cohort_id == cohort_id, AgentRow.kind != EXTERNAL_KIND)
+            .order_by(col(AgentRow.id))
         ).all()
         books = load_books(session, config.rules.to_rules(), [r.id for r in rows if r.id is not None])
     source = source or open_source(config, engine)

@@ -70,6 +70,7 @@ def ranked(
         bootstrap_columns,
         sources=ratio_sources(inputs),
         pnl_by_market=market_pnl(inputs.frames),
+        difficulty_cells=inputs.difficulty_cells,
         seed=seed,
         replicates=replicates,
         level=level,

@@ -16,7 +16,8 @@ frames it returns. What it decides, and why:
   Decisions never answered (no ``decided_at``: still claimed, or *missed* because a live round
   was found too late, ``arena.engine.rounds.missed``) are left out, so a missed round never
   counts as an invalid answer; ``error_kind`` is null exactly when the decision had no error.
-- Stated probabilities come from decisions without error; other than binary markets (one YES
+- Stated probabilities come from decisions without error, and from external forecasters'
+  imported forecasts (``arena.scoring.load.external``); other than binary markets (one YES
   row), a market keeps one row per outcome stated.
 - Markets, resolutions and prices: ``load_markets``; listings, tournament windows, offers and
   leakage guards: ``load_rounds``; the row plumbing they share: ``load_rows``.
@@ -56,6 +57,7 @@ from arena.db.read_tables import (
 )
 from arena.scoring.load import markets as load_markets
 from arena.scoring.load import rounds as load_rounds
+from arena.scoring.load.external import external_forecasts, with_external
 from arena.scoring.load.frames import (
     DECISIONS,
     Reading,
@@ -134,7 +136,8 @@ def load_frames(
         cohorts = _cohorts(connection, cohort_ids)
         agents = _agents(connection, cohorts)
         fills = _fills(connection, list(cohorts))
-        decisions, forecasts = _decisions(connection, list(cohorts))
+        decisions, stated = _decisions(connection, list(cohorts))
+        forecasts = with_external(stated, external_forecasts(connection, list(cohorts)))
         shown = load_rounds.shown(connection, list(cohorts))
         involved = sorted(
             set(fills["market_id"]) | set(forecasts["market_id"]) | {r.market_id for r in shown}

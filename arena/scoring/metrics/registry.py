@@ -19,6 +19,7 @@ import polars as pl
 
 from arena.scoring.load.frames import READINGS, Reading, suffixed
 from arena.scoring.metrics import summary
+from arena.scoring.metrics.adjusted import adjusted_family, bet_adjusted_metrics
 from arena.scoring.metrics.families import calibration_metrics, reading_metrics
 from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.labels import disagree, return_label
@@ -142,6 +143,7 @@ METRICS: tuple[Metric, ...] = (
         ratio=Ratio("bets", _scored("won"), pl.col("decisive").cast(pl.Float64)),
     ),
     *(metric for reading in READINGS for metric in reading_metrics(reading)),
+    *bet_adjusted_metrics(),
     Metric(
         "stated_events", "Stated events", "stated questions scored", "count", per_agent=summary.stated_metrics
     ),
@@ -270,6 +272,17 @@ METRICS: tuple[Metric, ...] = (
         "score",
         per_agent=_stated_readings,
     ),
+    Metric(
+        "stated_brier_overall",
+        "Brier (stated, overall)",
+        "mean over the resolved stated events (stated_brier) and the open ones (stated_brier_provisional) "
+        "together, each market once: ForecastBench's market score, provisional while events are open",
+        "score",
+        better="lower",
+        reference=RANDOM_BRIER,
+        per_agent=summary.stated_overall,
+    ),
+    *adjusted_family("stated"),
     Metric(
         "leakage_guard",
         "Leakage guard",
@@ -407,7 +420,9 @@ COMPARISON_FIELDS = (
     *("diff", "diff_lo", "diff_hi", "p_value", "p_value_reason"),
     *("share_better", "wins", "ties", "losses", "common_markets", "few_markets"),
 )
-IDENTITY = ("rank", "agent", "agent_kind", "baseline", "mock", "replicates", "cohorts", "bankroll")
+IDENTITY = (
+    *("rank", "agent", "agent_kind", "baseline", "external", "mock", "replicates", "cohorts", "bankroll"),
+)
 
 
 def comparison_columns() -> tuple[str, ...]:

@@ -16,6 +16,7 @@ import polars as pl
 
 from arena.scoring.load.frames import Reading
 from arena.scoring.metrics.inputs import Inputs
+from arena.scoring.rules.difficulty import Panel
 
 Format = Literal[
     "money", "pnl", "percent", "share", "score", "count", "number", "cost", "text", "time", "flag"
@@ -75,6 +76,14 @@ class MarketPnl:
 
 
 @dataclass(frozen=True)
+class FixedEffects:
+    """A difficulty-adjusted Brier: its interval refits the panel's fixed effects on each bootstrap
+    replicate (``arena.scoring.rules.difficulty``); ``panel`` is ``stated`` or a bet reading."""
+
+    panel: Panel
+
+
+@dataclass(frozen=True)
 class Metric:
     """One leaderboard metric. Exactly one of ``ratio``, ``per_agent`` and ``derive`` computes it.
 
@@ -103,7 +112,7 @@ class Metric:
     ratio: Ratio | None = None
     per_agent: PerAgent | None = None
     derive: Derive | None = None
-    bootstrap: MarketPnl | None = None
+    bootstrap: MarketPnl | FixedEffects | None = None
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.ratio, self.per_agent, self.derive)) != 1:

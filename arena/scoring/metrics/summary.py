@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import polars as pl
 
+from agents.external import EXTERNAL_KIND
 from arena.scoring.load.frames import READINGS, Reading, ScoringFrames, suffixed
 from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.rules.calibration import murphy
 from arena.scoring.rules.costs import cost_metrics
 from arena.scoring.rules.pnl import seat_values, trading
+from arena.scoring.rules.provisional import market_weighted_mean
 from arena.scoring.rules.risk import risk_metrics
 from arena.scoring.rules.sums import fmean, fsum
 from portfolio import metrics
@@ -31,7 +33,9 @@ SOURCES: tuple[Source, ...] = (*IMPLIED_SOURCES, "stated")
 
 
 def roster(frames: ScoringFrames) -> pl.DataFrame:
-    """One row per agent name: kind (of its first seat), baseline, cohorts, total bankroll."""
+    """One row per agent name: kind (of its first seat), baseline, external, cohorts and the total
+    bankroll of its seats that can bet (null for an external forecaster: it never does)."""
+    bets = pl.col("agent_kind") != EXTERNAL_KIND
     return (
         frames.agents.sort("cohort_id", maintain_order=True)
         .group_by("agent", maintain_order=True)
@@ -39,8 +43,9 @@ def roster(frames: ScoringFrames) -> pl.DataFrame:
             agent_kind=pl.col("agent_kind").first(),
             baseline=pl.col("baseline").any(),
             mock=pl.col("mock").any(),
+            external=bets.not_().all(),
             cohorts=pl.col("cohort_id").n_unique(),
-            bankroll=pl.col("bankroll").sum(),
+            bankroll=pl.when(bets.any()).then(pl.col("bankroll").filter(bets).sum()),
         )
         .sort("agent")
     )
@@ -53,7 +58,10 @@ def _all_or_null(column: str) -> pl.Expr:
 
 def money(inputs: Inputs) -> pl.DataFrame:
     """Per agent: value, cash, P/L (realised, unrealised), last mark and return %, summed over seats."""
-    seats = seat_values(inputs.frames)
+    betting = inputs.frames.agents.filter(pl.col("agent_kind") != EXTERNAL_KIND).select("cohort_id", "agent")
+    seats = seat_values(inputs.frames).join(
+        betting, on=["cohort_id", "agent"], how="semi", maintain_order="left"
+    )
     totals = seats.group_by("agent", maintain_order=True).agg(
         value=_all_or_null("value"),
         cash=_all_or_null("cash"),
@@ -107,6 +115,16 @@ def stated_metrics(inputs: Inputs) -> pl.DataFrame:
     )
     table = roster(inputs.frames).select("agent").join(means, on="agent", how="left", maintain_order="left")
     return table.with_columns(pl.col("stated_events").fill_null(0))
+
+
+def stated_overall(inputs: Inputs) -> pl.DataFrame:
+    """Per agent: ``stated_brier_overall``, the mean over its resolved stated events (their Brier)
+    and its open ones (their Brier against the latest price) together, each market weighing once:
+    ForecastBench's score of a forecaster on market questions, as provisional as its open part."""
+    keys = ["cohort_id", "agent", "market_id", "brier"]
+    resolved = inputs.events.select(keys)
+    still_open = inputs.readings.provisional.filter(pl.col("brier").is_not_null()).select(keys)
+    return market_weighted_mean(pl.concat([resolved, still_open]), "brier", "stated_brier_overall")
 
 
 def calibration_metrics(inputs: Inputs) -> pl.DataFrame:

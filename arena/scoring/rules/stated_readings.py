@@ -40,23 +40,26 @@ STATED_COLUMNS = (
 @dataclass(frozen=True)
 class StatedReadings:
     """``imputed_events``: per (cohort, agent, market, outcome) scores over the rounds offered;
+    ``provisional``: per stated event not resolved yet, its Brier against the latest price;
     ``per_agent``: ``agent`` and ``STATED_COLUMNS``, one row per agent of the roster."""
 
     imputed_events: pl.DataFrame
+    provisional: pl.DataFrame
     per_agent: pl.DataFrame
 
 
 def stated_readings(frames: ScoringFrames) -> StatedReadings:
     events = imputed_event_scores(frames)
+    open_events = provisional_events(frames)
     roster = frames.agents.select("agent").unique().sort("agent")
     parts = (
         imputed_metrics(events, autocast_market_scores(events)),
         hidden_price_metrics(frames),
-        provisional_metrics(provisional_events(frames)),
+        provisional_metrics(open_events),
         guard_metrics(frames),
     )
     table = roster
     for part in parts:
         table = table.join(part, on="agent", how="left", maintain_order="left")
     counts = [pl.col(c).fill_null(0) for c in ("imputed_events", "provisional_events")]
-    return StatedReadings(events, table.with_columns(counts).select("agent", *STATED_COLUMNS))
+    return StatedReadings(events, open_events, table.with_columns(counts).select("agent", *STATED_COLUMNS))

@@ -1,11 +1,12 @@
 """Bootstrap intervals and comparisons with the leader, for the registry's metrics.
 
 Intervals (``<metric>_lo`` / ``<metric>_hi``) for every registered metric with ``interval``:
-ratio metrics resample their own per-market sums (``metric_spec.Ratio``), and ``return_pct``
-resamples P/L per market over the bankroll. Return's interval keeps the small unattributed
-rest (time between the last price and the last mark) fixed, so it brackets the headline
-return; it is bounded below by −100% (no book loses more than its bankroll). A skill score
-``1 − ratio`` flips the ratio's interval.
+ratio metrics resample their own per-market sums (``metric_spec.Ratio``), ``return_pct``
+resamples P/L per market over the bankroll, and a difficulty-adjusted Brier refits its fixed
+effects on each replicate (``arena.scoring.stats.adjusted_intervals``), with the same draws.
+Return's interval keeps the small unattributed rest (time between the last price and the last
+mark) fixed, so it brackets the headline return; it is bounded below by −100% (no book loses
+more than its bankroll). A skill score ``1 − ratio`` flips the ratio's interval.
 
 Comparisons with the leader (the first row of the sorted table) on every metric with
 ``compared``, restricted to the markets both took part in: ``vs_leader_<m>_diff`` (agent −
@@ -27,8 +28,10 @@ import polars as pl
 
 from arena.scoring.metrics.inputs import Inputs
 from arena.scoring.metrics.registry import COMPARED, METRICS
-from arena.scoring.metrics.spec import ROW_SOURCES, MarketPnl, Metric
+from arena.scoring.metrics.spec import ROW_SOURCES, FixedEffects, MarketPnl, Metric
+from arena.scoring.rules.difficulty import Panel
 from arena.scoring.rules.sums import grouped_sums
+from arena.scoring.stats.adjusted_intervals import adjusted_interval
 from arena.scoring.stats.bootstrap import (
     Statistic,
     clustered_intervals,
@@ -91,6 +94,7 @@ def bootstrap_columns(
     table: pl.DataFrame,
     sources: dict[str, pl.DataFrame],
     pnl_by_market: pl.DataFrame,
+    difficulty_cells: Mapping[Panel, pl.DataFrame],
     *,
     seed: int,
     replicates: int,
@@ -113,7 +117,13 @@ def bootstrap_columns(
     seat_stats = _statistics(seat_names, markets, sums, seat_table["bankroll"].cast(pl.Float64).to_numpy())
     weights = replicate_weights(len(markets), replicates, seed)
     columns: dict[str, object] = {"agent": agents}
-    interval_keys = [m.key for m in BOOTSTRAPPED if m.interval]
+    interval_keys = [m.key for m in BOOTSTRAPPED if m.interval and m.key in seat_stats]
+    for m in BOOTSTRAPPED:  # fitted on the board's rows, whatever their replicates
+        if isinstance(m.bootstrap, FixedEffects):
+            cells = difficulty_cells[m.bootstrap.panel]
+            columns[f"{m.key}_lo"], columns[f"{m.key}_hi"] = adjusted_interval(
+                cells, agents, markets, weights, level
+            )
     if groups and seats is not None:
         index = {name: i for i, name in enumerate(seat_names)}
         rows = [[index[s] for s in groups.get(agent, [agent])] for agent in agents]
@@ -216,6 +226,8 @@ def _statistics(
     }
     stats = {}
     for m in BOOTSTRAPPED:
+        if isinstance(m.bootstrap, FixedEffects):
+            continue  # refitted per replicate: ``adjusted_interval``
         if m.ratio is not None:
             source = matrices[m.ratio.source]
             num, den = source[sum_column(m, "num")], source[sum_column(m, "den")]

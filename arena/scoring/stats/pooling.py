@@ -8,7 +8,8 @@ row. Seats of one identity in one cohort keep apart (their name is added), as a 
 seat is what the frames hold.
 
 ``decided_seats`` leaves out, when several cohorts are pooled, the seats whose agent never
-decided in that cohort: an unused seat would add its bankroll at 0 P/L and dilute the return.
+decided (nor, for an external forecaster, stated a forecast) in that cohort: an unused seat
+would add its bankroll at 0 P/L and dilute the return.
 An agent that never decided anywhere keeps its seats, so it is still listed.
 """
 
@@ -54,7 +55,9 @@ def decided_seats(frames: ScoringFrames) -> ScoringFrames:
     """Across several cohorts, only seats that decided at least once (see the module docstring)."""
     if frames.agents["cohort_id"].n_unique() < 2:
         return frames
-    decided = frames.decisions.select(SEAT).unique().with_columns(decided=pl.lit(True))
+    # An external forecaster never decides: its imported forecasts are how it takes part.
+    took_part = pl.concat([frames.decisions.select(SEAT), frames.forecasts.select(SEAT)])
+    decided = took_part.unique().with_columns(decided=pl.lit(True))
     seats = frames.agents.select(SEAT).join(decided, on=SEAT, how="left", maintain_order="left")
     seats = seats.with_columns(decided=pl.col("decided").fill_null(False))
     keep = seats.filter(pl.col("decided") | ~pl.col("decided").any().over("agent")).select(SEAT)
