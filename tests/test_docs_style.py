@@ -16,7 +16,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = sorted(
-    [*(p for p in (ROOT / "README.md", ROOT / "CONTRIBUTING.md") if p.exists()), *(ROOT / "docs").rglob("*.md")]
+    [
+        *(p for p in (ROOT / "README.md", ROOT / "CONTRIBUTING.md") if p.exists()),
+        *(ROOT / "docs").rglob("*.md"),
+    ]
 )
 MAX_CELL = 300
 NARRATION = {
@@ -78,7 +81,9 @@ def violations(text: str) -> list[tuple[int, str, str]]:
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_a_page_reads_as_a_manual_not_a_diary(page: Path) -> None:
     name = page.relative_to(ROOT)
-    report = [f"{name}:{n}: {what}: {text!r}" for n, what, text in violations(page.read_text(encoding="utf-8"))]
+    report = [
+        f"{name}:{n}: {what}: {text!r}" for n, what, text in violations(page.read_text(encoding="utf-8"))
+    ]
     if report:
         pytest.fail("\n".join(report), pytrace=False)
 
