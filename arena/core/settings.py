@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     # skips the wait (a server crash may lose the last commits, which a resumed replay redoes).
     # Live cohorts always commit durably. See docs/storage.md "Commit durability of replays".
     replay_synchronous_commit: bool = True
+    # How a PostgreSQL write unit talks to the server (docs/storage.md "Pipelined writes"): ``on``
+    # sends its writes in one psycopg pipeline and waits once; ``off`` sends each statement and
+    # waits for it. The same statements, in the same order, either way.
+    pg_pipeline: bool = True
     # What a venue may send (docs/limits-and-safety.md "Limits"): the decoded body of one response,
     # the whole of one request (connect to last byte), the network part of one sync run, and how
     # much of one raw payload is stored (past it, its size and sha256 instead).

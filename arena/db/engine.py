@@ -38,6 +38,7 @@ from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 
+from arena.core.settings import Settings
 from arena.db import pipeline
 
 if TYPE_CHECKING:  # imported where a unit of work starts: readers of scoring frames need no ORM
@@ -84,8 +85,12 @@ def redact_url(url: str | URL) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
-def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
-    """An engine for ``url`` (SQLite file or PostgreSQL); the SQLite folder is created if missing."""
+def make_engine(url: str | URL, *, echo: bool = False, pipelined: bool | None = None) -> Engine:
+    """An engine for ``url`` (SQLite file or PostgreSQL); the SQLite folder is created if missing.
+
+    ``pipelined``: on PostgreSQL, whether write units send their writes in a pipeline
+    (``arena.db.pipeline``) or one statement at a time; ``None`` takes ``ARENA_PG_PIPELINE``.
+    """
     parsed = normalize_url(url)
     serializer = partial(json.dumps, allow_nan=False, default=_refuse_json_value)
     if parsed.get_backend_name() == "postgresql":
@@ -95,7 +100,8 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
         engine = create_engine(parsed, echo=echo, json_serializer=serializer, isolation_level=isolation)
         event.listen(engine, "checkout", partial(_check_alive, engine.dialect))
         event.listen(engine, "begin", _begin_postgres_transaction)
-        pipeline.install(engine)
+        if Settings().pg_pipeline if pipelined is None else pipelined:
+            pipeline.install(engine)
         return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(parsed, echo=echo, json_serializer=serializer)

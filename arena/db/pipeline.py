@@ -46,6 +46,7 @@ from contextlib import ExitStack, suppress
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
+from weakref import WeakSet
 
 from sqlalchemy import Dialect, Engine, Select, event
 from sqlalchemy.engine import URL, Connection
@@ -69,6 +70,7 @@ def install(engine: Engine) -> None:
     """Close a connection's open pipeline (waiting for what it sent) before anything else reaches
     the server on it, and commit in it; drop it when the transaction rolls back (a PostgreSQL
     engine, from ``make_engine``)."""
+    _INSTALLED.add(engine.dialect)  # the engine's copies (``execution_options``) share its dialect
     event.listen(engine, "before_cursor_execute", _before_execute)
     event.listen(engine, "commit", _commit)
     event.listen(engine, "rollback", _discard)
@@ -236,13 +238,15 @@ def driver_form(dialect: Dialect, statement: ClauseElement, params: Mapping[str,
 
 
 _COMPILED: dict[tuple[int, str], tuple[ClauseElement, SQLCompiler, dict[str, Any]]] = {}
+_INSTALLED: WeakSet[Dialect] = WeakSet()
 
 
 def _pipelines(connection: Connection) -> bool:
-    """Whether ``connection`` sends its unit's writes in a pipeline: on PostgreSQL, in a
-    transaction, unless the server ends its sessions left idle in a transaction (``_ends_idle``)."""
+    """Whether ``connection`` sends its unit's writes in a pipeline: on an engine with the pipeline
+    installed, in a transaction, unless the server ends its sessions left idle in a transaction
+    (``_ends_idle``)."""
     return (
-        connection.dialect.name == "postgresql"
+        connection.dialect in _INSTALLED
         and connection.get_execution_options().get("isolation_level") != "AUTOCOMMIT"
         and not _ends_idle(connection.engine.url)
     )

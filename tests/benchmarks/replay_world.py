@@ -107,13 +107,15 @@ def replay_world(
     floor_url: str | None = None,
     *,
     synchronous_commit: bool = True,
+    pipelined: bool = True,
 ) -> dict[str, float]:
     """Launch and replay the cohort in this process (a benchmark's own subprocess); the figures,
     with this process's CPU time and peak RSS. ``write_s`` is the CPU time spent inside the
     replay's write transactions; with ``floor_url`` (an empty database) the same rows are then
     copied there in one transaction, the floor those writes are compared with.
     ``synchronous_commit=False``: the replay's writes use ``relaxed_commits``, as
-    ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off`` makes ``arena replay`` do."""
+    ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off`` makes ``arena replay`` do. ``pipelined=False``: one
+    statement at a time on PostgreSQL, as ``ARENA_PG_PIPELINE=off`` makes it."""
     import asyncio
 
     from arena.cohorts.config import parse_config
@@ -125,7 +127,7 @@ def replay_world(
     from arena.engine.runtime.cohort import load_runtime
     from arena.engine.runtime.sources import open_source
 
-    engine = make_engine(db_url)
+    engine = make_engine(db_url, pipelined=pipelined)
     upgrade(engine)
     cpu, wall = time.process_time(), time.perf_counter()
     config = parse_config(cohort_config(Path(dataset), agents))

@@ -6,7 +6,8 @@
   (targets ≤ 6 s, ≤ 250 MiB), and the CPU inside its write transactions vs the same rows inserted
   in one transaction (target ≤ 10×);
 - the demo cohort (``arena replay data/configs/demo-baselines.toml``): CPU of the command;
-- PostgreSQL vs SQLite replay wall for the same cohort (target ≤ 1.2×).
+- PostgreSQL vs SQLite replay wall for the same cohort (target ≤ 1.2×), with pipelined write units
+  (the default) and one statement at a time (``ARENA_PG_PIPELINE=off``).
 
 Each replay runs in a subprocess of its own, which reports its own CPU time and peak RSS.
 Correctness is asserted: every cohort completes.
@@ -143,15 +144,20 @@ def test_postgres_replay_wall_against_sqlite(world: Path, tmp_path: Path, postgr
     """PostgreSQL with durable commits (the default) and with ``ARENA_REPLAY_SYNCHRONOUS_COMMIT=off``
     (commits skip the WAL flush, as SQLite's WAL with ``synchronous = NORMAL`` does), each replay
     in a database of its own; the server's CPU is that of the replay's backends. Each round runs
-    SQLite, then both PostgreSQL modes, back to back; ratios are taken within a round."""
+    SQLite, then the PostgreSQL modes, back to back; ratios are taken within a round. The third
+    mode sends each statement alone (``ARENA_PG_PIPELINE=off``), durable commits."""
     admin = create_engine(postgres_database, isolation_level="AUTOCOMMIT")
-    modes = {"durable commits": True, "synchronous_commit off": False}
+    modes = {  # label: (durable commits, pipelined writes)
+        "durable commits": (True, True),
+        "synchronous_commit off": (False, True),
+        "durable, no pipeline": (True, False),
+    }
     rounds: list[dict[str, dict[str, float]]] = []
     try:
         for index in range(_PG_ROUNDS):
             lite_url = _sqlite(tmp_path / f"r{index}.db")
             figures = {"SQLite": _in_subprocess(f"replay_world({lite_url!r}, {str(world)!r}, 20)")}
-            for number, (label, durable) in enumerate(modes.items()):
+            for number, (label, (durable, pipelined)) in enumerate(modes.items()):
                 name = f"{postgres_database.database}_replay_{index}_{number}"
                 with admin.connect() as connection:
                     connection.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -159,7 +165,8 @@ def test_postgres_replay_wall_against_sqlite(world: Path, tmp_path: Path, postgr
                 url = postgres_database.set(database=name).render_as_string(hide_password=False)
                 try:
                     figures[label] = _in_subprocess(
-                        f"replay_world({url!r}, {str(world)!r}, 20, synchronous_commit={durable})"
+                        f"replay_world({url!r}, {str(world)!r}, 20, synchronous_commit={durable}, "
+                        f"pipelined={pipelined})"
                     )
                 finally:
                     with admin.connect() as connection:

@@ -69,6 +69,19 @@ def test_a_flush_of_marks_waits_for_postgresql_twice(engine: Engine, tmp_path: P
     assert stored == [("p1", True)]
 
 
+@pytest.mark.parametrize("backend", ["postgres-plain"], indirect=True)  # ARENA_PG_PIPELINE=off
+def test_without_the_pipeline_the_same_flush_waits_for_each_statement(engine: Engine, tmp_path: Path) -> None:
+    world = build_world(engine)
+    with waits(tmp_path / "trace") as (watch, found), session_scope(engine) as session:
+        watch(session)
+        assert _mark_flush(session, world, [position(world)]) == {}
+    # BEGIN, the INSERT, the lock, the count, the UPDATE, COMMIT: a wait each (pipelined: three).
+    assert found == ["Query", *["Sync"] * 4, "Query"]
+    with Session(engine) as session:
+        stored = session.exec(select(PositionRow.position_id, PositionRow.stale)).all()
+    assert stored == [("p1", True)]
+
+
 # A read built once, as ``read_later`` takes it: the positions of one agent.
 _POSITIONS = (
     select(col(PositionRow.position_id), col(PositionRow.outcome))
@@ -163,15 +176,18 @@ def test_a_failed_write_raises_before_the_units_next_read(engine: Engine) -> Non
     assert str(raised.value.statement).startswith("INSERT INTO position")
 
 
-def test_a_write_refused_by_a_foreign_key_raises_in_its_unit_which_stores_nothing(engine: Engine) -> None:
-    """The arena's foreign keys are deferred: SQLite checks them at COMMIT. A PostgreSQL unit that
-    pipelines checks them as each statement ends, so its error names the INSERT; it still comes
-    inside the unit, and the unit stores nothing."""
+def test_a_write_refused_by_a_foreign_key_raises_in_its_unit_which_stores_nothing(
+    engine: Engine, backend: str
+) -> None:
+    """The arena's foreign keys are deferred: SQLite, and PostgreSQL sending statements one by
+    one, check them at COMMIT. A PostgreSQL unit that pipelines checks them as each statement
+    ends, so its error names the INSERT; it still comes inside the unit, and the unit stores
+    nothing."""
     world = build_world(engine)
     orphan = position(world, "p2", market_id="polymarket:none")
     with pytest.raises(IntegrityError, match=r"FOREIGN KEY|fk_position_market_id_market") as raised:
         _flush_with(engine, world, [position(world), orphan])
-    if engine.dialect.name == "postgresql":
+    if backend == "postgres":
         assert str(raised.value.statement).startswith("INSERT INTO position")
     else:  # raised by the commit, outside any statement
         assert raised.value.statement is None

@@ -1,10 +1,14 @@
-"""Fixtures of the engine's command tests."""
+"""Fixtures of the engine's tests: every backend test runs on both PostgreSQL write paths."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+from tests.storage_backends import backend
+
+__all__ = ["backend"]
 
 
 @pytest.fixture
