@@ -1,4 +1,5 @@
-"""Every relative link and anchor in README.md and docs/ resolves (the manual moved to docs/)."""
+"""Every relative link and anchor in README.md and docs/ resolves, and every page the code cites
+(``docs/<page>.md "Heading"``) exists with that heading."""
 
 from __future__ import annotations
 
@@ -8,8 +9,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+CODE = [
+    p
+    for folder in ("arena", "agents", "markets", "portfolio", "dashboard")
+    for p in (ROOT / folder).rglob("*.py")
+]
+CITED = re.compile(r"(docs/[\w/-]+\.md)(?:,? \"([^\"]+)\")?")
 
 
 def _anchors(text: str) -> set[str]:
@@ -27,7 +34,7 @@ def _outside_code(text: str) -> str:
     return re.sub(r"```.*?```", "", text, flags=re.S)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_relative_links_and_anchors_resolve(page: Path) -> None:
     broken = []
     for target in LINK.findall(_outside_code(page.read_text())):
@@ -44,3 +51,16 @@ def test_relative_links_and_anchors_resolve(page: Path) -> None:
 
 def test_the_readme_is_a_front_page() -> None:
     assert len((ROOT / "README.md").read_text().splitlines()) <= 250
+
+
+def test_pages_and_headings_the_code_cites_exist() -> None:
+    broken = []
+    for source in CODE:
+        for page, heading in CITED.findall(source.read_text()):
+            file = ROOT / page
+            headings = file.read_text() if file.exists() else ""
+            if not file.exists() or (
+                heading and not re.search(rf"^#+ .*{re.escape(heading)}", headings, re.M)
+            ):
+                broken.append(f"{source.relative_to(ROOT)}: {page} {heading!r}")
+    assert broken == []

@@ -1,6 +1,6 @@
 """What an LLM agent's skill cost: dollars of model cost per point of Brier skill and per 1% of return.
 
-Definitions (docs/dashboard.md, "Cost vs score"):
+Definitions (docs/dashboard.md, "Comparison views"):
 
 - A **point of Brier skill** is 0.01 of Brier improvement over a reference forecaster, on the
   bets the agent placed (the cohort's headline reading of a bet as a forecast):
