@@ -1,6 +1,6 @@
 """Pure parsing of Gamma market payloads into markets.types.
 
-Gamma traps handled here (see docs/market-apis.md): ``outcomes``, ``outcomePrices`` and
+Gamma traps handled here: ``outcomes``, ``outcomePrices`` and
 ``clobTokenIds`` are JSON arrays *encoded as strings*; prices inside are decimal strings;
 ``conditionId`` (0x… hex), the Gamma ``id`` (a numeric string) and the CLOB token ids (one
 ~77-digit decimal per outcome) are three different things; ``closed`` only means trading stopped.
