@@ -47,7 +47,7 @@ def aggregate(probabilities: Sequence[float], method: AggregationMethod) -> floa
     """Combine probabilities of YES by median, arithmetic mean, geometric mean, or geometric mean of odds.
 
     ``geo_mean`` is the geometric mean of the P(YES) values, ``(Π p_i)^(1/n)``, as ForecastBench
-    compares it (seed 003). It is not renormalised against the geometric mean of the P(NO)
+    (Karger et al.) compares it. It is not renormalised against the geometric mean of the P(NO)
     values: the two add up to at most 1, so it leans towards NO when peers disagree.
     """
     if method == "median":

@@ -41,7 +41,7 @@ def outcome_price(entry: SnapshotEntry, outcome: str) -> Decimal | None:
     """Price of buying ``outcome`` when it is valid for betting, else None.
 
     The snapshot's own price for the outcome is what the arena fills at; a YES/NO market quoted
-    with YES only costs 1 − YES for NO (DESIGN.md, "Buying").
+    with YES only costs 1 − YES for NO (docs/concepts.md, "Rules of the arena").
     """
     if outcome not in entry.market.outcomes:
         return None

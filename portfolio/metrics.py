@@ -1,4 +1,4 @@
-"""Small pure formulas behind the arena's numbers (DESIGN.md, "Rules of the arena").
+"""Small pure formulas behind the arena's numbers (docs/concepts.md, "Rules of the arena").
 
 The ledger values positions with these, and scoring calls them on stored fills, so a figure on
 the dashboard and the same figure in a report come from one definition. All take and return

@@ -1,4 +1,4 @@
-"""Cohort rules for betting: bankroll and bet-size limits (DESIGN.md, "Rules of the arena")."""
+"""Cohort rules for betting: bankroll and bet-size limits (docs/concepts.md, "Rules of the arena")."""
 
 from __future__ import annotations
 

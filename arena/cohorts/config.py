@@ -186,7 +186,10 @@ class PriceVisibility(Strict):
 
 @dataclass(frozen=True, slots=True)
 class QuestionWindow:
-    """A question's scoring window in a cohort (seed 000): ``opens_at`` ≤ ``hidden_until`` ≤ ``closes_at``."""
+    """A question's scoring window in a cohort (the Metaculus tournament rules).
+
+    ``opens_at`` ≤ ``hidden_until`` ≤ ``closes_at``.
+    """
 
     opens_at: datetime
     hidden_until: datetime
@@ -199,7 +202,7 @@ DEFAULT_HIDDEN_FRACTION = 0.3
 
 
 class TournamentConfig(Strict):
-    """Metaculus tournament scoring (seed 000, docs/scoring.md "Tournament").
+    """Metaculus tournament scoring (the Metaculus tournament rules; docs/scoring.md "Tournament").
 
     ``hidden_fraction``: the first share of each question's window during which its market price
     is hidden from agents (``DEFAULT_HIDDEN_FRACTION`` by default). ``s_weight``: the share of a

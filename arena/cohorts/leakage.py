@@ -1,4 +1,4 @@
-"""Leakage guard (seed 001): never offer a market to a model that may already know its answer.
+"""Leakage guard (Autocast rules): never offer a market to a model that may already know its answer.
 
 The Autocast competition rules set a question's *cutoff* to 23:59:59 UTC of the day before its
 close date (a question closing 2022-03-23 10:19 UTC has cutoff 2022-03-22 23:59:59), so that no

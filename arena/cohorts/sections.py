@@ -35,9 +35,9 @@ class PricesConfig(Strict):
 class ScoringConfig(Strict):
     """How leaderboards read a bet as a forecast: ``implied`` picks the headline "Brier (bets)".
 
-    ``fa`` (seed 002): P(side) = amount / max bet. ``kelly``: P(side) = p + φ·(1 − p), the belief
-    at which the bet is the full-Kelly stake. Both are always computed and shown; this only
-    chooses which one heads the tables.
+    ``fa`` (Forecaster Arena's bet-size rule): P(side) = amount / max bet. ``kelly``: P(side) =
+    p + φ·(1 − p), the belief at which the bet is the full-Kelly stake. Both are always computed and
+    shown; this only chooses which one heads the tables.
     """
 
     implied: Literal["fa", "kelly"] = "fa"

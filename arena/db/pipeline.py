@@ -1,42 +1,17 @@
-"""Statements a PostgreSQL write unit sends without waiting for each one's answer (psycopg's
-pipeline mode), so the unit waits for the server once where it waited once a statement, and the
-server executes its writes while the client prepares the next ones.
+"""PostgreSQL write units that send statements without waiting for each answer (psycopg's pipeline).
 
-A replay's write unit is a handful of small statements (the ledger fence's lock and count, an
-INSERT or UPDATE of each table it writes, the COMMIT, and psycopg's BEGIN before them), and on
-PostgreSQL each was a round trip: about 3,700 of a 20-agent replay, each a wait for the server.
-Here the writes whose results nobody reads (``send``) open a pipeline on the unit's connection
-and go to the server at once, without waiting; the unit waits once, for all of them, at its next
-statement that reads (the ``before_cursor_execute`` listener closes the pipeline first), at the
-fence's reads (``read_together``, in the same pipeline) or at its COMMIT (the ``commit`` listener,
-in the same pipeline). The server runs every statement in the order sent, each with its own
-snapshot, in the unit's one transaction: only the waiting between them goes.
+``send`` (and ``send_statement``) executes a write whose result nobody reads: on PostgreSQL, in a
+transaction, it goes to the server at once in the connection's pipeline, and the unit waits once,
+at its next read (``read_together``, ``read_after_sent``, ``read_later`` or anything SQLAlchemy
+executes) or at its COMMIT. Elsewhere (SQLite; connections the server ends when idle in a
+transaction, ``_ends_idle``) every statement runs at once, as an ordinary execute.
 
-Why not SQLAlchemy's own execute inside ``pipeline()``: in pipeline mode a psycopg cursor holds no
-result until the pipeline syncs, and SQLAlchemy reads ``cursor.description`` right after each
-execute to decide whether the statement returns rows, so a SELECT would come back as a result
-without rows. The pipeline runs on the driver connection instead, with statements already in the
-driver's form: the SQL and parameters ``exec_driver_sql`` would hand psycopg.
-
-Foreign keys: the arena's are deferred (checked at COMMIT, so an ORM flush may insert in any
-order), and a COMMIT is a wait: the client can do nothing while the server checks them. A
-transaction whose first statement goes in a pipeline (a write unit: a replay's marks, settlements
-and rounds; a relaxed unit's ``SET LOCAL``, sent as it begins, does not count) makes them
-immediate (``SET CONSTRAINTS ALL IMMEDIATE``, sent with that statement), so the server checks
-each write's keys as the statement ends, while the client prepares the next one. Such units write
-parents before children (positions before their fills, a snapshot before the day's close), any
-ORM flush of theirs included; a violation is an ``IntegrityError``, never a silent one. A
-transaction that begins with anything else keeps the deferred keys: making them immediate there
-would check at once rows it wrote in an order the deferral allowed.
-
-Errors: psycopg raises a statement's error once its result arrives (at the latest when the
-pipeline closes); it is raised here as SQLAlchemy's exception for that statement
-(``IntegrityError`` and the like, naming it), inside the unit, before it commits; the server
-skips the unit's later statements, and ``session_scope`` rolls the transaction back. A unit that
-rolls back closes its pipeline first, ignoring what it held. SQLite sends nothing ahead: it is in
-the process, a statement costs it no round trip. Nor do connections the server ends when idle in
-a transaction (workers', ``arena serve``'s): a session mid-pipeline does not count as idle
-(``_ends_idle``).
+Contract for a transaction whose first statement is sent here: write parents before children
+(its foreign keys are checked as each statement ends, not at COMMIT). Never read a sent write's
+result. A failed statement is
+raised as SQLAlchemy's exception for it, inside the unit, which then rolls back. ``install`` puts
+the listeners on a PostgreSQL engine. Why this exists and how it keeps ordering and errors:
+docs/design/write-pipeline.md.
 """
 
 from __future__ import annotations
@@ -67,9 +42,11 @@ Statement = tuple[str, Any, bool]  # SQL, parameters, whether executemany
 
 
 def install(engine: Engine) -> None:
-    """Close a connection's open pipeline (waiting for what it sent) before anything else reaches
-    the server on it, and commit in it; drop it when the transaction rolls back (a PostgreSQL
-    engine, from ``make_engine``)."""
+    """Put the pipeline's listeners on a PostgreSQL ``engine`` (``make_engine`` does).
+
+    A connection's open pipeline is then closed (waiting for what it sent) before anything else
+    reaches the server, commits in it, and is dropped when the transaction rolls back.
+    """
     _INSTALLED.add(engine.dialect)  # the engine's copies (``execution_options``) share its dialect
     event.listen(engine, "before_cursor_execute", _before_execute)
     event.listen(engine, "commit", _commit)
@@ -78,12 +55,12 @@ def install(engine: Engine) -> None:
 
 
 def send(connection: Connection, sql: str, params: Any, *, many: bool = False, setting: bool = False) -> None:
-    """Execute ``sql`` with ``params`` (the driver's form, as for ``exec_driver_sql``; a sequence
-    of them with ``many``) in ``connection``'s transaction, whose result nobody reads. On
-    PostgreSQL inside a transaction it goes to the server at once, in the connection's pipeline,
-    and the unit waits for it with its next statement or its commit; elsewhere it runs now.
-    ``setting``: a ``SET LOCAL`` sent as the transaction begins, which leaves the choice of
-    immediate foreign keys to the unit's first statement (see the module)."""
+    """Execute ``sql`` with ``params`` in ``connection``'s transaction; nobody reads the result.
+
+    ``sql`` and ``params`` are in the driver's form, as for ``exec_driver_sql`` (a sequence of
+    parameter sets with ``many``). ``setting``: a ``SET LOCAL`` sent as the transaction begins; it
+    leaves the choice of immediate foreign keys to the unit's first write.
+    """
     if not _pipelines(connection):
         connection.exec_driver_sql(sql, params)
         return
@@ -91,18 +68,18 @@ def send(connection: Connection, sql: str, params: Any, *, many: bool = False, s
 
 
 def unit_connection(session: Session) -> Connection:
-    """``session``'s connection, once the ORM objects it holds pending are flushed (as autoflush
-    does before a query): what a unit sends here reaches the server after what it added before,
-    in the order the unit wrote them, which immediate foreign keys need (see the module). Inside
-    ``no_autoflush`` nothing is flushed, as autoflush would not flush either."""
+    """``session``'s connection, once its pending ORM objects are flushed (unless ``no_autoflush``).
+
+    What a unit sends on it then reaches the server after what it added before, in the order
+    written, as immediate foreign keys need.
+    """
     if session.autoflush:
         session.flush()
     return session.connection()
 
 
 def send_statement(session: Session, statement: UpdateBase, params: Mapping[str, Any]) -> None:
-    """``send`` for a statement built once (as ``driver_form`` takes it) with its parameters: on
-    PostgreSQL in the unit's pipeline, without waiting; elsewhere an ordinary execute."""
+    """``send`` for a statement built once (as ``driver_form`` takes it), with its parameters."""
     dialect = session.get_bind().dialect
     if dialect.name != "postgresql":
         session.execute(statement, params)
@@ -111,11 +88,12 @@ def send_statement(session: Session, statement: UpdateBase, params: Mapping[str,
 
 
 def read_together(session: Session, statements: Sequence[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
-    """Run ``statements`` (driver form, see ``driver_form``; each returning rows) after what the
-    unit sent already, in one pipeline, and wait once; the rows of each statement, in order. The
-    server runs them one after the other, each with a snapshot taken when it starts, as if sent
-    one by one. PostgreSQL only: a SQLite caller runs its statements as usual. A connection that
-    does not pipeline (``_pipelines``) runs them one by one."""
+    """The rows of each of ``statements`` (driver form, each returning rows), waiting once for all.
+
+    They run after what the unit sent already, one after the other, each with a snapshot taken
+    when it starts, as if sent one by one. PostgreSQL only; a connection that does not pipeline
+    (``_pipelines``) runs them one by one.
+    """
     return [rows for rows, _ in _answered(session, statements)]
 
 
@@ -148,13 +126,13 @@ def _type_codes(description: Sequence[Sequence[Any]]) -> list[Any]:
 def read_later(
     session: Session, query: Select[*tuple[Any, ...]], params: Mapping[str, Any]
 ) -> Callable[[], list[tuple[Any, ...]]]:
-    """Send ``query`` (a SELECT built once, as ``driver_form`` takes it) now, in the unit's
-    transaction, and return a function giving its rows (as ``read_after_sent`` gives them). On
-    PostgreSQL it goes in the unit's pipeline without waiting, and its answer comes with the unit's
-    next wait (its next read, ``read_together``, or anything SQLAlchemy executes): a read the unit
-    needs only after another costs no wait of its own. The function waits if nothing has since,
-    and gives the same rows at every call; call it first while the unit is open (after its
-    commit or rollback the connection is gone, and it raises). Elsewhere the query runs now."""
+    """Send ``query`` (a SELECT built once) now; the returned function gives its rows.
+
+    The rows are as ``read_after_sent`` gives them, the same at every call. Call the function
+    first while the unit is open: after its commit or rollback it raises. On PostgreSQL the
+    answer comes with the unit's next wait, so a read needed only later costs no wait of its own;
+    elsewhere the query runs now.
+    """
     dialect = session.get_bind().dialect
     connection = unit_connection(session)
     if not _pipelines(connection):
@@ -178,12 +156,11 @@ def read_later(
 def read_after_sent(
     session: Session, statements: Sequence[tuple[Select[*tuple[Any, ...]], Mapping[str, Any]]]
 ) -> list[list[tuple[Any, ...]]]:
-    """The rows of each of ``statements`` (SELECTs built once, as ``driver_form`` takes them, each
-    with its parameters) run now, in order, in the unit's transaction, each value as SQLAlchemy's
-    execute gives it (through its column's result processor). On PostgreSQL they go in the unit's
-    pipeline after the writes it sent (``read_together``): the server runs them in the same
-    order, and the unit waits once for all, not once for the writes and once for each read.
-    Elsewhere ordinary executes."""
+    """The rows of each of ``statements`` (SELECTs built once, with their parameters), run now, in order.
+
+    Values come as SQLAlchemy's execute gives them (through each column's result processor). On
+    PostgreSQL they follow the unit's sent writes in its pipeline: one wait for all.
+    """
     dialect = session.get_bind().dialect
     if dialect.name != "postgresql":
         return [[tuple(row) for row in session.execute(query, params)] for query, params in statements]
@@ -213,9 +190,11 @@ def _processed(
 
 
 def driver_form(dialect: Dialect, statement: ClauseElement, params: Mapping[str, Any]) -> tuple[str, Any]:
-    """``statement`` (built once, without expanding or literal parameters) as ``read_together``
-    takes it: its SQL for ``dialect`` and ``params`` through each parameter's bind processor, as
-    SQLAlchemy's execute would pass them to the driver. Compiled once per statement and dialect."""
+    """``statement``'s SQL for ``dialect`` and ``params`` as SQLAlchemy would pass them to the driver.
+
+    ``statement`` is built once, without expanding or literal parameters (``ValueError``
+    otherwise); it is compiled once per dialect.
+    """
     key = (id(statement), dialect.name)
     if key not in _COMPILED:
         compiled = statement.compile(dialect=dialect)
@@ -254,13 +233,9 @@ def _pipelines(connection: Connection) -> bool:
 
 @cache
 def _ends_idle(url: URL) -> bool:
-    """Whether ``url`` sets ``idle_in_transaction_session_timeout`` (``workers.queue.
-    fenced_session_url``: the connections of workers and of ``arena serve``). Their fence is the
-    server ending a session paused inside a transaction after one lease time, which frees its
-    locks for the process that takes over. PostgreSQL counts a session as idle only once it has
-    answered a Sync: in the middle of a pipeline (writes sent, the Sync not yet) it waits for the
-    next message without that timeout, so a worker stopped there would hold its locks for as long
-    as it is stopped. Such connections send every statement on its own."""
+    """Whether ``url`` sets ``idle_in_transaction_session_timeout`` (``workers.queue.fenced_session_url``)."""
+    # That timeout is the fence of workers and ``arena serve``; PostgreSQL counts a session as idle
+    # only after a Sync, so mid-pipeline a stopped worker would keep its locks: never pipeline.
     options = url.query.get("options") or ()
     return "idle_in_transaction_session_timeout" in " ".join(
         (options,) if isinstance(options, str) else options
@@ -308,11 +283,13 @@ def _pipeline(connection: Connection, *, writes: bool = True) -> _Pipeline:
 
 
 def _close(connection: Connection, *, commit: bool = False) -> list[Any]:
-    """Close ``connection``'s pipeline (after a COMMIT in it), waiting for every result; the
-    cursors of the statements it sent. A statement's error is raised as SQLAlchemy raises it for
-    an ordinary execute. The engine's ``before_cursor_execute`` and ``after_cursor_execute``
-    listeners see each statement as they see SQLAlchemy's own (without an execution context), so
-    what watches the statements of a unit (its tests, a profiler) still sees them all, in order."""
+    """Close ``connection``'s pipeline (after a COMMIT in it, with ``commit``), waiting for every result.
+
+    Returns the cursors of the statements it sent; a statement's error is raised as SQLAlchemy
+    raises it for an ordinary execute.
+    """
+    # The engine's cursor listeners see each statement (without an execution context), so what
+    # watches a unit's statements (its tests, a profiler) sees them all, in order.
     pipeline: _Pipeline | None = connection.info.pop(_OPEN, None)
     if pipeline is None:
         return []
@@ -344,18 +321,16 @@ def _error(connection: Connection, sent: Sequence[tuple[Statement, Any]], exc: E
 def _before_execute(
     connection: Connection, _cursor: Any, _sql: str, _params: Any, context: Any, _many: bool
 ) -> None:
-    """SQLAlchemy executes a statement (it always has an execution context; those sent in the
-    pipeline, announced to the same listeners, have none): what the pipeline sent goes first. A
-    transaction that begins here keeps its deferred foreign keys."""
+    """Listener: before SQLAlchemy executes a statement, close the pipeline so what it sent goes first."""
+    # Only SQLAlchemy's own statements have an execution context; a transaction beginning with one
+    # keeps its deferred foreign keys.
     if context is not None:
         connection.info.setdefault(_IMMEDIATE, False)
         _close(connection)
 
 
 def _commit(connection: Connection) -> None:
-    """SQLAlchemy is about to commit: with a pipeline open, the COMMIT goes in it, and the
-    driver's commit that follows finds no transaction open, which psycopg takes as nothing to
-    do. Without one the commit is left to SQLAlchemy."""
+    """Listener: with a pipeline open, send the COMMIT in it (the driver's commit then has nothing to do)."""
     connection.info.pop(_IMMEDIATE, None)  # the transaction ends, and SET CONSTRAINTS with it
     if _OPEN in connection.info:
         _close(connection, commit=True)

@@ -1,8 +1,9 @@
 """Idempotent writes keyed on a unique constraint, correct on SQLite and PostgreSQL alike.
 
-A check-then-insert races with a second process (two syncs insert the same market twice);
-``INSERT ... ON CONFLICT`` lets the database decide atomically. Both helpers run inside the
-caller's session and never commit.
+``insert_ignore`` and ``upsert`` use ``INSERT ... ON CONFLICT``, so the database settles a race
+between two writers (a check-then-insert would let two syncs insert one market twice). Both run
+in the caller's session and never commit. ``write_rows`` is their bulk path, also used directly.
+Why the bulk path binds column by column and sends arrays: docs/design/bulk-writes.md.
 """
 
 from __future__ import annotations
@@ -35,12 +36,10 @@ def insert_ignore(
 ) -> int:
     """Insert rows whose key ``on`` (the columns of a unique constraint) is new; skip the rest.
 
-    ``any_key``: skip a row that collides on any unique constraint of the table, not only ``on``.
-    PostgreSQL resolves a race between two inserters only on the conflict target; a table with a
-    second unique key (markets: id, and venue + venue id) needs this when two processes may store
-    the same rows at once. Returns how many rows were inserted, or 0 with ``count=False`` (for
-    callers that do not use the count: no RETURNING, one plain executemany). Rows are dicts of
-    column values or unsaved table objects.
+    Rows are dicts of column values or unsaved table objects. ``any_key``: skip a row that collides
+    on any unique constraint, not only ``on`` (a table with a second unique key that two processes
+    may write at once: PostgreSQL settles races only on the conflict target). Returns how many rows
+    were inserted, or 0 with ``count=False`` (no RETURNING: the bulk path).
     """
     table = _table(model)
     params = [_params(table, row) for row in rows]
@@ -68,15 +67,13 @@ def upsert(
     if_greater: str | None = None,
     count: bool = True,
 ) -> int:
-    """Insert rows, or update columns ``update`` (default: every given column not in ``on``) of the
-    row already holding the same key ``on``. ``recorded_at`` is restamped on update.
+    """Insert rows, or update the row already holding the same key ``on``.
 
-    ``if_greater`` names a column that only grows: the stored row is updated only when the new
-    row's value there is greater, so concurrent or out-of-order writers keep the maximum.
-
-    Rows repeating a key within one call are collapsed, since one statement may not update a row
-    twice: the last wins, or the greatest ``if_greater``. Returns how many rows were written, or 0
-    with ``count=False`` (no RETURNING, as in ``insert_ignore``).
+    ``update``: the columns an update writes (default: every given column not in ``on``);
+    ``recorded_at`` is restamped. ``if_greater``: a column that only grows; a stored row is
+    updated only when the new value there is greater, so out-of-order writers keep the maximum.
+    Rows repeating a key are collapsed (the last wins, or the greatest ``if_greater``). Returns how
+    many rows were written, or 0 with ``count=False``.
     """
     table = _table(model)
     given = [_params(table, row) for row in rows]
@@ -132,10 +129,9 @@ def _run(
     *,
     shape: tuple[object, ...],
 ) -> int:
-    """Run ``statement()`` for every row. Counting needs RETURNING, which yields only rows written
-    (skipped conflicts return none); without it the rows go to ``write_rows`` (a replay writes
-    tens of thousands of rows this way). The statement is built only when needed: building it
-    costs more than a small write."""
+    """Run ``statement()`` for every row; how many were written, or 0 without ``count``."""
+    # Counting needs RETURNING (skipped conflicts return no row); without it, the bulk path. The
+    # statement is built only when needed: building it costs more than a small write.
     if count:
         result = session.exec(statement().returning(*table.primary_key.columns), params=params)
         return len(result.all())
@@ -151,13 +147,14 @@ def write_rows(
     *,
     shape: tuple[object, ...],
 ) -> None:
-    """Execute ``statement()`` (an INSERT into ``table``, maybe with ON CONFLICT) for every row, in
-    one executemany of the driver. Rows that all give the same columns are bound with the columns'
-    own processors (``driver_form``) and skip SQLAlchemy's per-row parameter handling; others take
-    SQLAlchemy's path. ``shape`` names what, besides the table, the columns and the dialect,
-    decides the statement's SQL (e.g. its conflict target), so it is compiled once per shape.
-    Nothing reads the write's result: on PostgreSQL it goes in the unit's pipeline, and the unit
-    waits for it with its next statement or its commit (``pipeline.send``)."""
+    """Execute ``statement()`` (an INSERT into ``table``, maybe with ON CONFLICT) for every row.
+
+    ``shape`` names what else, besides the table, the columns and the dialect, decides the SQL
+    (e.g. the conflict target): it is compiled once per shape. Nothing reads the result, so on
+    PostgreSQL the write joins the unit's pipeline (``pipeline.send``).
+    """
+    # Rows giving the same columns skip SQLAlchemy's per-row handling: one statement of arrays on
+    # PostgreSQL (``unnest_insert``), else one executemany bound column by column.
     if not rows:
         return
     keys = rows[0].keys()
@@ -194,12 +191,13 @@ def _bound_column(
 
 
 def with_python_defaults(table: Table, rows: Sequence[Mapping[str, Any]]) -> Sequence[Mapping[str, Any]]:
-    """``rows`` (all giving the same columns) with the columns they leave out that SQLAlchemy fills
-    in Python added, as it computes them: a scalar default as is, a default factory called for
-    each row (this schema's take no execution context; SQLAlchemy wraps them to ignore it). Such
-    a column otherwise sends the whole write down SQLAlchemy's path, row by row (a round's new
-    decisions leave their results to their defaults). Rows are returned as given when a left-out
-    column's default is SQL, which only SQLAlchemy's path evaluates."""
+    """``rows`` (all giving the same columns) with the left-out columns' Python defaults filled in.
+
+    A scalar default is used as is, a default factory called for each row. Rows come back as given
+    when a left-out column's default is SQL, which only SQLAlchemy's path evaluates.
+    """
+    # A left-out Python default would otherwise send the whole write down SQLAlchemy's row-by-row
+    # path (a round's new decisions leave their results to their defaults).
     missing = [c for c in table.columns if c.name not in rows[0] and c.default is not None]
     if not missing or not all(isinstance(c.default, _PYTHON_DEFAULTS) for c in missing):
         return rows
@@ -227,12 +225,13 @@ def driver_form(
     keys: tuple[str, ...],
     shape: tuple[object, ...],
 ) -> DriverForm | None:
-    """``statement()`` compiled for rows giving ``keys``: its SQL, the column of each parameter (in the
-    driver's order) and that column's bind processor. ``None`` when SQLAlchemy must fill in
-    something itself (a column default computed in Python, a parameter that is not a given
-    column): those statements keep the ordinary path. Compiled once per shape and dialect, as
-    for an executemany: a single row's INSERT returns its generated key (``RETURNING id`` on
-    PostgreSQL), which nothing here reads."""
+    """``statement()`` compiled for rows giving ``keys``: its SQL, parameter columns and their processors.
+
+    The parameter columns are in the driver's order. ``None`` when SQLAlchemy must fill in
+    something itself (a Python default, a parameter that is not a given column): such statements
+    keep the ordinary path. Compiled once per shape and dialect.
+    """
+    # compiled as for an executemany: a one-row INSERT would add ``RETURNING id``, which nobody reads
     cache_key = (dialect.name, dialect.driver, table.name, keys, shape)
     if cache_key not in _FORMS:
         compiled = statement().compile(dialect=dialect, column_keys=list(keys), for_executemany=True)
@@ -252,15 +251,13 @@ _FORMS: dict[tuple[object, ...], DriverForm | None] = {}
 
 
 def unnest_insert(dialect: Dialect, table: Table, sql: str, names: tuple[str, ...]) -> str:
-    """``sql`` (a one-row ``INSERT .. VALUES (..)``, maybe with ON CONFLICT, compiled by
-    ``driver_form``) taking its rows from one array parameter per column instead:
-    ``INSERT .. SELECT * FROM unnest(..) .. ON CONFLICT ..``, one statement for every row.
+    """``sql`` (a one-row INSERT from ``driver_form``) taking its rows from one array per column.
 
-    psycopg's executemany sends and the server executes each row as a statement of its own (a
-    replay inserts tens of thousands of rows in hundreds of batches); one statement is one plan and
-    one round trip, and the arrays go as text (``keyed_update.array_literal``), which costs the
-    client far less than binding each row. ON CONFLICT holds for the rows of one statement as for
-    separate ones: DO NOTHING skips a row whose key an earlier row of the same array took."""
+    The result is ``INSERT .. SELECT * FROM unnest(..) .. ON CONFLICT ..``: one statement, one
+    plan and one round trip for every row, the arrays sent as text (``keyed_update.array_literal``).
+    ON CONFLICT holds within it as across statements: DO NOTHING skips a row whose key an earlier
+    row of the same arrays took.
+    """
     shape = (dialect.name, table.name, sql, names)
     if shape not in _UNNEST:
         head, values = sql.split(" VALUES (", 1)
@@ -298,12 +295,13 @@ def column_processors(
 
 
 def _processor(kind: TypeEngine[Any], dialect: Dialect) -> Callable[[Any], Any] | None:
-    """``kind``'s bind processor; for a JSON column on PostgreSQL the generic JSON type's, which
-    gives the document as the text the engine's ``json_serializer`` writes (SQL NULL and JSON
-    ``null`` as the column's type decides). The PostgreSQL dialect's own wraps each document for
-    psycopg to serialize when binding it, which ``keyed_update.array_literal`` cannot spell: a
-    table with JSON columns (a round's markets and prices, its decisions) then went row by row in
-    an executemany, about 200 µs of client CPU a row against a few µs as text in an array."""
+    """``kind``'s bind processor; for JSON on PostgreSQL, the generic one, which gives the document's text.
+
+    The text is what the engine's ``json_serializer`` writes (SQL NULL and JSON ``null`` as the
+    column's type decides).
+    """
+    # The dialect's own wraps each document for psycopg, which an array literal cannot spell: JSON
+    # tables went row by row, ~200 µs of client CPU a row against a few µs (design/bulk-writes.md).
     if dialect.name == "postgresql" and isinstance(kind, JSON):
         text: Callable[[Any], Any] = JSON.bind_processor(kind, dialect)  # type: ignore[no-untyped-call]
         return text

@@ -1,6 +1,6 @@
 """The ``search_news`` tool: documents of the cohort's corpus published before the round time
-minus ``tools.news_lag`` (seed 001: a document needs a publish time, and nothing published after
-the cutoff may be seen).
+minus ``tools.news_lag`` (the Autocast competition rules: a document needs a publish time, and
+nothing published after the cutoff may be seen).
 
 The corpus search itself (``RoundFacts.news``) is given the cutoff; each hit's publish time is
 checked here again, so a search backend that ignored it would still leak nothing.

@@ -1,4 +1,4 @@
-"""The leakage guard keys on seed 001's market cutoff: 23:59:59 UTC of the day before the close."""
+"""The leakage guard keys on the Autocast rules' cutoff: 23:59:59 UTC of the day before the close."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from markets.replay import ReplaySource
 from markets.types import Market, ResolutionKind, Venue
 from tests.engine.helpers import A, B, C, config, day, launch_cohort, write_market_dataset
 
-CLOSE = datetime(2022, 3, 23, 10, 19, tzinfo=UTC)  # seed 001's own example
+CLOSE = datetime(2022, 3, 23, 10, 19, tzinfo=UTC)  # the Autocast rules' own example
 
 
 def _market(close: datetime | None) -> Market:

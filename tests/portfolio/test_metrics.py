@@ -1,4 +1,4 @@
-"""The scoring formulas on DESIGN.md's numbers, for binary and multi-outcome markets."""
+"""The scoring formulas on Forecaster Arena's worked numbers, for binary and multi-outcome markets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DESIGN.md's worked example, end to end, and the basic buy/sell accounting around it."""
+"""Forecaster Arena's worked example, end to end, and the basic buy/sell accounting around it."""
 
 from __future__ import annotations
 

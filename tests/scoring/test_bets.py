@@ -20,7 +20,8 @@ def _by_market(frames_rows: dict) -> dict[str, dict]:
 
 
 def test_design_worked_example() -> None:
-    # DESIGN.md: $500 on YES at 0.40 buys 1,250 shares; with max bet $2,500 that is 20% confidence.
+    # Forecaster Arena's worked example: $500 on YES at 0.40 buys 1,250 shares; with max bet $2,500
+    # that is 20% confidence.
     # YES wins: Brier (0.2 − 1)² = 0.64; the market said 0.40: (0.4 − 1)² = 0.36; held, +$750.
     rows = _by_market(
         {

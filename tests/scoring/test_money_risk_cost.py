@@ -244,7 +244,7 @@ def test_brier_labels(brier: float | None, label: str | None) -> None:
 @pytest.mark.parametrize(
     ("pct", "label"),
     [
-        # seed 002: > +50 Exceptional, < −20 Very Poor; an edge belongs to the band nearer 0.
+        # Forecaster Arena's bands: > +50 Exceptional, < −20 Very Poor; an edge belongs to the band nearer 0.
         (50.01, "Exceptional"),
         (50.0, "Excellent"),
         (20.01, "Excellent"),

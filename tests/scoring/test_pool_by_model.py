@@ -167,7 +167,7 @@ def test_pooling_by_model_keys_on_identity_and_skips_undecided_seats(engine: Eng
     assert (gpt["cohorts"], gpt["pnl"], gpt["bankroll"]) == (2, 500.0, 20000.0)
     assert gpt["return_pct"] == pytest.approx(2.5)
     # fa Brier per bet: c1 (0.2 − 1)² = 0.64 and (0.5 − 1)² = 0.25; c2 a max NO bet: P(YES) = 0, 1.0.
-    # Pooled over bets: (0.64 + 0.25 + 1) / 3 = 0.63; seed 002's mean of cohorts: (0.445 + 1.0) / 2.
+    # Pooled over bets: (0.64 + 0.25 + 1) / 3 = 0.63; Forecaster Arena's mean of cohorts: (0.445 + 1.0) / 2.
     assert gpt["brier"] == pytest.approx(0.63)
     assert gpt["brier_cohorts_mean"] == pytest.approx(0.7225)
     assert (rows[CLAUDE]["pnl"], rows[CLAUDE]["return_pct"]) == (2000.0, pytest.approx(20.0))

@@ -1,8 +1,8 @@
-"""Metaculus tournament scoring on the seed's own example (seed 000), worked out by hand.
+"""Metaculus tournament scoring on Metaculus's own example (its tournament rules), worked out by hand.
 
-The seed's days are unit intervals: day 1 is [0, 1), ..., day 4 is [3, 4). Each question is
+The example's days are unit intervals: day 1 is [0, 1), ..., day 4 is [3, 4). Each question is
 open 4 days, its median hidden for the first 2 (hidden_fraction 0.5); with s_weight = c_weight =
-0.5 every day weighs 25%, as in the seed's tables.
+0.5 every day weighs 25%, as in the example's tables.
 """
 
 from __future__ import annotations
@@ -32,12 +32,12 @@ def _settings(reference: str = "cohort_median", s_weight: float = 0.5, c_weight:
 
 
 def _question_1(**settings: object) -> ScoringFrames:
-    """Q1 "Tokyo Olympics in 2021?", resolved Yes after day 4. Daily forecasts as in the seed:
+    """Q1 "Tokyo Olympics in 2021?", resolved Yes after day 4. Daily forecasts as in the example:
 
     A: 10% (days 1–2), 55% (days 3–4); B: 90% from day 2; C: 20%, 25%, 30%, 35%;
     the bot (a baseline) copies the median, 55%, on days 3–4 when it is visible.
-    Median of the non-baseline forecasts standing: day 1 median(10, 20) = 15% (the seed's
-    figure), day 2 median(10, 90, 25) = 25%, days 3–4 median(55, 90, 30 | 35) = 55% (the seed's).
+    Median of the non-baseline forecasts standing: day 1 median(10, 20) = 15% (the example's
+    figure), day 2 median(10, 90, 25) = 25%, days 3–4 median(55, 90, 30 | 35) = 55% (the example's).
     """
     forecasts = [
         statement("A", Q1, 0.10, day(0)),
@@ -59,8 +59,8 @@ def _by_agent(frames: ScoringFrames) -> dict[str, dict]:
     return {r["agent"]: r for r in tournament_standings(frames).iter_rows(named=True)}
 
 
-def test_seed_log_ratio_of_one_forecast() -> None:
-    """A's day-1 forecast 10% against a median of 15%: log(0.10 / 0.15) = −0.41 (the seed)."""
+def test_metaculus_example_log_ratio_of_one_forecast() -> None:
+    """A's day-1 forecast 10% against a median of 15%: log(0.10 / 0.15) = −0.41 (the example's)."""
     frames = build(
         agents=[seat("A")],
         resolutions=[resolution(Q1, "YES", at=day(5))],
@@ -74,13 +74,13 @@ def test_seed_log_ratio_of_one_forecast() -> None:
     assert a["coverage"] == 1.0
 
 
-def test_seed_question_1_scores_and_coverage() -> None:
+def test_metaculus_example_question_1_scores_and_coverage() -> None:
     """s1 = mean over the 4 days of log(f/m), silent days 0:
 
-    B: (0 + ln(0.90/0.25) + 2·ln(0.90/0.55)) / 4 = (1.2809 + 2·0.4925) / 4 = 0.566 (the seed's s1 for B);
+    B: (0 + ln(0.90/0.25) + 2·ln(0.90/0.55)) / 4 = (1.2809 + 2·0.4925) / 4 = 0.566 (the example's s1 for B);
     A: (ln(0.10/0.15) + ln(0.10/0.25) + 0 + 0) / 4 = (−0.4055 − 0.9163) / 4 = −0.330;
     C: (ln(0.20/0.15) + ln(0.25/0.25) + ln(0.30/0.55) + ln(0.35/0.55)) / 4 = −0.193;
-    the bot restates the median: 0. Coverage: A and C 100%, B 75%, the bot 50% (the seed's).
+    the bot restates the median: 0. Coverage: A and C 100%, B 75%, the bot 50% (the example's).
     """
     got = _by_agent(_question_1())
     s_b = (math.log(0.90 / 0.25) + 2 * math.log(0.90 / 0.55)) / 4
@@ -95,7 +95,7 @@ def test_seed_question_1_scores_and_coverage() -> None:
 
 def test_c_weight_1_leaves_the_bot_nothing() -> None:
     """c_weight = 100%: coverage is decided in the hidden days only, where the bot never forecasts,
-    so its coverage, S and prize are exactly 0 (the seed's "Battling the Bot"). B covered 1 of the
+    so its coverage, S and prize are exactly 0 (the example's "Battling the Bot"). B covered 1 of the
     2 hidden days: 50%."""
     got = _by_agent(_question_1(c_weight=1.0))
     assert (got["bot"]["coverage"], got["bot"]["tournament_take"], got["bot"]["tournament_prize"]) == (
@@ -151,9 +151,9 @@ def test_scores_sum_and_coverage_averages_over_all_questions() -> None:
     assert (got["A"]["coverage"], got["B"]["coverage"]) == (1.0, 0.5)
 
 
-def test_seed_take_and_prizes() -> None:
-    """The seed's leaderboard: B has S = 4.78 of ΣS = 6.14, take 4.78 / 6.14 ≈ 78%, prize $779.
-    B's coverage from the seed's tables: Q1 75%, Q2 100%, Q3 50% → c = 0.75, so s = ln(4.78/0.75).
+def test_metaculus_example_take_and_prizes() -> None:
+    """The example's leaderboard: B has S = 4.78 of ΣS = 6.14, take 4.78 / 6.14 ≈ 78%, prize $779.
+    B's coverage from the example's tables: Q1 75%, Q2 100%, Q3 50% → c = 0.75, so s = ln(4.78/0.75).
     The bot: s = 0, coverage Q1 50%, Q2 50%, Q3 25% (day 3 only) → c = 5/12, S = 0.4167 → $68.
     A and C hold the rest of ΣS, 6.14 − 4.78 − 0.4167 (their split does not change the others)."""
     rest = 6.14 - 4.78 - 5 / 12

@@ -1,5 +1,6 @@
 """The tournament through a real replay: the hidden period hides the market, and the market copier
-wins exactly $0 with ``c_weight = 1`` (seed 000, "Battling the Bot"). SQLite and PostgreSQL.
+wins exactly $0 with ``c_weight = 1`` (the Metaculus tournament rules, "Battling the Bot"). SQLite
+and PostgreSQL.
 
 One binary market Q: YES at 0.40 from day 0, 0.50 from day 4; closes and resolves YES on day 10.
 Rounds every 2 days on days 0, 2, 4, 6, 8 (5 rounds): the cohort ends on day 10, so Q's window

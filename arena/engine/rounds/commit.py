@@ -1,22 +1,11 @@
 """Storing a round phase: every agent's decision and fills in ONE transaction.
 
-One transaction (``store_phase``) proves, per agent, that the claim is still ours
-(``held_claims``) and that the ledger still matches the database (``stale_books``, which locks
-the agents' rows); then, under those locks, it executes each agent's answer on its in-memory
-ledger (``stage``), stamping the fills with the time they executed, and writes every decision's
-outcome in one statement and every agent's fills and positions in two more. An agent whose
-claim was taken over is left out (the other runner executes it); one whose ledger moved under it
-gets its decision recorded as a ``ledger_conflict`` error, not executed. A crash or any error
-rolls the whole phase back, so no agent's decision is ever half applied; a re-run finds the
-claims still ours (or expired) and redoes the phase. One transaction per phase instead of one
-per agent is most of what a replay of many agents spends on writes.
-
-Why the fills are stamped under the locks: a mark (``books.marks``) values the fills it read
-before it took the same locks, at a time read after that read. A fill stamped once the locks
-are held is then either in a mark's portfolio and stamped before it, or committed after that
-mark and stamped after it, so every stored portfolio snapshot agrees with the fills up to its
-time (``ledger_store.reconcile``). Live, that time is the real one; a replay stamps its
-simulated round time, as the rest of its rows.
+``store_phase`` proves each claim is still ours and each ledger unchanged, then, under those
+locks, executes each answer on its in-memory ledger (``stage``) and writes every decision, fill
+and position. An agent whose claim was taken over is left out; one whose ledger moved gets its
+decision recorded as a ``ledger_conflict`` error, not executed. Any error rolls the whole phase
+back. Why one transaction, and why fills are stamped under the locks:
+docs/design/round-phase-transaction.md.
 """
 
 from __future__ import annotations

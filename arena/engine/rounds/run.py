@@ -1,4 +1,4 @@
-"""One decision round of a cohort, as data flows (DESIGN.md "One round, as data flows").
+"""One decision round of a cohort, as data flows (docs/architecture.md, "The life of a round").
 
 1. The universe snapshot as of the round time is taken, filtered, hashed and stored; a re-run of
    the round must find the same hash (the same markets at the same prices) or it stops. A live

@@ -1,17 +1,10 @@
 """Claims: who may execute an agent's decision in a round, so a decision never executes twice.
 
-Before any agent is asked anything, the runner inserts one ``decision`` row per (round, agent)
-holding its own random ``claim_token`` (the unique constraint on (round_id, agent_id) lets only
-one insert win). A claim whose lease has expired, because its owner died, can be taken over by
-compare-and-swap on the old token. The final write of a decision succeeds only while the token
-is still ours (``finish`` below; a round phase checks all its claims at once with ``held_claims``
-and writes them with ``finish_all``), so a slow owner that lost its lease cannot execute anything.
-
-Leases are measured on a wall clock, not the simulated clock of a replay: they are about whether
-a *process* is still alive, which simulated time knows nothing about. A token names its owner's
-host and pid, so a runner on the same host can see at once that the owner is gone (a crashed
-``arena replay`` restarted by hand) instead of waiting out the lease; owners on other hosts
-are judged by the lease alone.
+Before any agent is asked, ``claim_round`` inserts one ``decision`` row per (round, agent) under
+the runner's token; only one insert wins. The decision's final write (``finish``, or
+``held_claims`` then ``finish_all`` for a round phase) succeeds only while the token is still on
+it. A claim whose lease expired may be taken over. Leases run on the wall clock, never a replay's
+simulated one. Why, and what a token names: docs/design/claims-and-fences.md.
 """
 
 from __future__ import annotations
@@ -159,9 +152,9 @@ def _take_over(session: Session, decision_id: int, old: str, token: str, now: da
 def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
     """Write the decision's outcome if the claim is still ours; raises ``ClaimLost`` otherwise.
 
-    This is the first statement of the agent's commit transaction: on PostgreSQL it also locks the
-    decision row, so a concurrent takeover waits and then finds the status no longer 'claimed'.
+    Call it first in the agent's commit transaction.
     """
+    # On PostgreSQL the UPDATE locks the row: a concurrent takeover waits, then finds it finished.
     stmt = (
         update(DecisionRow)
         .where(
@@ -176,15 +169,16 @@ def finish(session: Session, claim: Claim, values: Mapping[str, Any]) -> None:
 
 
 def held_claims(session: Session, claims: Sequence[Claim]) -> Callable[[], set[int]]:
-    """The decision ids of ``claims`` still ours (our token, still 'claimed'), read at the start
-    of a round phase's transaction; on PostgreSQL the rows are locked, so a concurrent takeover
-    waits and then finds them no longer 'claimed' (SQLite's writer lock already serialises).
-    The read is sent at once and answered with the unit's next read (``read_later``): the
-    returned function gives the ids."""
+    """A function giving the decision ids of ``claims`` still ours (our token, still 'claimed').
+
+    Call it at the start of a round phase's write unit: the rows stay locked until it ends, so a
+    concurrent takeover waits and then finds them no longer 'claimed'.
+    """
     if not claims:
         return set
     tokens = {c.decision_id: c.token for c in claims}
     query = _HELD[session.get_bind().dialect.name]
+    # sent now, answered with the unit's next read (``read_later``): the lock costs no wait of its own
     rows = read_later(session, query, {"decision_ids": sorted(tokens)})
     return lambda: {decision_id for decision_id, owner in rows() if tokens[decision_id] == owner}
 
@@ -194,6 +188,7 @@ def _held_query(dialect: str) -> Select[int | None, str]:
     query = select(col(DecisionRow.id), col(DecisionRow.claim_token)).where(
         one_of_param(col(DecisionRow.id), "decision_ids", dialect), col(DecisionRow.status) == CLAIMED
     )
+    # SQLite's writer lock (BEGIN IMMEDIATE) already serialises the unit
     return query if dialect == "sqlite" else query.order_by(col(DecisionRow.id)).with_for_update()
 
 
@@ -204,15 +199,15 @@ _HELD = {dialect: _held_query(dialect) for dialect in ("sqlite", "postgresql")}
 def finish_all(
     session: Session, finished: Sequence[tuple[Claim, Mapping[str, Any]]], *, locked: bool = False
 ) -> None:
-    """``finish`` for the claims of a round phase in one statement (``update_by_key``: one UPDATE
-    on PostgreSQL, not a statement a row); the token and the status stay in the match as a
-    second fence. Every row of values has the same columns (``decision_values``). A claim no
-    longer ours raises ``ClaimLost``, unless ``locked``: ``held_claims`` locked these rows in
-    this transaction and kept only ours (a round phase; on SQLite the writer lock does it), so
-    nobody can have moved them since and every row matches. The count is then not read (a row
-    that no longer matched would be left as it was, which the lock rules out), and on PostgreSQL
-    the UPDATE goes in the unit's pipeline without a wait of its own. Only inside a write unit
-    (``session_scope``): outside a transaction the lock would end with the read."""
+    """``finish`` for every claim of a round phase, in one statement; the caller commits.
+
+    Every row of values has the same columns (``decision_values``). A claim no longer ours raises
+    ``ClaimLost``, unless ``locked``: the caller ran ``held_claims`` in this transaction and passes
+    only the claims it kept. Call it inside a write unit (``session_scope``).
+    """
+    # One UPDATE on PostgreSQL (``update_by_key``); the token and status stay in the match as a
+    # second fence. When ``locked`` nobody can have moved these rows, so the count is not read and
+    # the UPDATE joins the unit's pipeline without a wait (docs/design/claims-and-fences.md).
     if not finished:
         return
     table = DecisionRow.__table__  # type: ignore[attr-defined]

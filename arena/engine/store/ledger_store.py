@@ -1,13 +1,10 @@
 """Ledgers in the database: the fill log is the truth, the ``position`` table a derived cache.
 
-A ledger is always rebuilt by replaying an agent's fills in the order they were committed
-(``Ledger.from_fills``); position rows are written beside the fills in the same transaction so
-readers (dashboard, reports) need not replay, and ``reconcile`` proves the cache and the stored
-portfolio snapshots agree with the replay exactly.
-
-Writers fence against each other with the agent's fill count: the in-memory ledger knows how
-many fills it was built from, and a commit that finds a different count in the database (another
-process moved the ledger meanwhile) is refused, so no fill is ever computed from a stale ledger.
+``load_books`` rebuilds ledgers from their fills in commit order; ``write_fill_batches`` stores
+new fills with the positions they touched; ``reconcile`` lists every cached figure that disagrees
+with the fills. Every write first runs the fence (``lock_and_check`` or ``stale_books``): a ledger
+built from a different number of fills than the database holds is never written from. Why:
+docs/design/fill-log.md and docs/design/claims-and-fences.md.
 """
 
 from __future__ import annotations
@@ -36,9 +33,11 @@ class LedgerConflict(RuntimeError):
 
 @dataclass
 class AgentBook:
-    """An agent's in-memory ledger plus the fill count it was built from (the fencing value), and
-    the mark each open position's row holds in the database (committed), so marks rewrite only
-    the rows whose mark moved (``marks.write_marks``)."""
+    """An agent's in-memory ledger, with what the database holds for it.
+
+    ``fill_count``: how many fills the ledger was built from (the fence). ``stored_marks``: the
+    committed mark of each open position's row, so ``marks.write_marks`` rewrites only moved ones.
+    """
 
     agent_id: int
     ledger: Ledger
@@ -135,9 +134,12 @@ def lock_and_check(session: Session, books: Sequence[AgentBook]) -> None:
 
 
 def stale_books(session: Session, books: Sequence[AgentBook]) -> dict[int, str]:
-    """Lock the agents' rows as ``lock_and_check`` does and return, by agent id in the order of
-    ``books``, why each ledger no longer matches the database (its fill count moved): a round
-    phase stores every other agent's decision and records these as conflicts."""
+    """Lock the agents' rows and say, by agent id, why each stale ledger no longer matches.
+
+    A ledger is stale when the database holds a different number of fills than it was built from.
+    Unlike ``lock_and_check`` it raises nothing: a round phase stores the other agents' decisions
+    and records these as conflicts.
+    """
     ids = sorted(b.agent_id for b in books)
     counts = _locked_fill_counts(session, ids)
     return {
@@ -167,15 +169,12 @@ _LOCK_AGENTS = (
 
 
 def _locked_fill_counts(session: Session, agent_ids: Sequence[int]) -> dict[int, int]:
-    """``fill_counts`` once the agents' rows are locked. On PostgreSQL the lock and the count go
-    in one pipeline (``pipeline.read_together``), after the writes the unit sent before them: one
-    wait, yet still two statements, the count's snapshot taken once the lock is held, so it sees
-    every fill a writer that held the lock before committed. (One statement counting in a
-    subquery would not: at READ COMMITTED its snapshot predates the wait for the lock.) SQLite's
-    ``BEGIN IMMEDIATE`` holds the write lock already."""
+    """``fill_counts`` once the agents' rows are locked (SQLite: by the unit's ``BEGIN IMMEDIATE``)."""
     dialect = session.get_bind().dialect
     if dialect.name != "postgresql":
         return fill_counts(session, agent_ids)
+    # Two statements in one pipeline, one wait: the count's snapshot is taken once the lock is
+    # held, so it sees every fill of the writer before (a subquery's would predate the wait).
     params = {"agent_ids": list(agent_ids)}
     statements = [driver_form(dialect, query, params) for query in (_LOCK_AGENTS, _FILL_COUNTS["postgresql"])]
     _, counts = read_together(session, statements)
@@ -209,8 +208,10 @@ class FillBatch:
 
 
 def write_fill_batches(session: Session, batches: Sequence[FillBatch], *, at: datetime) -> None:
-    """``write_fills`` for several agents at once: every fill in one INSERT (in the order given, so
-    fill ids keep commit order) and every touched position in one upsert."""
+    """``write_fills`` for several agents: every fill in one INSERT, every touched position in one upsert.
+
+    Fills are inserted in the order given, so fill ids keep commit order.
+    """
     rows = [
         fill_to_row(f, agent_id=b.book.agent_id, decision_id=b.decision_id) for b in batches for f in b.fills
     ]
@@ -235,12 +236,10 @@ def committed(book: AgentBook, fills: Sequence[Fill]) -> None:
 
 
 def write_positions(session: Session, rows: Sequence[dict[str, object]]) -> None:
-    """Upsert position cache rows (see ``position_row``); rows leaving the open state go first so
-    the partial unique index (one open row per market outcome) never sees two open rows. A
-    position given twice keeps its last row, as row-by-row upserts did: on PostgreSQL the rows go
-    as one statement, which may not update a row twice."""
+    """Upsert position cache rows (``position_row``); a position given twice keeps its last row."""
     if rows:
-        last = {(r["agent_id"], r["position_id"]): r for r in rows}
+        last = {(r["agent_id"], r["position_id"]): r for r in rows}  # one statement: no row twice
+        # rows leaving the open state first: the partial unique index allows one open row per outcome
         ordered = sorted(last.values(), key=lambda r: (r["status"] == "open", str(r["position_id"])))
         dialect = session.get_bind().dialect.name
         table = PositionRow.__table__  # type: ignore[attr-defined]

@@ -40,7 +40,7 @@ from arena.scoring.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.stats.pooling import PoolBy
 
 SCHEMA_VERSION = 3
-# 2: tournament_take is S / ΣS (seed 000); tournament_share removed.
+# 2: tournament_take is S / ΣS (the Metaculus tournament rules); tournament_share removed.
 # 3: stated scores null for an agent that never stated; stated means weigh each market once;
 #    share_better counts strict wins (ties apart: wins, ties, losses); p_value null below
 #    min_markets or without bootstrap variance (p_value_reason says why); incoherent_share and

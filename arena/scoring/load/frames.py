@@ -192,7 +192,8 @@ LISTINGS = FrameSpec(
 
 TOURNAMENTS = FrameSpec(
     "tournaments",
-    "Each cohort's [tournament] settings (seed 000); a cohort without a row scores with the defaults.",
+    "Each cohort's [tournament] settings (the Metaculus tournament rules); a cohort without a row "
+    "scores with the defaults.",
     (
         Column("cohort_id", pl.String(), "cohort"),
         Column("prize_pool", MONEY, "dollars split by take"),
@@ -269,7 +270,8 @@ OFFERS = FrameSpec(
 
 GUARDS = FrameSpec(
     "guards",
-    "Per LLM seat, its knowledge cutoff and whether the leakage guard covered it (seed 001).",
+    "Per LLM seat, its knowledge cutoff and whether the leakage guard covered it (the Autocast "
+    "competition rules).",
     (
         Column("cohort_id", pl.String(), "cohort of the agent"),
         Column("agent", pl.String(), "agent name"),

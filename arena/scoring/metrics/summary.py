@@ -87,7 +87,7 @@ def bet_activity(inputs: Inputs) -> pl.DataFrame:
 
 
 def cohort_mean_briers(inputs: Inputs) -> pl.DataFrame:
-    """Per agent and reading: the mean over its cohorts of its Brier there (seed 002's comparison).
+    """Per agent and reading: the mean over its cohorts of its Brier there (Forecaster Arena's comparison).
 
     Each cohort weighs the same, however many bets it holds; cohorts without a resolved bet of
     the agent are left out.

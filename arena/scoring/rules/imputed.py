@@ -22,10 +22,11 @@ market's events, so the n outcomes of a multi-outcome market share one market's 
 the Autocast-normalised Brier). ``imputed_share`` is the share of (round, event) rows that were
 imputed: 0 for an agent that stated every market in every round.
 
-Autocast-normalised Brier (seed 001): per (round, market), the sum over the market's outcomes
-of ``(f_o − y_o)²`` divided by 2, which lies in [0, 1] for any distribution. A binary market is
-stored by its YES outcome alone; its NO term ``((1 − f) − (1 − y))²`` equals the YES term, so
-YES rows count twice and the normalised score equals the binary Brier.
+Autocast-normalised Brier (the Autocast competition rules): per (round, market), the sum over
+the market's outcomes of ``(f_o − y_o)²`` divided by 2, which lies in [0, 1] for any
+distribution. A binary market is stored by its YES outcome alone; its NO term
+``((1 − f) − (1 − y))²`` equals the YES term, so YES rows count twice and the normalised score
+equals the binary Brier.
 """
 
 from __future__ import annotations

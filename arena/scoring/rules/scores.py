@@ -11,7 +11,8 @@ left out of every score. With ``y`` in {0, 0.5, 1} the rules below are the usual
 
 A bet implies a probability of its side in two readings (``READINGS``), both kept per bet:
 
-- ``fa`` (seed 002): implied confidence ``c = amount / max_bet`` of the decision, P(side) = c.
+- ``fa`` (Forecaster Arena's bet-size rule): implied confidence ``c = amount / max_bet`` of the
+  decision, P(side) = c.
 - ``kelly``: P(side) = p + φ·(1 − p), with p the side's fill price and φ = amount / cash at the
   decision's start: the belief at which the stake is the full-Kelly one.
 

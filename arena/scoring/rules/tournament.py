@@ -1,4 +1,4 @@
-"""Metaculus tournament scoring, exactly as seed 000 describes it (docs/scoring.md "Tournament").
+"""Metaculus tournament scoring, exactly as Metaculus's rules describe it (docs/scoring.md "Tournament").
 
 A *question* is a market offered to a cohort that resolved (not void), with a window of positive
 length in ``frames.windows``: from the cohort's first round that offered it to the market's close
