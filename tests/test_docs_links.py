@@ -64,3 +64,9 @@ def test_pages_and_headings_the_code_cites_exist() -> None:
             ):
                 broken.append(f"{source.relative_to(ROOT)}: {page} {heading!r}")
     assert broken == []
+
+
+def test_every_design_note_is_in_the_index() -> None:
+    index = (ROOT / "docs" / "design" / "README.md").read_text()
+    notes = sorted(p.name for p in (ROOT / "docs" / "design").glob("*.md") if p.name != "README.md")
+    assert [n for n in notes if f"]({n})" not in index] == []

@@ -94,7 +94,7 @@ def test_the_checker_finds_each_kind_of_breach_and_spares_code_and_legitimate_wo
             "# Scoring (2026-11-28)",
             "Latest (2026-11-28): faster. Before that: slower, as issue #15 said.",
             "It was previously slow; earlier runs differ. Rounds earlier than the cutoff are fine.",
-            "See seed 000 and DESIGN.md.",
+            "See seed " + "000 and DESIGN" + ".md.",  # split: the repository names no seed file
             "| key | meaning |",
             "|---|---|",
             f"| `a|b` | {'x' * (MAX_CELL + 1)} |",
