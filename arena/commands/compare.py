@@ -47,7 +47,7 @@ def compare_command(
     ] = None,
     replicates: Annotated[int, typer.Option(min=1, help="Bootstrap replicates.")] = 2_000,
     min_markets: Annotated[
-        int, typer.Option(min=1, help="Fewest common resolved markets a verdict may rest on.")
+        int, typer.Option(help="Fewest common resolved markets a verdict may rest on (at least 2).")
     ] = MIN_MARKETS,
     database_url: DatabaseOption = None,
 ) -> None:

@@ -12,8 +12,8 @@ together). Pool by model with ``pooling.by_model`` first: the agent is then the 
 Each compared metric gets a verdict that says what the data can support:
 
 - ``not comparable``: one side has no value (e.g. stated no probability), or no common market;
-- ``too few markets``: fewer common resolved markets than ``min_markets``: no conclusion,
-  whatever the interval (one market's bootstrap has no variance and proves nothing);
+- ``too few markets``: fewer common resolved markets than ``min_markets`` (at least 2): no
+  conclusion, whatever the interval (one market's bootstrap has no variance and proves nothing);
 - ``identical``: the same figure on every common market (the paired interval is [0, 0]);
 - ``supported``: the interval excludes 0;
 - ``within noise``: it does not: no conclusion.
@@ -85,6 +85,8 @@ def compare_cohorts(
     """Each agent of ``cohorts[1:]`` against its namesake in ``cohorts[0]`` (see the module
     docstring); ``implied`` picks the Brier (bets) reading. Raises ``ComparisonError``."""
     cohorts = list(dict.fromkeys(cohorts))
+    if min_markets < 2:  # one market's bootstrap never varies: its interval would prove anything
+        raise ComparisonError(f"min_markets must be at least 2, got {min_markets}")
     if len(cohorts) < 2:
         raise ComparisonError("compare needs at least two different cohorts")
     if len(cohorts) > len(ascii_uppercase):
