@@ -62,7 +62,12 @@ def comparison_document(comparison: CohortComparison) -> dict[str, Any]:
     """The ``arena compare --json`` document (keys in docs/cli.md)."""
     return {
         "cohorts": [
-            {"letter": letter, "id": cohort, "reference": i == 0, "unmatched_agents": comparison.unmatched[cohort]}
+            {
+                "letter": letter,
+                "id": cohort,
+                "reference": i == 0,
+                "unmatched_agents": comparison.unmatched[cohort],
+            }
             for i, (letter, cohort) in enumerate(zip(comparison.letters, comparison.cohorts, strict=True))
         ],
         "common_markets": list(comparison.common_markets),
@@ -88,7 +93,9 @@ def display_table(comparison: CohortComparison) -> pl.DataFrame:
                 "reference": show(r["reference_value"], signed=False),
                 "value": show(r["value"], signed=False),
                 "difference": show(r["diff"]),
-                "interval": MISSING if r["diff_lo"] is None else f"[{show(r['diff_lo'])}, {show(r['diff_hi'])}]",
+                "interval": MISSING
+                if r["diff_lo"] is None
+                else f"[{show(r['diff_lo'])}, {show(r['diff_hi'])}]",
                 "markets": r["common_markets"],
                 "verdict": r["verdict"],
                 "reading": r["summary"],
@@ -98,7 +105,18 @@ def display_table(comparison: CohortComparison) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=schema)
 
 
-DISPLAY = ("agent", "cohort", "metric", "reference", "value", "difference", "interval", "markets", "verdict", "reading")
+DISPLAY = (
+    "agent",
+    "cohort",
+    "metric",
+    "reference",
+    "value",
+    "difference",
+    "interval",
+    "markets",
+    "verdict",
+    "reading",
+)
 
 
 def shown(metric: str) -> Callable[..., str]:
