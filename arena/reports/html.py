@@ -37,7 +37,7 @@ h3{font-size:16px;margin:24px 0 6px}table{border-collapse:collapse;font-size:13p
 th,td{border-bottom:1px solid #e5e7eb;padding:5px 8px;text-align:right;white-space:nowrap;vertical-align:top}
 th{white-space:normal}.ci{display:block;color:#6b7280;font-size:12px}
 details{margin:12px 0}summary{cursor:pointer;font-size:14px;color:#374151}
-th{background:#f3f4f6;font-weight:600}td:first-child,th:first-child,td.text{text-align:left}
+th{background:#f3f4f6;font-weight:600}td:first-child,th:first-child,td.text,th.text{text-align:left}
 td.text{white-space:normal}dl{display:grid;grid-template-columns:max-content auto;gap:4px 16px;font-size:14px}
 dt{color:#6b7280}dd{margin:0}pre{background:#f3f4f6;padding:12px;font-size:12px;overflow:auto;max-height:480px}
 nav a{margin-right:14px;font-size:14px}.scroll{overflow-x:auto}
@@ -166,7 +166,7 @@ def _table(rows: list[Row], *, wide: str = "") -> str:
     """Rows as a table; the ``wide`` column's text wraps, and an interval goes under its value."""
     if not rows:
         return '<p class="note">No rows.</p>'
-    head = "".join(f"<th>{escape(c)}</th>" for c in rows[0])
+    head = "".join(f"<th{' class=text' if c == wide else ''}>{escape(c)}</th>" for c in rows[0])
     body = "".join(
         "<tr>"
         + "".join(
