@@ -106,7 +106,12 @@ def print_comparison(comparison: CohortComparison) -> None:
         grid.add_column("Markets", justify="right", no_wrap=True)
         for r in rows.iter_rows(named=True):
             grid.add_row(
-                escape(r["metric"]), r["reference"], r["value"], r["difference"], r["interval"], str(r["markets"])
+                escape(r["metric"]),
+                r["reference"],
+                r["value"],
+                r["difference"],
+                r["interval"],
+                str(r["markets"]),
             )
         print_table(console, grid)
         for reading in rows["reading"]:

@@ -23,7 +23,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 from sqlalchemy import Engine

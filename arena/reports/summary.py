@@ -153,7 +153,7 @@ def _scores_row(r: dict[str, Any], implied: Reading) -> Row:
 
 def _agent(r: dict[str, Any]) -> str:
     return (
-        r["agent"]
+        str(r["agent"])
         + (" (baseline)" if r["baseline"] else "")
         + (" (external)" if r["external"] else "")
         + (" (leakage guard: off)" if r["leakage_guard"] == "off" else "")

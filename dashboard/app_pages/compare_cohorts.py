@@ -79,9 +79,8 @@ st.caption(
 )
 for cohort, unmatched in comparison.unmatched.items():
     if unmatched:
-        st.caption(
-            f"Not compared (no namesake): {streamlit_literal(', '.join(unmatched))} of {streamlit_literal(cohort)}"
-        )
+        names = streamlit_literal(", ".join(unmatched))
+        st.caption(f"Not compared (no namesake): {names} of {streamlit_literal(cohort)}")
 table = display_table(comparison)
 if table.is_empty():
     widgets.stop_with("No agent sits in the reference cohort and another: nothing to compare.")

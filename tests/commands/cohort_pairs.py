@@ -87,4 +87,3 @@ def build(folder: Path, database_url: str) -> dict[str, str]:
         listed = CliRunner().invoke(app, ["cohort", "list", "--json", "--database-url", database_url])
         ids[name] = next(c["id"] for c in json.loads(listed.stdout) if c["name"] == name)
     return ids
-

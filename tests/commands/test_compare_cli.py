@@ -74,7 +74,11 @@ def test_the_default_minimum_of_markets_withholds_every_verdict_on_six_markets(
     url, ids = world
     document = compared(url, ids["reference"], ids["shifted"])
     assert document["min_markets"] == 30
-    assert {r["verdict"] for r in document["comparisons"]} <= {"too few markets", "not comparable", "identical"}
+    assert {r["verdict"] for r in document["comparisons"]} <= {
+        "too few markets",
+        "not comparable",
+        "identical",
+    }
     stated = row(document, "s", "stated_brier")
     assert stated["summary"] == (
         "Brier (stated): only 6 common markets (at least 30 resolved ones needed): no conclusion"

@@ -41,7 +41,9 @@ def test_bundle_holds_every_table_in_full_with_checksums(
     folder = report.folder
     names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     expected = [f"tables/{t}.{ext}" for t in TABLES for ext in ("csv", "parquet")]
-    assert names == sorted(["config.toml", "manifest.json", "metrics.csv", "report.html", "report.md", *expected])
+    assert names == sorted(
+        ["config.toml", "manifest.json", "metrics.csv", "report.html", "report.md", *expected]
+    )
     manifest = json.loads((folder / "manifest.json").read_text())
     assert set(manifest["files"]) == set(names) - {"manifest.json"}
     for name, digest in manifest["files"].items():

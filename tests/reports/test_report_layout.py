@@ -60,7 +60,9 @@ def test_the_page_has_no_sideways_scroll_and_shows_every_agent_row(report: Path,
             assert scroll <= client
             for section, columns in (("leaderboard", 8), ("scores", 9)):
                 table = page.locator(f"#{section} table").first
-                fits = table.evaluate("t => [t.scrollWidth, t.parentElement.clientWidth, t.rows[0].cells.length]")
+                fits = table.evaluate(
+                    "t => [t.scrollWidth, t.parentElement.clientWidth, t.rows[0].cells.length]"
+                )
                 assert fits[0] <= fits[1] and fits[2] <= columns, (section, fits)
                 names = table.locator("tbody tr td.text")
                 assert names.count() == len(AGENTS)
@@ -69,7 +71,7 @@ def test_the_page_has_no_sideways_scroll_and_shows_every_agent_row(report: Path,
                     cell.scroll_into_view_if_needed()
                     assert cell.inner_text().startswith(agent)
                     box = cell.bounding_box()
-                    assert box is not None and 0 <= box["x"] and box["x"] + box["width"] <= client
+                    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= client
             details = page.locator("#scores details")
             assert not details.evaluate("d => d.open")
             details.locator("summary").click()

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from string import ascii_uppercase
+from typing import Any
 
 import polars as pl
 
 from arena.cohorts.seats import replicated_agent
 from arena.scoring.board.pairs import paired_comparison
 from arena.scoring.board.ranking import MIN_MARKETS
-from arena.scoring.load.frames import ScoringFrames, suffixed
+from arena.scoring.load.frames import Reading, ScoringFrames, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 from arena.scoring.stats.bootstrap import DEFAULT_LEVEL, DEFAULT_REPLICATES
 from arena.scoring.stats.pooling import by_cohort, cohort_label
@@ -77,7 +78,7 @@ def compare_cohorts(
     cohorts: list[str],
     *,
     seed: int,
-    implied: str = "fa",
+    implied: Reading = "fa",
     replicates: int = DEFAULT_REPLICATES,
     level: float = DEFAULT_LEVEL,
     min_markets: int = MIN_MARKETS,
@@ -124,7 +125,9 @@ def compare_cohorts(
                     **{k: found[k] for k in ("diff", "diff_lo", "diff_hi", "common_markets")},
                 }
                 verdict = _verdict(row, bool(found["few_markets"]))
-                rows.append(row | {"verdict": verdict, "summary": summary(row, verdict, letters[i], min_markets)})
+                rows.append(
+                    row | {"verdict": verdict, "summary": summary(row, verdict, letters[i], min_markets)}
+                )
     matched = {a for c in cohorts[1:] for a in agents[c] if a in agents[cohorts[0]]}
     unmatched = {c: [a for a in agents[c] if a not in matched] for c in cohorts}
     return CohortComparison(
@@ -147,7 +150,7 @@ def _board_names(frames: ScoringFrames, cohort: str) -> list[str]:
     return list(dict.fromkeys(replicated_agent(s) or s for s in seats))
 
 
-def _verdict(row: dict[str, object], few: bool) -> str:
+def _verdict(row: dict[str, Any], few: bool) -> str:
     diff, lo, hi = row["diff"], row["diff_lo"], row["diff_hi"]
     if diff is None or lo is None or hi is None or not row["common_markets"]:
         return "not comparable"
@@ -155,10 +158,10 @@ def _verdict(row: dict[str, object], few: bool) -> str:
         return "too few markets"
     if lo == hi == diff == 0:
         return "identical"
-    return "supported" if lo > 0 or hi < 0 else "within noise"  # type: ignore[operator]
+    return "supported" if lo > 0 or hi < 0 else "within noise"
 
 
-def summary(row: dict[str, object], verdict: str, letter: str, min_markets: int) -> str:
+def summary(row: dict[str, Any], verdict: str, letter: str, min_markets: int) -> str:
     """The verdict as one sentence, e.g. "B's Brier (bets) is lower by 0.031 [0.004, 0.058] over
     41 common markets: supported"."""
     label, n = str(row["label"]), row["common_markets"]
@@ -171,7 +174,7 @@ def summary(row: dict[str, object], verdict: str, letter: str, min_markets: int)
         return f"{label}: only {markets} (at least {min_markets} resolved ones needed): no conclusion"
     if verdict == "identical":
         return f"{label}: the same on all {markets}: no difference"
-    diff, lo, hi = float(row["diff"]), float(row["diff_lo"]), float(row["diff_hi"])  # type: ignore[arg-type]
+    diff, lo, hi = float(row["diff"]), float(row["diff_lo"]), float(row["diff_hi"])
     places, unit = (2, " points") if BY_KEY[str(row["metric"])].fmt == "percent" else (3, "")
     if verdict == "within noise":
         shown = f"{diff:+.{places}f} [{lo:+.{places}f}, {hi:+.{places}f}]{unit}"

@@ -48,12 +48,12 @@ def paired_comparison(
     min_markets: int = MIN_MARKETS,
 ) -> pl.DataFrame:
     """One row per compared metric (``registry.COMPARED``): ``metric``, ``first``/``second`` (each
-    agent's value), ``diff`` = first − second with its interval ``diff_lo``/``diff_hi``,
-    ``p_value`` and ``p_value_reason`` (why there is none), ``share_better`` (share of common
-    markets where *first* did strictly better), ``wins``/``ties``/``losses`` (of *first*),
-    ``common_markets`` and ``few_markets`` (fewer common resolved markets than ``min_markets``). An
-agent seated as replicates (``kelly#1`` …) is named as one (``kelly``): the mean of its copies.
-Raises ``ValueError`` naming an agent not in ``frames``."""
+        agent's value), ``diff`` = first − second with its interval ``diff_lo``/``diff_hi``,
+        ``p_value`` and ``p_value_reason`` (why there is none), ``share_better`` (share of common
+        markets where *first* did strictly better), ``wins``/``ties``/``losses`` (of *first*),
+        ``common_markets`` and ``few_markets`` (fewer common resolved markets than ``min_markets``). An
+    agent seated as replicates (``kelly#1`` …) is named as one (``kelly``): the mean of its copies.
+    Raises ``ValueError`` naming an agent not in ``frames``."""
     if first == second:
         raise ValueError(f"compare two different agents, not {first!r} with itself")
     seats = frames.agents["agent"].to_list()
