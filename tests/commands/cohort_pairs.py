@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -63,6 +64,14 @@ def _config(folder: Path, name: str, dataset: Path, agents: str, seed: int = 0) 
 
 def scripted(name: str, path: Path) -> str:
     return f'[[agents]]\nname = "{name}"\nkind = "scripted"\npath = "{path}"\n'
+
+
+def replayed(head: Path, folder: Path) -> tuple[str, dict[str, str]]:
+    """A copy of the ``head`` database in ``folder`` with the five cohorts replayed: its URL and
+    the cohorts' ids."""
+    shutil.copyfile(head, folder / "arena.db")
+    url = f"sqlite:///{folder / 'arena.db'}"
+    return url, build(folder, url)
 
 
 def build(folder: Path, database_url: str) -> dict[str, str]:

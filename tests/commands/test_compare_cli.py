@@ -4,7 +4,6 @@ agent's differences, verdicts that claim only what the data support, and one-lin
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -12,15 +11,12 @@ import pytest
 from typer.testing import CliRunner, Result
 
 from arena.cli import app
-from tests.commands.cohort_pairs import MARKETS, build
+from tests.commands.cohort_pairs import MARKETS, replayed
 
 
 @pytest.fixture(scope="module")
 def world(sqlite_head: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, str]]:
-    folder = tmp_path_factory.mktemp("compare")
-    shutil.copyfile(sqlite_head, folder / "arena.db")
-    url = f"sqlite:///{folder / 'arena.db'}"
-    return url, build(folder, url)
+    return replayed(sqlite_head, tmp_path_factory.mktemp("compare"))
 
 
 def arena(url: str, *args: str) -> Result:

@@ -4,7 +4,6 @@ the same comparison as `arena compare` (one function computes both), as a table 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -12,16 +11,13 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.reports.escaping import WORD_JOINER
-from tests.commands.cohort_pairs import build
+from tests.commands.cohort_pairs import replayed
 from tests.dashboard.conftest import PLANTED, Runner, screen_text
 
 
 @pytest.fixture(scope="module")
 def world(sqlite_head: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, str]]:
-    folder = tmp_path_factory.mktemp("compare-page")
-    shutil.copyfile(sqlite_head, folder / "arena.db")
-    url = f"sqlite:///{folder / 'arena.db'}"
-    return url, build(folder, url)
+    return replayed(sqlite_head, tmp_path_factory.mktemp("compare-page"))
 
 
 def test_the_page_shows_the_cli_comparison_with_its_verdicts(
