@@ -3,6 +3,7 @@ paired market-clustered intervals on their differences and a verdict on each (as
 
 from __future__ import annotations
 
+import textwrap
 from typing import Annotated
 
 import typer
@@ -114,5 +115,6 @@ def print_comparison(comparison: CohortComparison) -> None:
                 str(r["markets"]),
             )
         print_table(console, grid)
-        for reading in rows["reading"]:
-            console.print(f"  {escape(reading)}")
+        for reading in rows["reading"]:  # one verdict a line, folded under its own indent
+            folded = textwrap.fill(reading, console.width, initial_indent="  ", subsequent_indent="    ")
+            console.print(escape(folded), soft_wrap=True)

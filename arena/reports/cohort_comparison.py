@@ -127,6 +127,7 @@ def shown(metric: str) -> Callable[..., str]:
     def show(value: float | None, *, signed: bool = True) -> str:
         if value is None:
             return MISSING
+        value = round(value, places) + 0.0  # no "-0.000" for a difference that rounds to nothing
         return f"{value:+.{places}f}" if signed else f"{value:.{places}f}"
 
     return show
