@@ -26,6 +26,7 @@ import polars as pl
 from arena.scoring.load.frames import SPECS, ScoringFrames
 
 PoolBy = Literal["name", "model"]
+_LABEL = "{}:{}"  # ``by_cohort``'s name of a seat: its cohort's index, then its agent
 SEAT = ["cohort_id", "agent"]
 
 
@@ -63,7 +64,7 @@ def by_cohort(frames: ScoringFrames, cohorts: list[str]) -> ScoringFrames:
     renamed = {
         spec.name: getattr(frames, spec.name)
         .join(index, on="cohort_id", how="left", maintain_order="left")
-        .with_columns(agent=pl.format("{}:{}", "_i", "agent"))
+        .with_columns(agent=pl.format(_LABEL, "_i", "agent"))
         .drop("_i")
         for spec in SPECS
         if "agent" in spec.schema
@@ -73,7 +74,7 @@ def by_cohort(frames: ScoringFrames, cohorts: list[str]) -> ScoringFrames:
 
 def cohort_label(index: int, agent: str) -> str:
     """The name ``by_cohort`` gives agent ``agent`` of the cohort at ``index``."""
-    return f"{index}:{agent}"
+    return _LABEL.format(index, agent)
 
 
 def decided_seats(frames: ScoringFrames) -> ScoringFrames:
