@@ -9,9 +9,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from arena.commands.options import DatabaseOption, database_url_or_default, fail
+from arena.commands.options import DatabaseOption, fail, open_reader
 from arena.commands.terminal import listing_table, plain_console, print_json, print_table
-from arena.db.engine import make_engine
 from arena.reports.cohort_comparison import (
     CohortComparison,
     ComparisonError,
@@ -19,7 +18,6 @@ from arena.reports.cohort_comparison import (
     display_table,
     load_comparison,
 )
-from arena.reports.state import database_state
 from arena.scoring import FrameError, LoadError
 from arena.scoring.board.ranking import MIN_MARKETS
 
@@ -56,11 +54,7 @@ def compare_command(
     of the first, with paired intervals over their common markets and a verdict."""
     if pool_by not in POOL_BY:
         fail(f"--pool-by {pool_by!r}: choose 'name' or 'model'")
-    url = database_url_or_default(database_url)
-    state = database_state(url)
-    if not state.ready:
-        fail(state.problem)
-    engine = make_engine(url)
+    engine = open_reader(database_url)
     try:
         comparison = load_comparison(
             engine,
