@@ -65,6 +65,11 @@ COMMANDS: dict[str, Entry] = {
         "Rank the agents of the latest cohort, of those named, or of every cohort pooled with --all "
         "(P/L summed, return on capital allocated).",
     ),
+    "compare": Entry(
+        "arena.commands.compare",
+        "Compare cohorts run on the same markets: each agent of every cohort against the same agent "
+        "of the first, with paired intervals over their common markets and a verdict.",
+    ),
     "report": Entry(
         "arena.commands.report",
         "Write report.html (opens offline), report.md, tables/ (Parquet + CSV) and manifest.json.",

@@ -21,6 +21,7 @@ PAGES = [
     st.Page("app_pages/markets.py", title="Markets", icon=":material/query_stats:"),
     st.Page("app_pages/calibration.py", title="Calibration", icon=":material/straighten:"),
     st.Page("app_pages/compare.py", title="Compare two agents", icon=":material/compare_arrows:"),
+    st.Page("app_pages/compare_cohorts.py", title="Compare cohorts", icon=":material/difference:"),
     st.Page("app_pages/market_view.py", title="Per market", icon=":material/candlestick_chart:"),
     st.Page("app_pages/cost_vs_score.py", title="Cost vs score", icon=":material/payments:"),
 ]

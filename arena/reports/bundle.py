@@ -2,7 +2,8 @@
 
 The folder holds ``report.html`` (opens offline), ``report.md``, ``tables/`` (every table as
 Parquet and CSV, no row limit), ``config.toml`` (the frozen config, which ``arena replay
---from-report`` relaunches) and ``manifest.json`` (provenance and a sha256 per file). It is
+--from-report`` relaunches), ``metrics.csv`` (every metric of every agent, as the report shows
+them) and ``manifest.json`` (provenance and a sha256 per file). It is
 written in a hidden staging folder next to the target and renamed into place at the end, so a
 crash or an error never leaves half a report behind; ``--force`` replaces only a previous report
 (``markets.placement``), never another folder.
@@ -22,22 +23,22 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 from sqlalchemy import Engine
 
-from arena.cohorts.export import CONFIG_FILE, config_toml
+from arena.cohorts.export import CONFIG_FILE
 from arena.core.clock import Clock
 from arena.reports import html, markdown
 from arena.reports.content import ReportContent, gather
 from arena.reports.csv_cells import inert_for_spreadsheets
 from arena.reports.manifest import MANIFEST, is_report_zip, manifest, report_files, sha256_file
 from arena.reports.redact import Redactor
-from arena.reports.summary import summarize
+from arena.reports.summary import Summary, summarize
 from markets.placement import check_file, check_folder, staged_file, staged_folder
 
 CSV_TIME = "%Y-%m-%dT%H:%M:%S%.6fZ"
+METRICS_FILE = "metrics.csv"
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the zip depends on the content only
 
 
@@ -92,8 +93,9 @@ def build_report(
 
 def _write_bundle(folder: Path, content: ReportContent, *, created_at: datetime, prompts: bool) -> None:
     """The report's files in ``folder``: tables, the two readable reports, then the manifest."""
-    files = [*_write_tables(folder / "tables", content.tables), _write_config(folder, content.cohort)]
     summary = summarize(content, created_at)
+    (folder / CONFIG_FILE).write_text(summary.config, encoding="utf-8")
+    files = [*_write_tables(folder / "tables", content.tables), CONFIG_FILE, _write_metrics(folder, summary)]
     listed = ["report.html", "report.md", *files, MANIFEST]
     (folder / "report.md").write_text(markdown.render(summary, listed), encoding="utf-8")
     (folder / "report.html").write_text(html.render(summary, content, listed), encoding="utf-8")
@@ -123,12 +125,12 @@ def _write_tables(folder: Path, tables: Mapping[str, pl.DataFrame]) -> list[str]
     return written
 
 
-def _write_config(folder: Path, cohort: Mapping[str, Any]) -> str:
-    """``config.toml``: the cohort's frozen config (already redacted), which relaunches it."""
-    header = [f"cohort {cohort['id']}: its frozen config", f"config sha256 {cohort['config_hash']}"]
-    text = config_toml(cohort["config_json"], header=header)
-    (folder / CONFIG_FILE).write_text(text, encoding="utf-8")
-    return CONFIG_FILE
+def _write_metrics(folder: Path, summary: Summary) -> str:
+    """``metrics.csv``: every registered metric (rows) of every agent (columns), as the report
+    shows them, formula-like cells made inert (``csv_cells``)."""
+    frame = pl.DataFrame(summary.metrics, schema=dict.fromkeys(summary.metrics[0], pl.String))
+    inert_for_spreadsheets(frame).write_csv(folder / METRICS_FILE)
+    return METRICS_FILE
 
 
 def _zip(folder: Path, archive_path: Path, name: str) -> None:

@@ -30,7 +30,7 @@ _OPENERS = re.compile(r"([\\`*_~\[\]<>&|$:@])|(\.)(?=[^\W\d_])")
 # quote of it: ``- x``, ``+ x``, ``# x``, ``> x``, ``1. x``, ``1) x``, ``= x``.
 _BLOCK_START = re.compile(r"^(\d*)([-+#>=]|(?<=\d)[.)])")
 _BREAKS = re.compile(r"[\r\n\t\v\f\x85\u2028\u2029]+")
-__all__ = ["markdown_literal", "streamlit_literal", "visible_controls", "web_address"]
+__all__ = ["markdown_literal", "markdown_text", "streamlit_literal", "visible_controls", "web_address"]
 
 
 def markdown_literal(text: str, *, starts_block: bool = False) -> str:
@@ -42,6 +42,52 @@ def markdown_literal(text: str, *, starts_block: bool = False) -> str:
     if not starts_block:
         return line
     return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line.lstrip(" "), count=1)
+
+
+# ``markdown_text``: characters escaped wherever they are, and the positions where the others open
+# something. ``[ ]`` only matter in a value holding a link or footnote shape (``](``, ``][``,
+# ``[^``): with no reference definition in the document, ``[x]`` alone is text.
+_ALWAYS = frozenset("\\`*~<|@")
+_LINK_SHAPE = re.compile(r"\][(\[]|\[\^")
+_POSITIONAL = re.compile(
+    r"(?<![^\W_])_|_(?![^\W_])"  # ``_`` not inside a word (intraword underscores open nothing)
+    r"|&(?=[#A-Za-z0-9])"  # an entity or character reference
+    r"|:(?=/|[\w+-]+:)"  # a link's scheme (``http://``) or an emoji shortcode (``:fire:``)
+    r"|\.(?=[^\W\d_])"  # a bare domain (``x.com``, ``www.x``)
+    r"|#$"  # an ATX heading's closing sequence
+)
+
+
+def markdown_text(text: str, *, starts_block: bool = False) -> str:
+    """``text`` as one line of Markdown that renders to exactly its characters, with as few
+    backslashes as that takes: like ``markdown_literal`` for the characters that open something
+    wherever they are (``\\ ` * ~ < | @``), but ``_ & : . #``, brackets and ``$`` only where they
+    would (``_`` at a word's edge, ``&`` before a name or ``#``, ``:`` before ``/`` or in
+    ``:word:``, a dot before a letter, a final ``#``, brackets in a value holding ``](``, ``][`` or
+    ``[^``, and ``$`` in a value holding two, which could make math). So ``Cohort report: x``,
+    ``00:00 UTC``, ``$1,250.00`` and ``[0.3, 1.2]`` stay as written. For report.md, where a value
+    is never parsed as a whole document; Streamlit keeps ``streamlit_literal``."""
+    line = visible_controls(_BREAKS.sub(" ", text))
+    if starts_block:
+        line = line.lstrip(" ")
+    brackets = bool(_LINK_SHAPE.search(line))
+    dollars = line.count("$") > 1
+    marked = {m.start() for m in _POSITIONAL.finditer(line)}
+    out = []
+    for i, ch in enumerate(line):
+        if (
+            ch in _ALWAYS
+            or i in marked
+            or (brackets and ch in "[]")
+            or (dollars and ch == "$")
+            or (starts_block and i == 0 and ch == "[")
+        ):
+            out.append("\\")
+        out.append(ch)
+    escaped = "".join(out)
+    if not starts_block:
+        return escaped
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped, count=1)
 
 
 _AUTOLINK_TRIGGERS = re.compile(r"[:@]|(?<=www)\.", re.IGNORECASE)

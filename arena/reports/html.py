@@ -3,11 +3,15 @@
 plotly.js is embedded once, inline, with the first chart; the other charts reuse it. Every
 text from the database is HTML-escaped. Charts come from ``arena.figures`` so the report
 draws exactly what the dashboard shows.
+
+The page reads like a paper's appendix: tables with one row per agent fit the column (an
+interval goes under its value, an agent's name and flags wrap), the complete metrics table is
+folded in a ``<details>`` (and scrolls inside its own box), and the config is its TOML text.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from html import escape
 from typing import cast
 
@@ -30,8 +34,10 @@ main{max-width:1150px;margin:0 auto;padding:24px 32px 64px;background:#fff}
 h1{font-size:28px;margin:8px 0 4px}
 h2{font-size:21px;margin-top:40px;border-bottom:1px solid #e5e7eb;padding-bottom:6px}
 h3{font-size:16px;margin:24px 0 6px}table{border-collapse:collapse;font-size:13px;margin:8px 0;width:100%}
-th,td{border-bottom:1px solid #e5e7eb;padding:5px 8px;text-align:right;white-space:nowrap}
-th{background:#f3f4f6;font-weight:600}td:first-child,th:first-child,td.text{text-align:left}
+th,td{border-bottom:1px solid #e5e7eb;padding:5px 8px;text-align:right;white-space:nowrap;vertical-align:top}
+th{white-space:normal}.ci{display:block;color:#6b7280;font-size:12px}
+details{margin:12px 0}summary{cursor:pointer;font-size:14px;color:#374151}
+th{background:#f3f4f6;font-weight:600}td:first-child,th:first-child,td.text,th.text{text-align:left}
 td.text{white-space:normal}dl{display:grid;grid-template-columns:max-content auto;gap:4px 16px;font-size:14px}
 dt{color:#6b7280}dd{margin:0}pre{background:#f3f4f6;padding:12px;font-size:12px;overflow:auto;max-height:480px}
 nav a{margin-right:14px;font-size:14px}.scroll{overflow-x:auto}
@@ -58,9 +64,16 @@ def render(summary: Summary, content: ReportContent, files: list[str]) -> str:
         "<nav>" + "".join(f'<a href="#{_anchor(s)}">{s}</a>' for s in SECTIONS) + "</nav>",
         _facts(summary.facts),
         _section(
-            "Leaderboard", _table(summary.leaderboard) + _notes(summary.footnotes) + charts[0] + charts[1]
+            "Leaderboard",
+            _table(summary.leaderboard, wide="Agent") + _notes(summary.footnotes) + charts[0] + charts[1],
         ),
-        _section("Scores", _table(summary.scores)),
+        _section(
+            "Scores",
+            _table(summary.scores, wide="Agent")
+            + f"<details><summary>Every metric ({len(summary.metrics)} metrics × "
+            f"{max(len(summary.metrics[0]) - 2, 0)} agents; also in metrics.csv)</summary>"
+            f"{_table(summary.metrics, wide='Metric')}</details>",
+        ),
         _section("Equity curves", charts[2]),
         _section("Calibration", charts[3] + _table(summary.calibration)),
         _section(
@@ -72,7 +85,7 @@ def render(summary: Summary, content: ReportContent, files: list[str]) -> str:
         ),
         _section(
             "Configuration",
-            f"<pre>{escape(json.dumps(content.cohort['config_json'], indent=2, sort_keys=True))}</pre>",
+            f'<p class="note">The frozen config, as in config.toml:</p><pre>{escape(summary.config)}</pre>',
         ),
         _section("Methodology", "".join(f'<p class="note">{escape(p)}</p>' for p in summary.notes)),
         _section(
@@ -150,13 +163,28 @@ def _facts(facts: list[tuple[str, str]]) -> str:
 
 
 def _table(rows: list[Row], *, wide: str = "") -> str:
+    """Rows as a table; the ``wide`` column's text wraps, and an interval goes under its value."""
     if not rows:
         return '<p class="note">No rows.</p>'
-    head = "".join(f"<th>{escape(c)}</th>" for c in rows[0])
+    head = "".join(f"<th{' class=text' if c == wide else ''}>{escape(c)}</th>" for c in rows[0])
     body = "".join(
         "<tr>"
-        + "".join(f"<td{' class=text' if c == wide else ''}>{escape(v)}</td>" for c, v in row.items())
+        + "".join(
+            f"<td class=text>{escape(v)}</td>" if c == wide else f"<td>{_cell(v)}</td>"
+            for c, v in row.items()
+        )
         + "</tr>"
         for row in rows
     )
     return f'<div class="scroll"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+_INTERVAL = re.compile(r"^(.*\S) (\[[^\[\]]*\])$")
+
+
+def _cell(value: str) -> str:
+    """A value, its interval (``0.166 [0.125, 0.212]``) on a line of its own under it."""
+    found = _INTERVAL.match(value)
+    if found is None:
+        return escape(value)
+    return f'{escape(found.group(1))}<span class="ci">{escape(found.group(2))}</span>'

@@ -2,6 +2,12 @@
 
 Both renderings say the same things in the same order; only the markup differs. Numbers are
 formatted here once (dollars to the cent, scores to three places, intervals in brackets).
+
+Tables have one row per agent and a few columns, so they fit a page: the leaderboard shows the
+verdicts (``LEADERBOARD``), the scores table the rest of the registry's headline metrics, and
+every registered metric goes to ``metrics`` (metric rows, agent columns), which the HTML folds
+away and the bundle also writes as ``metrics.csv``. The config is its TOML text, the same as
+``config.toml``.
 """
 
 from __future__ import annotations
@@ -12,13 +18,14 @@ from typing import Any
 
 import polars as pl
 
+from arena.cohorts.export import config_toml
 from arena.db.models import FINISHED_ROUND_STATUSES
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, adjusted_notes, stated_notes
 from arena.scoring.board.notes import flags_of, leaderboard_notes
-from arena.scoring.load.frames import Reading
-from arena.scoring.metrics.registry import METRICS, headline
+from arena.scoring.load.frames import Reading, suffixed
+from arena.scoring.metrics.registry import BY_KEY, METRICS, headline
 from arena.scoring.metrics.spec import Metric
 
 Row = dict[str, str]
@@ -66,16 +73,22 @@ METHODOLOGY = (
 )
 
 
+# The leaderboard's verdicts; "brier" and "bss_market" in the cohort's headline reading.
+LEADERBOARD = ("return_pct", "pnl", "brier", "bss_market", "stated_brier_imputed", "valid_rate")
+
+
 @dataclass(frozen=True)
 class Summary:
     title: str
     facts: list[tuple[str, str]]
-    leaderboard: list[Row]
-    scores: list[Row]  # every registered metric (rows) by agent (columns)
+    leaderboard: list[Row]  # one row per agent: rank, agent and flags, the verdicts
+    scores: list[Row]  # one row per agent: the other headline metrics
+    metrics: list[Row]  # every registered metric (rows) by agent (columns)
     footnotes: list[str]
     calibration: list[Row]
     agents: list[tuple[str, list[tuple[str, str]]]]
     errors: list[Row]
+    config: str  # the frozen config as TOML (``config.toml``)
     notes: tuple[str, ...] = METHODOLOGY
 
 
@@ -102,7 +115,8 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         title=f"Cohort report: {cohort['name']}",
         facts=facts,
         leaderboard=[_leaderboard_row(r, implied) for r in board],
-        scores=[_score_row(m, board, implied) for m in METRICS],
+        scores=[_scores_row(r, implied) for r in board],
+        metrics=[_metric_row(m, board, implied) for m in METRICS],
         footnotes=leaderboard_notes(board, implied),
         calibration=[
             _calibration_row(r)
@@ -110,28 +124,49 @@ def summarize(content: ReportContent, created_at: datetime) -> Summary:
         ],
         agents=[(r["agent"], _agent_facts(r, tables)) for r in content.leaderboard.iter_rows(named=True)],
         errors=_error_rows(tables["decisions"]),
+        config=frozen_config(cohort),
     )
 
 
+def frozen_config(cohort: dict[str, Any]) -> str:
+    """The cohort's frozen config (already redacted) as TOML, headed by its id and hash."""
+    header = [f"cohort {cohort['id']}: its frozen config", f"config sha256 {cohort['config_hash']}"]
+    return config_toml(cohort["config_json"], header=header)
+
+
+def _leaderboard_keys(implied: Reading) -> tuple[str, ...]:
+    return tuple(suffixed(k, implied) if k in ("brier", "bss_market") else k for k in LEADERBOARD)
+
+
 def _leaderboard_row(r: dict[str, Any], implied: Reading) -> Row:
-    """The compact leaderboard: the registry's headline metrics (the chosen Brier reading first)."""
+    """The leaderboard: rank, the agent with its flags, and the verdicts (``LEADERBOARD``)."""
     flags = [f"{flag.mark} {flag.words}" for flag in flags_of(r)]
-    row = {
-        "#": MISSING if r["rank"] is None else str(r["rank"]),
-        "Agent": r["agent"]
+    row = {"#": MISSING if r["rank"] is None else str(r["rank"]), "Agent": "; ".join([_agent(r), *flags])}
+    return row | {_title(BY_KEY[k], implied): _value(BY_KEY[k], r) for k in _leaderboard_keys(implied)}
+
+
+def _scores_row(r: dict[str, Any], implied: Reading) -> Row:
+    """The scores table: the headline metrics the leaderboard leaves out (value is P/L's)."""
+    shown = {*_leaderboard_keys(implied), "value"}
+    rest = [m for m in headline(implied) if m.key not in shown]
+    return {"Agent": r["agent"]} | {_title(m, implied): _value(m, r) for m in rest}
+
+
+def _agent(r: dict[str, Any]) -> str:
+    return (
+        str(r["agent"])
         + (" (baseline)" if r["baseline"] else "")
         + (" (external)" if r["external"] else "")
-        + (" (leakage guard: off)" if r["leakage_guard"] == "off" else ""),
-        "Flags": "; ".join(flags) or MISSING,
-    }
-    for m in headline(implied):
-        title = m.display_label(implied) + (" [95% CI]" if m.interval else "")
-        row[title] = _value(m, r)
-    return row
+        + (" (leakage guard: off)" if r["leakage_guard"] == "off" else "")
+    )
 
 
-def _score_row(m: Metric, board: list[dict[str, Any]], implied: Reading) -> Row:
-    """One registered metric across the agents: the report's complete scores table."""
+def _title(m: Metric, implied: Reading) -> str:
+    return m.display_label(implied) + (" [95% CI]" if m.interval else "")
+
+
+def _metric_row(m: Metric, board: list[dict[str, Any]], implied: Reading) -> Row:
+    """One registered metric across the agents: the report's complete metrics table."""
     return {"Metric": m.display_label(implied), "Key": m.key} | {r["agent"]: _value(m, r) for r in board}
 
 

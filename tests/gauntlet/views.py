@@ -152,8 +152,8 @@ class DashboardView(JsonView):
 
 
 class ReportView(JsonView):
-    """``arena report``: the order of its leaderboard table, its Scores table (every metric by
-    key, per agent) ranked by a metric, and its notes."""
+    """``arena report``: the order of its leaderboard table, its complete metrics table (every
+    metric by key, per agent) ranked by a metric, and its notes."""
 
     name = "report"
 
@@ -163,8 +163,8 @@ class ReportView(JsonView):
 
     @functools.cached_property
     def scores(self) -> dict[str, dict[str, str]]:
-        """Scores table: metric key -> agent -> the cell as shown."""
-        table = _first_table(self.markdown.split("## Scores", 1)[1])
+        """The complete metrics table: metric key -> agent -> the cell as shown."""
+        table = _first_table(self.markdown.split("### Every metric", 1)[1])
         header = [_words(c) for c in table[0].strip("|").split("|")]
         found: dict[str, dict[str, str]] = {}
         for line in table[2:]:
@@ -175,7 +175,7 @@ class ReportView(JsonView):
     def default_order(self) -> list[str]:
         table = _first_table(self.markdown.split("## Leaderboard", 1)[1])
         rows = [line.strip("|").split("|") for line in table]
-        return [_words(r[1]).removesuffix(" (baseline)") for r in rows[2:]]
+        return [_words(r[1]).split(";")[0].removesuffix(" (baseline)") for r in rows[2:]]
 
     def value(self, agent: str, metric: str) -> float | None:
         cell = self.scores[metric][agent]

@@ -18,7 +18,7 @@ from agents.llm.settings import TEMPLATES_DIR
 from arena.core.clock import SimulatedClock
 from arena.db.models import AgentRow, DecisionRow, FillRow, PortfolioSnapshotRow
 from arena.reports.bundle import build_report
-from arena.reports.escaping import markdown_literal
+from arena.reports.escaping import markdown_text
 from arena.reports.manifest import REPORT_FORMAT_VERSION
 from arena.scoring.metrics.registry import METRICS
 from tests.dashboard.world import REPLAY
@@ -41,7 +41,9 @@ def test_bundle_holds_every_table_in_full_with_checksums(
     folder = report.folder
     names = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
     expected = [f"tables/{t}.{ext}" for t in TABLES for ext in ("csv", "parquet")]
-    assert names == sorted(["config.toml", "manifest.json", "report.html", "report.md", *expected])
+    assert names == sorted(
+        ["config.toml", "manifest.json", "metrics.csv", "report.html", "report.md", *expected]
+    )
     manifest = json.loads((folder / "manifest.json").read_text())
     assert set(manifest["files"]) == set(names) - {"manifest.json"}
     for name, digest in manifest["files"].items():
@@ -123,11 +125,11 @@ def test_html_opens_offline_with_plotly_embedded_once(
         assert f"<h2>{section}</h2>" in page
     markdown = (folder / "report.md").read_text()
     # gpt-4o is an LLM of a replay cohort without knowledge_cutoff, and its small bets read as less
-    # likely than their prices (fa): the report says both. (`$` and `:` are escaped: no math, no
-    # bare links.)
-    gpt = "| 1 | gpt-4o (leakage guard\\: off) | ¶ bets read incoherently (fa) | \\$10,525.42 | +\\$525.42 |"
-    assert gpt in markdown
-    assert "- **Note:** leakage guard\\: off for gpt-4o (replay LLM without knowledge\\_cutoff)" in markdown
+    # likely than their prices (fa): the report says both, as plain text (nothing here opens
+    # Markdown: no backslash).
+    gpt = "| 1 | gpt-4o (leakage guard: off); ¶ bets read incoherently (fa) | 5.25% ["
+    assert re.search(re.escape(gpt) + r"[^\]]*\] \| \+\$525\.42 \|", markdown)
+    assert "- **Note:** leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in markdown
 
 
 def test_no_prompts_leaves_raw_prompts_responses_and_tool_texts_out(
@@ -175,6 +177,6 @@ def test_every_metric_is_in_the_reports_scores_table(
     markdown = (folder / "report.md").read_text()
     scores = markdown.split("## Scores", 1)[1].split("\n## ", 1)[0]
     for metric in METRICS:
-        assert f"| {markdown_literal(metric.key)} |" in scores, metric.key  # `_` escaped
+        assert f"| {markdown_text(metric.key)} |" in scores, metric.key
     html = (folder / "report.html").read_text()
     assert all(f"<td>{metric.key}</td>" in html for metric in METRICS)

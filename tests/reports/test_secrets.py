@@ -41,7 +41,7 @@ def test_a_planted_key_appears_nowhere_in_the_bundle(
 
     out = tmp_path / "out"
     files = [p for p in out.rglob("*") if p.is_file()]
-    assert report.zip in files and len(files) == 29  # 24 tables, html, md, config, manifest, zip
+    assert report.zip in files and len(files) == 30  # 24 tables, html, md, config, metrics, manifest, zip
     leaks = [leak for path in files for leak in _leaks(str(path.relative_to(out)), path.read_bytes())]
     assert leaks == []
     decisions = (report.folder / "tables/decisions.csv").read_text()

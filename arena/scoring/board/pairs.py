@@ -19,7 +19,8 @@ from typing import Any
 
 import polars as pl
 
-from arena.scoring.board.ranking import leaderboard
+from arena.cohorts.seats import replicated_agent
+from arena.scoring.board.ranking import MIN_MARKETS, leaderboard
 from arena.scoring.load.frames import BUY, SPECS, ScoringFrames
 from arena.scoring.metrics.registry import COMPARED, COMPARISON_FIELDS
 from arena.scoring.rules.bets import DECISIVE
@@ -44,19 +45,27 @@ def paired_comparison(
     seed: int,
     replicates: int = DEFAULT_REPLICATES,
     level: float = DEFAULT_LEVEL,
+    min_markets: int = MIN_MARKETS,
 ) -> pl.DataFrame:
     """One row per compared metric (``registry.COMPARED``): ``metric``, ``first``/``second`` (each
-    agent's value), ``diff`` = first − second with its interval ``diff_lo``/``diff_hi``,
-    ``p_value`` and ``p_value_reason`` (why there is none), ``share_better`` (share of common
-    markets where *first* did strictly better), ``wins``/``ties``/``losses`` (of *first*),
-    ``common_markets`` and ``few_markets``. Raises ``ValueError`` naming an agent not in ``frames``."""
+        agent's value), ``diff`` = first − second with its interval ``diff_lo``/``diff_hi``,
+        ``p_value`` and ``p_value_reason`` (why there is none), ``share_better`` (share of common
+        markets where *first* did strictly better), ``wins``/``ties``/``losses`` (of *first*),
+        ``common_markets`` and ``few_markets`` (fewer common resolved markets than ``min_markets``). An
+    agent seated as replicates (``kelly#1`` …) is named as one (``kelly``): the mean of its copies.
+    Raises ``ValueError`` naming an agent not in ``frames``."""
     if first == second:
         raise ValueError(f"compare two different agents, not {first!r} with itself")
-    known = set(frames.agents["agent"].to_list())
+    seats = frames.agents["agent"].to_list()
+    chosen = []
     for name in (first, second):
-        if name not in known:
+        own = [seat for seat in seats if name in (seat, replicated_agent(seat))]
+        if not own:
             raise ValueError(f"agent {name!r} is not in these cohorts")
-    table = leaderboard(only_agents(frames, [first, second]), seed=seed, replicates=replicates, level=level)
+        chosen += own
+    table = leaderboard(
+        only_agents(frames, chosen), seed=seed, replicates=replicates, level=level, min_markets=min_markets
+    )
     leader, other = table.row(0, named=True), table.row(1, named=True)
     flip = leader["agent"] == first  # the table says other − leader; we want first − second
     rows = []

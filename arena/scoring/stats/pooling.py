@@ -7,6 +7,9 @@ both named ``llm`` stay apart and one model seated as ``gpt`` here and ``gpt-4o`
 row. Seats of one identity in one cohort keep apart (their name is added), as a row per cohort
 seat is what the frames hold.
 
+``by_cohort`` makes every seat its own bettor, named after its cohort's place in a list and its
+agent (``0:kelly``, ``1:kelly``): two cohorts' agents of one name stay apart, to be compared.
+
 ``decided_seats`` leaves out, when several cohorts are pooled, the seats whose agent never
 decided (nor, for an external forecaster, stated a forecast) in that cohort: an unused seat
 would add its bankroll at 0 P/L and dilute the return.
@@ -23,6 +26,7 @@ import polars as pl
 from arena.scoring.load.frames import SPECS, ScoringFrames
 
 PoolBy = Literal["name", "model"]
+_LABEL = "{}:{}"  # ``by_cohort``'s name of a seat: its cohort's index, then its agent
 SEAT = ["cohort_id", "agent"]
 
 
@@ -49,6 +53,28 @@ def by_model(frames: ScoringFrames, identities: pl.DataFrame) -> ScoringFrames:
         if "agent" in spec.schema
     }
     return ScoringFrames.of(**{s.name: getattr(frames, s.name) for s in SPECS} | renamed)
+
+
+def by_cohort(frames: ScoringFrames, cohorts: list[str]) -> ScoringFrames:
+    """``frames`` of ``cohorts`` with each seat's ``agent`` prefixed by its cohort's index in
+    ``cohorts`` (``cohort_label``); seats of other cohorts are left out. A replicate keeps its
+    ``#k`` at the end, so its copies still make one board row."""
+    frames = frames.cohorts(cohorts)
+    index = pl.DataFrame({"cohort_id": cohorts, "_i": list(range(len(cohorts)))})
+    renamed = {
+        spec.name: getattr(frames, spec.name)
+        .join(index, on="cohort_id", how="left", maintain_order="left")
+        .with_columns(agent=pl.format(_LABEL, "_i", "agent"))
+        .drop("_i")
+        for spec in SPECS
+        if "agent" in spec.schema
+    }
+    return ScoringFrames.of(**{s.name: getattr(frames, s.name) for s in SPECS} | renamed)
+
+
+def cohort_label(index: int, agent: str) -> str:
+    """The name ``by_cohort`` gives agent ``agent`` of the cohort at ``index``."""
+    return _LABEL.format(index, agent)
 
 
 def decided_seats(frames: ScoringFrames) -> ScoringFrames:
