@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.commands.options import BAD_INPUT, FAILED, DatabaseOption, fail, open_engine, portable_command
-from arena.commands.terminal import listing_table, plain_console, print_json, print_table
+from arena.commands.terminal import echo, listing_table, plain_console, print_json, print_table
 from markets.placement import PlacementRefused
 from markets.replay import (
     DatasetError,
@@ -121,7 +121,7 @@ def import_forecast_set_command(
         )
     except ForecastSetError as exc:
         fail(str(exc))
-    typer.echo(
+    echo(
         f"Imported {imported.markets} market questions ({imported.resolved} resolved) and "
         f"{imported.forecasts} forecasts by {imported.forecasters} external forecasters, with the "
         "half baseline (Always 0.5), as cohort:",
@@ -129,8 +129,8 @@ def import_forecast_set_command(
     )
     for reason, count in forecast_set.left_out.items():
         if count:
-            typer.echo(f"  left out, {reason}: {count}", err=True)
-    typer.echo(imported.cohort_id)
+            echo(f"  left out, {reason}: {count}", err=True)
+    echo(imported.cohort_id)
 
 
 @app.command("import-forecasts")
@@ -157,7 +157,7 @@ def import_forecasts_command(
         )
     except ForecastFileError as exc:
         fail(f"{path}: {exc}")
-    typer.echo(
+    echo(
         f"Imported {imported.forecasts} forecasts by {imported.forecasters} forecasters into cohort "
         f"{cohort} ({imported.seated} seated as new external agents)"
     )

@@ -70,8 +70,9 @@ def test_a_panel_sits_beside_the_agents_on_the_same_events(url: str, tmp_path: P
     compared = _board(url, "--by", "stated_brier_imputed")
     assert compared["ann"]["rank"] == 1
     # Imputed: ann's MULTI statement comes after round 1 (day 1, 00:00): that round takes the
-    # price for all three outcomes (A .2, B .5, C .3; B won): .04, .25, .09; BIN .01. Mean .0975.
-    assert compared["ann"]["stated_brier_imputed"] == pytest.approx((0.01 + 0.04 + 0.25 + 0.09) / 4)
+    # price for all three outcomes (A .2, B .5, C .3; B won): .04, .25, .09; BIN .01. Each market
+    # weighs once: (.01 + (.04 + .25 + .09) / 3) / 2.
+    assert compared["ann"]["stated_brier_imputed"] == pytest.approx((0.01 + (0.04 + 0.25 + 0.09) / 3) / 2)
     assert compared["ann"]["imputed_share"] == pytest.approx(3 / 4)
     assert compared["bob"]["vs_leader_stated_brier_imputed_common_markets"] == 2
 
