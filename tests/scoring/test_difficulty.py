@@ -26,6 +26,7 @@ def offer(market: str, cohort: str) -> Row:
         "outcome": "YES",
         "offered_at": day(0),
         "price": PRICE[market],
+        "shown": True,
     }
 
 
