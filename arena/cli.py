@@ -31,12 +31,9 @@ def _type_unless_flag(option: TyperOption, ctx: Any) -> str | None:
 
 TyperOption.display_type_rich = _type_unless_flag  # type: ignore[method-assign,assignment]
 
-# One BLAS thread unless the user says otherwise; set before any command imports numpy. The only
-# BLAS work is the scoring bootstrap's matrix products (replicates x markets), too small for a
-# second OpenBLAS thread to pay: on 2 cores it spun for ~0.15 s of CPU in `arena leaderboard` on the
-# demo cohort, and the 100-agent, 200,000-bet leaderboard was no faster with it (docs/design/one-blas-thread.md).
-# Results do not depend on it (the golden replay passes either way). Inherited by the dashboard's
-# and workers' processes.
+# One BLAS thread unless the user says otherwise, set before any command imports numpy: the
+# bootstrap's matrix products are too small for a second thread to pay (docs/design/one-blas-thread.md).
+# Inherited by the dashboard's and workers' processes.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
