@@ -38,7 +38,6 @@ from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError, DisconnectionError
 
-from arena.core.settings import Settings
 from arena.db import pipeline
 
 if TYPE_CHECKING:  # imported where a unit of work starts: readers of scoring frames need no ORM
@@ -100,7 +99,7 @@ def make_engine(url: str | URL, *, echo: bool = False, pipelined: bool | None = 
         engine = create_engine(parsed, echo=echo, json_serializer=serializer, isolation_level=isolation)
         event.listen(engine, "checkout", partial(_check_alive, engine.dialect))
         event.listen(engine, "begin", _begin_postgres_transaction)
-        if Settings().pg_pipeline if pipelined is None else pipelined:
+        if _pipelined() if pipelined is None else pipelined:
             pipeline.install(engine)
         return engine
     Path(str(parsed.database)).parent.mkdir(parents=True, exist_ok=True)
@@ -111,6 +110,13 @@ def make_engine(url: str | URL, *, echo: bool = False, pipelined: bool | None = 
     event.listen(engine, "connect", database.remember)
     event.listen(engine, "begin", partial(_begin_sqlite_transaction, database))
     return engine
+
+
+def _pipelined() -> bool:
+    """``ARENA_PG_PIPELINE`` (default on)."""
+    from arena.core.settings import Settings  # here: settings pull pydantic-settings, which --help skips
+
+    return Settings().pg_pipeline
 
 
 class DatabaseGone(RuntimeError):
