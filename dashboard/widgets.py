@@ -8,6 +8,7 @@ may show; with nothing to show it says what to do (``st.info``) and stops, never
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import polars as pl
@@ -22,6 +23,9 @@ from dashboard import queries
 ALL = "__all__"
 COHORT_KEY = "cohort"
 REFRESH_SECONDS = 30
+# A row height (px) at which table cells wrap their text (Streamlit wraps once a row is taller
+# than 4 rem): five lines, for long texts that would otherwise run past the right edge.
+WRAPPED_ROW = 100
 DEMO_HINT = "Run `arena demo` to replay the bundled markets with the baseline bots, then reload this page."
 
 
@@ -175,6 +179,20 @@ def cohort_caption(ctx: Context) -> None:
         f"Cohort **{streamlit_literal(c['name'])}** ({streamlit_literal(c['cohort_id'])}) · {c['mode']} · "
         f"{c['status']} · {c['agents']} agents"
     )
+
+
+def signed_delta(value: float | Decimal | None, text: str) -> dict[str, Any]:
+    """``st.metric`` keywords for a delta shown as ``text``, pointed and coloured by the sign of
+    ``value``: a gain green and up, a loss red and down, zero grey without an arrow. Streamlit
+    reads the sign off the text's first character, and a typographic minus (−$600.00) reads as
+    a gain."""
+    if value is None:
+        return {"delta": None}
+    if value > 0:
+        return {"delta": text, "delta_color": "green", "delta_arrow": "up"}
+    if value < 0:
+        return {"delta": text, "delta_color": "red", "delta_arrow": "down"}
+    return {"delta": text, "delta_color": "off", "delta_arrow": "off"}
 
 
 def table(frame: pl.DataFrame, where: Any = st, **options: Any) -> None:
