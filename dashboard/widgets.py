@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import streamlit as st
 
-from arena.figures import AgentStyle, agent_styles
 from arena.reports import catalog
 from arena.reports.escaping import streamlit_literal
 from arena.scoring.load.cohort_choice import POOLED_STATUSES, cohort_line
 from dashboard import queries
+
+if TYPE_CHECKING:
+    from arena.figures import AgentStyle
 
 ALL = "__all__"
 COHORT_KEY = "cohort"
@@ -155,6 +157,8 @@ def single_cohort(ctx: Context) -> str:
 
 def styles(ctx: Context) -> dict[str, AgentStyle]:
     """Agent colours from the roster of the cohorts in view (the same on every page)."""
+    from arena.figures import agent_styles  # plotly: only pages that draw import it
+
     if ctx.choice == ALL:
         return agent_styles(queries.frames(ctx.url, ctx.ids, ctx.data).agents)
     return agent_styles(queries.agents(ctx.url, ctx.choice, ctx.data))

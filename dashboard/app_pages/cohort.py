@@ -26,9 +26,7 @@ def rounds_alike(rounds: pl.DataFrame) -> str | None:
         return None
     first = rounds.row(0, named=True)
     parts = [f"{first[c]} {STATUS_WORDS[c]}" for c in counted if first[c]]
-    return (
-        f"Decisions per round: all {len(rounds)} rounds alike, each with {', '.join(parts) or 'no decision'}."
-    )
+    return f"Decisions per round: the same in all {len(rounds)} rounds, {', '.join(parts) or 'none'} each."
 
 
 ctx = widgets.context()

@@ -7,7 +7,6 @@ from typing import cast
 import polars as pl
 import streamlit as st
 
-from arena import figures
 from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import adjusted_notes, stated_notes
@@ -128,21 +127,7 @@ elif bool(table["few_markets"].any()):
 
 # A select box, not a row of buttons: eight metric names never fit beside "Rank by".
 metric = right.selectbox("Chart", list(CHARTED), format_func=_label, key="leaderboard_chart")
-chosen = BY_KEY[str(metric)]
-if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
-    st.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
-else:
-    axis = chosen.axis_title(implied)
-    st.plotly_chart(
-        figures.leaderboard_intervals(
-            table,
-            chosen.key,
-            widgets.styles(ctx),
-            axis=axis,
-            reference=chosen.reference,
-            flags=chart_flags(table, chosen.key),
-        )
-    )
+chart = st.empty()  # drawn after the table (its figure and plotly come last), shown above it
 
 view, config = tables.leaderboard(table, implied, by)
 st.caption(
@@ -166,3 +151,20 @@ with st.expander("Every metric", expanded=False):
         st.caption(streamlit_literal(note))
 with st.expander("What these numbers mean", expanded=False):
     st.markdown(LEGEND)
+
+chosen = BY_KEY[str(metric)]
+if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
+    chart.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
+else:
+    from arena import figures  # plotly, imported once the table is on its way
+
+    chart.plotly_chart(
+        figures.leaderboard_intervals(
+            table,
+            chosen.key,
+            widgets.styles(ctx),
+            axis=chosen.axis_title(implied),
+            reference=chosen.reference,
+            flags=chart_flags(table, chosen.key),
+        )
+    )
