@@ -138,7 +138,8 @@ def place_notes(notes: list[str], compact: list[str], every: list[str]) -> tuple
     """Notes under the compact table (every column they name is in it) and under "Every metric"
     (they name one only that table has); a note naming no column stays under the compact table."""
     titles = sorted({*compact, *every} - {"#", "Agent"}, key=len, reverse=True)
-    here, there = [], []
+    here: list[str] = []
+    there: list[str] = []
     for note in notes:
         named, rest = [], note
         for title in titles:  # longest first: "Brier (bets) (kelly)" before "Brier (bets)"
@@ -392,15 +393,22 @@ def markets(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         pl.col("volume").cast(pl.Float64).alias("Volume"),
         pl.col("market_id").alias("Id"),
     )
-    config: Config = {
+    config: Config = {  # widths that fit a 1400-px window; the id is kept for links, not shown
+        "Question": st.column_config.TextColumn(width=210 if categories else 300),
+        "Venue": st.column_config.TextColumn(width=80),
+        "Category": st.column_config.TextColumn(width=90),
         "Last YES price": st.column_config.NumberColumn(
             format="%.3f",
+            width=96,
             help="The latest YES price seen (synced or shown in a round), at the time beside it",
         ),
         "Price as of": st.column_config.DatetimeColumn(
-            format="YYYY-MM-DD HH:mm [UTC]", help="When the last YES price was observed"
+            format="YYYY-MM-DD HH:mm", width=126, help="When the last YES price was observed (UTC)"
         ),
-        "Resolved": UTC_TIME,
-        "Volume": DOLLARS,
+        "Resolution": st.column_config.TextColumn(width=76),
+        "Resolved": DAY,
+        "Trades": st.column_config.NumberColumn(width=56),
+        "Volume": {**DOLLARS, "width": 90},
+        "Id": None,
     }
     return view, config

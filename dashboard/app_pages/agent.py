@@ -44,7 +44,7 @@ def tool_call_rows(calls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-# Widths that fit a 1400-px window, in rows tall enough for the texts to wrap.
+# Widths that fit a decision's box in a 1400-px window, in rows tall enough for the texts to wrap.
 TOOL_CALL_COLUMNS = {
     "#": st.column_config.NumberColumn(width=32),
     "Step": st.column_config.NumberColumn(width=44),
@@ -52,7 +52,7 @@ TOOL_CALL_COLUMNS = {
     "Result kind": st.column_config.TextColumn("Kind", width=52, help="ok, or error when the tool failed"),
     "ms": st.column_config.NumberColumn(width=60, help="How long the call took, in milliseconds"),
     "Arguments": st.column_config.TextColumn(width=230),
-    "Result": st.column_config.TextColumn(width=380),
+    "Result": st.column_config.TextColumn(width=330),
 }
 
 

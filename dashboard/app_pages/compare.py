@@ -39,9 +39,12 @@ def _by_shared_markets(stances: pl.DataFrame, first: str, others: list[str]) -> 
     return sorted(others, key=lambda name: -counts.get(name, 0))
 
 
+STATED = ("stated_", "log_score", "rel_log_score")  # key prefixes of the scores of stated forecasts
+
+
 def is_stated(key: str) -> bool:
     """A score of stated probabilities (as stated, imputed or adjusted; Brier or log score)."""
-    return key.startswith(("stated_", "log_score", "rel_log_score"))
+    return key.startswith(STATED)
 
 
 def shown_panels(rows: pl.DataFrame, keys: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -81,7 +84,7 @@ else:
     st.plotly_chart(figures.equity_curves(marks, styles, title=f"Portfolio value: {first} and {second}"))
 
 st.subheader("Scores")
-keys = (
+keys: tuple[str, ...] = (
     "return_pct",
     suffixed("brier", implied),
     suffixed("bss_market", implied),
@@ -107,7 +110,7 @@ if empty:
     st.caption(f"Not drawn: {titles}: neither agent has that score yet.")
 pair = view_queries.pair(ctx.url, ctx.ids, ctx.data, first, second)
 if neither_stated:
-    pair = pair.filter(~pl.col("metric").map_elements(is_stated, return_dtype=pl.Boolean))
+    pair = pair.filter(~pl.col("metric").is_in([k for k in pair["metric"] if is_stated(k)]))
 view, config = view_tables.comparison(pair, first, second, implied)
 widgets.table(view, column_config=config)
 st.caption(EXPLAIN)
