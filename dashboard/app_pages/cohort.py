@@ -91,5 +91,5 @@ else:
 
 with st.expander("Frozen configuration (secrets redacted)"):
     # The same TOML text `arena cohort export` prints: `arena replay` of it reruns the cohort.
-    header = [f"cohort {cohort_id}, frozen config as TOML (values that look like secrets redacted)"]
-    st.code(config_toml(config, header=header), language="toml")
+    header = [f"cohort {cohort_id}, frozen config (secrets redacted)"]
+    st.code(config_toml(config, header=header), language="toml", wrap_lines=True)
