@@ -40,6 +40,18 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def healthy(base: str) -> bool:
+    """Whether the Streamlit server at ``base`` answers its health check within a minute."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{base}/_stcore/health", timeout=1).status_code == 200:
+                return True
+        except httpx.TransportError:
+            time.sleep(0.3)
+    return False
+
+
 @contextmanager
 def dashboard(database_url: str, env: Mapping[str, str] | None = None) -> Iterator[str]:
     """Serve the dashboard on ``database_url``; yields its base URL, stops it (and checks) after.
@@ -54,14 +66,7 @@ def dashboard(database_url: str, env: Mapping[str, str] | None = None) -> Iterat
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{base}/_stcore/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.3)
-        else:
+        if not healthy(base):
             process.send_signal(signal.SIGTERM)  # it stops its Streamlit child, so the pipe ends
             process.wait(timeout=30)
             output = process.stdout.read().decode(errors="replace") if process.stdout else ""

@@ -23,6 +23,7 @@ Config = dict[str, Any]
 DOLLARS = st.column_config.NumberColumn(format="dollar")
 SHARE = st.column_config.NumberColumn(format="percent")
 UTC_TIME = st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm [UTC]")
+DAY = st.column_config.DatetimeColumn(format="YYYY-MM-DD", width=92, help="The day (UTC)")
 
 
 def _money(*columns: str) -> list[pl.Expr]:
@@ -63,28 +64,38 @@ def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
 
 # The compact leaderboard's key figures, in reading order (docs/reading-the-leaderboard.md says why
 # these head it); any other metric is in "Every metric". Return and the headline Brier come with
-# their intervals, as the CLI prints them.
-KEY_FIGURES = ("return_pct", "brier", "stated_brier_imputed", "tournament_take", "valid_rate", "cost")
+# their intervals, as the CLI prints them, each followed by its verdict in words.
+KEY_FIGURES = ("return_pct", "brier", "stated_brier_imputed", "tournament_take")
 WITH_INTERVAL = ("return_pct", "brier")
-# Widths in pixels: the key figures add up to ~915, what the main column holds beside the sidebar.
+# Without a key figure's room, the column of the metric ranked by takes the last key figure's place.
+MAKES_ROOM = "tournament_take"
+# Widths in pixels, wide enough for their headers and texts: a row adds up to ~930, what the main
+# column holds beside the sidebar in a 1400-px window.
 WIDTHS = {
-    "#": 36,
-    "Agent": 110,
-    "Status": 170,
-    "percent": 148,
-    "score": 124,
-    "plain": 76,
-    "count": 52,
-    "share": 84,
+    "#": 30,
+    "Agent": 100,
+    "Role": 64,
+    "words": 84,
+    "percent": 150,  # −97.8% [−100.0, −31.2]
+    "score": 136,  # 0.589 [0.558, 0.617]
+    "plain": 150,  # "Brier (stated, imputed)"
+    "share": 110,  # "Tournament take"
     "cost": 82,
 }
+ROLE_HELP = (
+    "agent: a contestant · baseline: a simple reference bot an LLM should beat · external: "
+    "forecasts imported from outside the arena (no bets) · FAILED: too few valid answers, not ranked. "
+    "¤ stated selectively, ! stated prices it was not shown (see the notes)"
+)
+WORDS_HELP = "The figure to the left in words, from Excellent to Very Poor (Fair: at or near random)"
 
 
 def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.DataFrame, Config]:
     """The compact table, sized to fit a 1400-px window without a sideways scroll: rank, agent,
-    status in words (flags first), return and the headline Brier each with its interval as one
-    text cell (as the CLI prints them), the stated Brier imputed, the tournament take, valid
-    answers and model cost; the metric ranked ``by`` follows when it is not one of those."""
+    its role, return and the headline Brier each with its interval as one text cell (as the CLI
+    prints them) and its verdict in words beside it, the stated Brier imputed and the tournament
+    take; the metric ranked ``by`` takes the tournament take's place when it is not one of those
+    (valid answers and cost are under "Every metric"; a FAILED role says too few were valid)."""
     brier = suffixed("brier", implied)
     keys = [brier if k == "brier" else k for k in KEY_FIGURES]
     # Pooled cohorts: the difficulty-adjusted Briers beside the raw one (null within one cohort).
@@ -92,57 +103,84 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
         k for k in (suffixed("brier_adjusted", implied), "stated_brier_adjusted") if _any_value(table, k)
     ]
     boxed = {brier if k == "brier" else k for k in WITH_INTERVAL}
-    extra = [] if by in keys else [BY_KEY[by]]
-    exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _status(implied).alias("Status")]
+    if by not in keys:  # the metric ranked by, with its interval
+        keys[keys.index(MAKES_ROOM)] = by
+        boxed.add(by)
+    words = {"return_pct": pl.col("return_label"), brier: _brier_words(implied)}
+    exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _role().alias("Role")]
     config: Config = {
         "#": st.column_config.NumberColumn(width=WIDTHS["#"]),
         "Agent": st.column_config.TextColumn(width=WIDTHS["Agent"]),
-        "Status": st.column_config.TextColumn(
-            width=WIDTHS["Status"],
-            help="FAILED (not ranked: too few valid answers), the flags (¶ a bet reading that "
-            "contradicts the bets, ¤ stated selectively, ! stated prices it was not shown: see the "
-            "notes), baseline, external forecaster (imported forecasts, no bets), and the labels in "
-            "words",
-        ),
+        "Role": st.column_config.TextColumn(width=WIDTHS["Role"], help=ROLE_HELP),
     }
-    for metric in (*(BY_KEY[k] for k in keys), *extra):
+    for metric in (BY_KEY[k] for k in keys):
         title = metric.display_label(implied)
         width = WIDTHS.get(metric.fmt, WIDTHS["cost"])
-        if metric.interval and (metric.key in boxed or metric.key not in keys):
+        if metric.interval and metric.key in boxed:
             exprs.append(_with_interval(metric.key, metric.fmt).alias(title))
             config[title] = st.column_config.TextColumn(
-                width=width, help=f"{metric.description}; 95% interval"
+                width=WIDTHS["percent" if metric.fmt == "percent" else "score"],
+                help=f"{metric.description}; 95% interval",
             )
-            continue
-        columns, styles = _column(metric, implied)
-        exprs.append(columns[0])  # the value alone: its interval is under "Every metric"
-        width = WIDTHS["plain"] if metric.fmt == "score" else width
-        config[title] = {**styles[title], "width": width, "help": metric.description}
+        else:
+            columns, styles = _column(metric, implied)
+            exprs.append(columns[0])  # the value alone: its interval is under "Every metric"
+            width = WIDTHS["plain"] if metric.fmt == "score" else width
+            config[title] = {**styles[title], "width": width, "help": metric.description}
+        if metric.key in words:
+            heading = f"{title.split(' (')[0].removesuffix(' %')} reads"
+            exprs.append(words[metric.key].alias(heading))
+            config[heading] = st.column_config.TextColumn(width=WIDTHS["words"], help=WORDS_HELP)
     return table.select(exprs), config
+
+
+def place_notes(notes: list[str], compact: list[str], every: list[str]) -> tuple[list[str], list[str]]:
+    """Notes under the compact table (every column they name is in it) and under "Every metric"
+    (they name one only that table has); a note naming no column stays under the compact table."""
+    titles = sorted({*compact, *every} - {"#", "Agent"}, key=len, reverse=True)
+    here: list[str] = []
+    there: list[str] = []
+    for note in notes:
+        named, rest = [], note
+        for title in titles:  # longest first: "Brier (bets) (kelly)" before "Brier (bets)"
+            if title in rest:
+                named.append(title)
+                rest = rest.replace(title, "")
+        (here if all(t in compact for t in named) else there).append(note)
+    return here, there
 
 
 def _any_value(table: pl.DataFrame, key: str) -> bool:
     return table[key].null_count() < len(table)
 
 
-def _status(implied: Reading) -> pl.Expr:
-    """What a reader must know before reading the numbers: failed, the flags whose figures cannot
-    be read as skill, baseline or external (imported forecasts, no bets), the labels in words (a
-    contradicted Brier label says so)."""
-    flags = [pl.when(pl.col(f.column)).then(pl.lit(f"{f.mark} {f.words}")) for f in FLAGS]
-    flagged = pl.col(suffixed("brier_incoherent", implied)).fill_null(False)
-    label = pl.col(suffixed("brier_label", implied))
-    return pl.concat_str(
-        pl.when(pl.col("failed").cast(pl.Boolean)).then(pl.lit("FAILED: not ranked")),
-        *flags,
-        pl.when(pl.col("baseline")).then(pl.lit("baseline")),
-        pl.when(pl.col("external")).then(pl.lit("external forecaster")),
-        pl.col("return_label"),
-        pl.when(flagged).then(pl.concat_str(label, pl.lit(" ¶"))).otherwise(label),
-        pl.when(pl.col("leakage_guard") == "off").then(pl.lit("leakage guard: off")),
-        separator=" · ",
-        ignore_nulls=True,
+def _role() -> pl.Expr:
+    """What the agent is (a failed one says so first), with the signs of the flags about its
+    stated forecasts; the bet-reading flag goes beside the Brier it concerns."""
+    role = (
+        pl.when(pl.col("failed").cast(pl.Boolean))
+        .then(pl.lit("FAILED"))
+        .when(pl.col("baseline"))
+        .then(pl.lit("baseline"))
+        .when(pl.col("external"))
+        .then(pl.lit("external"))
+        .otherwise(pl.lit("agent"))
     )
+    marks = [pl.when(pl.col(f.column)).then(pl.lit(f.mark)) for f in FLAGS if not _about_bets(f.column)]
+    return pl.concat_str(role, *marks, separator=" ", ignore_nulls=True)
+
+
+def _about_bets(column: str) -> bool:
+    return column.startswith("brier_incoherent")
+
+
+def _brier_words(implied: Reading) -> pl.Expr:
+    """The Brier label in a word ("Fair", the legend says near random), with the flag's sign when
+    the bet reading contradicts the bets (the label says nothing about them then)."""
+    flag = next(f for f in FLAGS if f.column == suffixed("brier_incoherent", implied))
+    label = pl.col(suffixed("brier_label", implied)).str.replace(r" \(.*\)$", "")
+    flagged = pl.col(flag.column).fill_null(False)
+    return pl.when(flagged).then(pl.concat_str(label, pl.lit(f" {flag.mark}"))).otherwise(label)
 
 
 def _with_interval(key: str, fmt: str) -> pl.Expr:
@@ -191,7 +229,14 @@ def errors(decisions: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
         pl.col("error_kind").alias("Kind"),
         pl.col("error").alias("Message"),
     )
-    return view, {"Message": st.column_config.TextColumn(width="large")}
+    config: Config = {  # fits a 1400-px window; the page wraps the message (``widgets.WRAPPED_ROW``)
+        "Round": st.column_config.NumberColumn(width=56),
+        "Agent": st.column_config.TextColumn(width=110),
+        "Status": st.column_config.TextColumn(width=72),
+        "Kind": st.column_config.TextColumn(width=120),
+        "Message": st.column_config.TextColumn(width=540),
+    }
+    return view, config
 
 
 LINK = st.column_config.LinkColumn(
@@ -208,54 +253,72 @@ def market_names(markets: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def positions(table: pl.DataFrame, names: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
-    """Positions by question. A closed or settled one shows what it held and had cost when it
-    closed (its row ends at zero of both), and what that fetched."""
+def positions(table: pl.DataFrame, names: pl.DataFrame, *, held: bool) -> tuple[pl.DataFrame, Config]:
+    """Positions by question, in columns that fit a 1400-px window. ``held``: open positions, with
+    their mark, value and staleness. Otherwise closed or settled ones: what each held and had cost
+    when it closed (its row ends at zero of both), what that fetched and how the market ended."""
     value = pl.col("shares").cast(pl.Float64) * pl.col("last_price").cast(pl.Float64)
-    is_open = pl.col("status") == "open"
-    view = table.join(names.select("market_id", "link"), on="market_id", how="left").select(
-        pl.col("question").alias("Market"),
-        pl.col("outcome").alias("Side"),
-        pl.col("status").alias("Status"),
-        pl.when(is_open)
-        .then(pl.col("shares"))
-        .otherwise(pl.col("closing_shares"))
-        .cast(pl.Float64)
-        .alias("Shares"),
-        pl.when(is_open)
-        .then(pl.col("cost_basis"))
-        .otherwise(pl.col("closing_cost_basis"))
-        .cast(pl.Float64)
-        .alias("Cost basis"),
-        pl.col("last_price").cast(pl.Float64).alias("Mark"),
-        pl.when(is_open).then(value).alias("Value"),
-        pl.col("closing_amount").cast(pl.Float64).alias("Closed for"),
-        pl.col("realized_pnl").cast(pl.Float64).alias("Realised P/L"),
-        pl.col("stale").alias("Stale mark"),
-        pl.col("resolution").fill_null("open").alias("Outcome"),
-        pl.col("opened_at").alias("Opened"),
-        pl.col("closed_at").alias("Closed"),
-        pl.col("link").alias("Venue"),
-        pl.col("market_id").alias("Id"),
-    )
-    at_close = " (closed or settled: when it closed)"
-    config: Config = {
-        "Market": MARKET,
-        "Shares": st.column_config.NumberColumn(format="%.2f", help="Shares held" + at_close),
-        "Cost basis": st.column_config.NumberColumn(
-            format="dollar", help="What the shares held had cost, fees included" + at_close
-        ),
-        "Mark": st.column_config.NumberColumn(format="%.3f", help="Last price of the side held"),
-        "Value": DOLLARS,
-        "Closed for": st.column_config.NumberColumn(
-            format="dollar",
-            help="Cash the closing sale or the settlement paid (a void market refunds the cost)",
-        ),
-        "Realised P/L": DOLLARS,
-        "Opened": UTC_TIME,
-        "Closed": UTC_TIME,
-        "Venue": LINK,
-    }
+    linked = table.join(names.select("market_id", "link"), on="market_id", how="left")
+    market, side = pl.col("question").alias("Market"), pl.col("outcome").alias("Side")
+    venue = pl.col("link").alias("Venue")
+    at_close = " (when it closed)"
+    if held:
+        view = linked.select(
+            market,
+            side,
+            pl.col("shares").cast(pl.Float64).alias("Shares"),
+            pl.col("cost_basis").cast(pl.Float64).alias("Cost basis"),
+            pl.col("last_price").cast(pl.Float64).alias("Mark"),
+            value.alias("Value"),
+            pl.col("stale").alias("Stale"),
+            pl.col("opened_at").alias("Opened"),
+            venue,
+        )
+        widths = {"Market": 330, "Side": 46, "Shares": 72, "Cost basis": 88, "Mark": 56, "Value": 88}
+        config: Config = {
+            "Shares": st.column_config.NumberColumn(format="%.2f", help="Shares held"),
+            "Cost basis": st.column_config.NumberColumn(
+                format="dollar", help="What the shares held cost, fees included"
+            ),
+            "Mark": st.column_config.NumberColumn(format="%.3f", help="Last price of the side held"),
+            "Value": DOLLARS,
+            "Stale": st.column_config.CheckboxColumn(
+                width=52, help="The mark is older than the market's data"
+            ),
+            "Opened": DAY,
+        }
+    else:
+        view = linked.select(
+            market,
+            side,
+            pl.col("status").alias("Status"),
+            pl.col("closing_shares").cast(pl.Float64).alias("Shares"),
+            pl.col("closing_cost_basis").cast(pl.Float64).alias("Cost basis"),
+            pl.col("closing_amount").cast(pl.Float64).alias("Closed for"),
+            pl.col("realized_pnl").cast(pl.Float64).alias("Realised P/L"),
+            pl.col("resolution").fill_null("open").alias("Outcome"),
+            pl.col("closed_at").alias("Closed"),
+            venue,
+        )
+        widths = {"Market": 250, "Side": 46, "Status": 64, "Shares": 72, "Cost basis": 88}
+        config = {
+            "Shares": st.column_config.NumberColumn(format="%.2f", help="Shares held" + at_close),
+            "Cost basis": st.column_config.NumberColumn(
+                format="dollar", help="What the shares held had cost, fees included" + at_close
+            ),
+            "Closed for": st.column_config.NumberColumn(
+                format="dollar",
+                width=88,
+                help="Cash the closing sale or the settlement paid (a void market refunds the cost)",
+            ),
+            "Realised P/L": st.column_config.NumberColumn(format="dollar", width=96),
+            "Outcome": st.column_config.TextColumn(width=64, help="How the market resolved (open: not yet)"),
+            "Closed": DAY,
+        }
+    config["Market"] = MARKET
+    config["Venue"] = LINK
+    for title, width in widths.items():  # fixed widths: the row fits beside the sidebar
+        config[title] = {**config.get(title, st.column_config.Column()), "width": width}
     return view, config
 
 
@@ -316,20 +379,36 @@ def _probabilities(value: object) -> str:
 
 
 def markets(table: pl.DataFrame) -> tuple[pl.DataFrame, Config]:
+    """Markets by question; the category column only when some market has one."""
+    categories = [] if table["category"].null_count() == len(table) else ["category"]
     view = table.select(
         pl.col("question").alias("Question"),
         pl.col("venue").alias("Venue"),
-        pl.col("category").fill_null("—").alias("Category"),
-        pl.col("last_price").alias("YES price"),
+        *(pl.col(c).fill_null("—").alias("Category") for c in categories),
+        pl.col("last_price").alias("Last YES price"),
+        pl.col("last_price_at").alias("Price as of"),
         pl.col("resolution").fill_null("open").alias("Resolution"),
         pl.col("resolved_at").alias("Resolved"),
         pl.col("trades").alias("Trades"),
         pl.col("volume").cast(pl.Float64).alias("Volume"),
         pl.col("market_id").alias("Id"),
     )
-    config: Config = {
-        "YES price": st.column_config.NumberColumn(format="%.3f"),
-        "Resolved": UTC_TIME,
-        "Volume": DOLLARS,
+    config: Config = {  # widths that fit a 1400-px window; the id is kept for links, not shown
+        "Question": st.column_config.TextColumn(width=210 if categories else 300),
+        "Venue": st.column_config.TextColumn(width=80),
+        "Category": st.column_config.TextColumn(width=90),
+        "Last YES price": st.column_config.NumberColumn(
+            format="%.3f",
+            width=96,
+            help="The latest YES price seen (synced or shown in a round), at the time beside it",
+        ),
+        "Price as of": st.column_config.DatetimeColumn(
+            format="YYYY-MM-DD HH:mm", width=126, help="When the last YES price was observed (UTC)"
+        ),
+        "Resolution": st.column_config.TextColumn(width=76),
+        "Resolved": DAY,
+        "Trades": st.column_config.NumberColumn(width=56),
+        "Volume": {**DOLLARS, "width": 90},
+        "Id": None,
     }
     return view, config

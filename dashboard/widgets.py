@@ -8,20 +8,26 @@ may show; with nothing to show it says what to do (``st.info``) and stops, never
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import streamlit as st
 
-from arena.figures import AgentStyle, agent_styles
 from arena.reports import catalog
 from arena.reports.escaping import streamlit_literal
 from arena.scoring.load.cohort_choice import POOLED_STATUSES, cohort_line
 from dashboard import queries
 
+if TYPE_CHECKING:
+    from arena.figures import AgentStyle
+
 ALL = "__all__"
 COHORT_KEY = "cohort"
 REFRESH_SECONDS = 30
+# A row height (px) at which table cells wrap their text (Streamlit wraps once a row is taller
+# than 4 rem): five lines, for long texts that would otherwise run past the right edge.
+WRAPPED_ROW = 100
 DEMO_HINT = "Run `arena demo` to replay the bundled markets with the baseline bots, then reload this page."
 
 
@@ -151,6 +157,8 @@ def single_cohort(ctx: Context) -> str:
 
 def styles(ctx: Context) -> dict[str, AgentStyle]:
     """Agent colours from the roster of the cohorts in view (the same on every page)."""
+    from arena.figures import agent_styles  # plotly: only pages that draw import it
+
     if ctx.choice == ALL:
         return agent_styles(queries.frames(ctx.url, ctx.ids, ctx.data).agents)
     return agent_styles(queries.agents(ctx.url, ctx.choice, ctx.data))
@@ -175,6 +183,20 @@ def cohort_caption(ctx: Context) -> None:
         f"Cohort **{streamlit_literal(c['name'])}** ({streamlit_literal(c['cohort_id'])}) · {c['mode']} · "
         f"{c['status']} · {c['agents']} agents"
     )
+
+
+def signed_delta(value: float | Decimal | None, text: str) -> dict[str, Any]:
+    """``st.metric`` keywords for a delta shown as ``text``, pointed and coloured by the sign of
+    ``value``: a gain green and up, a loss red and down, zero grey without an arrow. Streamlit
+    reads the sign off the text's first character, and a typographic minus (−$600.00) reads as
+    a gain."""
+    if value is None:
+        return {"delta": None}
+    if value > 0:
+        return {"delta": text, "delta_color": "green", "delta_arrow": "up"}
+    if value < 0:
+        return {"delta": text, "delta_color": "red", "delta_arrow": "down"}
+    return {"delta": text, "delta_color": "off", "delta_arrow": "off"}
 
 
 def table(frame: pl.DataFrame, where: Any = st, **options: Any) -> None:

@@ -120,7 +120,13 @@ def round_outcomes(rounds: pl.DataFrame) -> go.Figure:
             )
     fig.update_layout(barmode="stack")
     fig.update_xaxes(dtick=1 if len(rounds) <= 30 else None)
+    fig.update_yaxes(tickformat=",d", dtick=1 if _most_agents(rounds) <= 10 else None)  # whole agents
     return fig
+
+
+def _most_agents(rounds: pl.DataFrame) -> int:
+    counted = [c for c in STATUS_COLOURS if c in rounds.columns]
+    return int(rounds.select(pl.sum_horizontal(counted)).max().item() or 0) if counted else 0
 
 
 def decision_costs(decisions: pl.DataFrame, style: AgentStyle) -> go.Figure:

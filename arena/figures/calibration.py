@@ -19,13 +19,17 @@ SOURCES = {
     "implied_kelly": ("square", "dashdot", "implied by bet size (kelly)"),
     "stated": ("diamond", "dash", "stated probability"),
 }
+# With several sources in one panel, each its own colour (the panel's title names the agent).
+SOURCE_COLOURS = {"implied": "#2563eb", "implied_kelly": "#d97706", "stated": "#059669"}
+NEUTRAL = "#374151"
 
 
 def reliability_diagrams(
     table: pl.DataFrame, styles: Mapping[str, AgentStyle], *, columns: int = 3
 ) -> go.Figure:
     """One panel per agent: observed frequency against forecast, per bin, for implied and stated
-    forecasts (marker area ∝ forecasts in the bin); the diagonal is perfect calibration."""
+    forecasts (marker area ∝ forecasts in the bin); the diagonal is perfect calibration. One
+    source is drawn in the agent's colour; several, each in its own colour, named in the legend."""
     agents = sorted(table["agent"].unique().to_list())
     rows = max(1, ceil(len(agents) / columns))
     # plotly refuses a spacing of 1 / (rows − 1) or more: a roster of dozens (a human panel) needs less.
@@ -41,18 +45,21 @@ def reliability_diagrams(
         "showlegend": False,
         "hoverinfo": "skip",
     }
+    shown = set(table["source"].unique().to_list()) if "source" in table.columns else set()
+    several = len(shown) > 1
     for i, agent in enumerate(agents):
         cell = {"row": i // columns + 1, "col": i % columns + 1}
         fig.add_trace(go.Scatter(x=[0, 1], y=[0, 1], **diagonal), **cell)
         for source in SOURCES:
             part = table.filter((pl.col("agent") == agent) & (pl.col("source") == source)).sort("bin")
             if not part.is_empty():
-                fig.add_trace(_bins(part, agent, source, style_of(styles, agent).colour), **cell)
-    shown = set(table["source"].unique().to_list()) if "source" in table.columns else set()
-    for source, (symbol, dash, label) in SOURCES.items():  # one neutral legend entry per source shown
+                colour = SOURCE_COLOURS[source] if several else style_of(styles, agent).colour
+                fig.add_trace(_bins(part, agent, source, colour), **cell)
+    for source, (symbol, dash, label) in SOURCES.items():  # one legend entry per source shown
         if source not in shown:
             continue
-        line, marker = {"color": "#374151", "dash": dash}, {"symbol": symbol, "color": "#374151"}
+        colour = SOURCE_COLOURS[source] if several else NEUTRAL
+        line, marker = {"color": colour, "dash": dash}, {"symbol": symbol, "color": colour}
         legend = {"name": label, "legendgroup": source, "line": line, "marker": marker}
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines+markers", **legend))
     fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%", title_text="Forecast")

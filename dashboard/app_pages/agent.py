@@ -14,6 +14,7 @@ from arena.reports.escaping import streamlit_literal, visible_controls
 from arena.reports.formatting import MISSING, money, number, percent, share, signed_money
 from dashboard import queries, tables, widgets
 
+AGENT_KEY = "agent"
 PAGE_SIZE = 20
 TOOL_TEXT_CHARS = 300  # of a tool call's arguments and result, in the table (the report has them all)
 
@@ -43,6 +44,25 @@ def tool_call_rows(calls: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+# Widths that fit a decision's box in a 1400-px window, in rows tall enough for the texts to wrap.
+TOOL_CALL_COLUMNS = {
+    "#": st.column_config.NumberColumn(width=32),
+    "Step": st.column_config.NumberColumn(width=44),
+    "Tool": st.column_config.TextColumn(width=110),
+    "Result kind": st.column_config.TextColumn("Kind", width=52, help="ok, or error when the tool failed"),
+    "ms": st.column_config.NumberColumn(width=60, help="How long the call took, in milliseconds"),
+    "Arguments": st.column_config.TextColumn(width=230),
+    "Result": st.column_config.TextColumn(width=330),
+}
+
+
+def default_agent(scores: pl.DataFrame) -> str:
+    """The agent the page opens on: the best by return that is not a baseline (the leader is often
+    one), else the leader."""
+    contestants = scores.filter(~pl.col("baseline"))
+    return str((scores if contestants.is_empty() else contestants)["agent"][0])
+
+
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
 st.title("Agent")
@@ -50,9 +70,12 @@ roster = queries.agents(ctx.url, cohort_id, ctx.data)
 if roster.is_empty():
     widgets.stop_with("This cohort has no agents.")
 scores = queries.scores(ctx.url, ctx.ids, ctx.data, "return_pct")
-agent = st.selectbox(
-    "Agent", scores["agent"].to_list(), key="agent_name", help="Ordered by return, best first."
-)
+names = scores["agent"].to_list()
+if st.session_state.get(AGENT_KEY) not in names:  # first visit: a shared link, else the default
+    linked = st.query_params.get(AGENT_KEY)
+    st.session_state[AGENT_KEY] = linked if linked in names else default_agent(scores)
+agent = str(st.selectbox("Agent", names, key=AGENT_KEY, help="Ordered by return, best first."))
+st.query_params[AGENT_KEY] = agent  # a reload or a shared link reopens this agent
 seat = roster.filter(pl.col("agent") == agent).row(0, named=True)
 style = widgets.styles(ctx)[agent]
 row: dict[str, Any] = scores.filter(pl.col("agent") == agent).row(0, named=True)
@@ -63,7 +86,7 @@ st.caption(
 )
 pnl = row.get("pnl")
 cols = st.columns(5)
-cols[0].metric("Value", money(row.get("value")), signed_money(pnl) if pnl else None)
+cols[0].metric("Value", money(row.get("value")), **widgets.signed_delta(pnl, signed_money(pnl)))
 cols[1].metric("Return", percent(row.get("return_pct"), signed=True))
 cols[2].metric(  # two readings: the kelly one under the fa one (side by side they were cut)
     "Brier (bets), fa",
@@ -89,7 +112,7 @@ if not marks.is_empty():
 st.subheader("Positions")
 held = queries.positions(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)
 listed = queries.markets(ctx.url, cohort_id, ctx.data)
-names = tables.market_names(listed)
+listed_names = tables.market_names(listed)
 if held.is_empty():
     st.info("No positions: this agent has not placed a valid bet yet.", icon=":material/info:")
 else:
@@ -98,7 +121,7 @@ else:
     if opened.is_empty():  # a finished agent: open on what it held, not on an empty tab
         parts.reverse()
     for tab, (_, part) in zip(st.tabs([label for label, _ in parts]), parts, strict=True):
-        view, config = tables.positions(part, names)
+        view, config = tables.positions(part, listed_names, held=part is opened)
         widgets.table(view, tab, column_config=config)
 
 decisions = queries.decisions(ctx.url, cohort_id, ctx.data, agent)
@@ -111,7 +134,9 @@ stated = queries.stated(ctx.url, ctx.ids, ctx.data).filter(
 pairs = bets.join(
     stated, left_on=["market_id", "filled_at"], right_on=["market_id", "stated_at"], how="inner"
 )
-points = pairs.join(names, on="market_id", how="left").select("question", implied="forecast_yes", stated="p")
+points = pairs.join(listed_names, on="market_id", how="left").select(
+    "question", implied="forecast_yes", stated="p"
+)
 if points.is_empty():
     left.caption(
         "No bet came with a stated probability for the same market, so there is nothing to compare yet."
@@ -146,12 +171,12 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
         st.markdown("**Reasoning**")
         st.text(visible_controls(d["reasoning"] or MISSING))  # the model's words: never Markdown
         if actions:
-            view, config = tables.actions(actions, names, held)
+            view, config = tables.actions(actions, listed_names, held)
             widgets.table(view, column_config=config)
         stated_now = json.loads(d["probabilities_json"] or "{}")
         if stated_now:
             st.caption("Stated probabilities")
-            view, config = tables.forecasts(stated_now, names)
+            view, config = tables.forecasts(stated_now, listed_names)
             widgets.table(view, column_config=config)
         tokens = d["prompt_tokens"] + d["completion_tokens"]
         cost = f"${Decimal(str(d['cost_usd'])):,.6f}"
@@ -162,7 +187,9 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
         calls = research.filter(pl.col("decision_id") == d["decision_id"])
         if not calls.is_empty():
             st.markdown(f"**Tool calls ({len(calls)})**")
-            widgets.table(tool_call_rows(calls))
+            widgets.table(
+                tool_call_rows(calls), column_config=TOOL_CALL_COLUMNS, row_height=widgets.WRAPPED_ROW
+            )
         if show_raw:
             st.code(d["raw_prompt"] or "(no prompt recorded)", language=None, wrap_lines=True)
             st.code(d["raw_response"] or "(no response recorded)", language=None, wrap_lines=True)

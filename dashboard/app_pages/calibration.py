@@ -6,14 +6,11 @@ import polars as pl
 import streamlit as st
 
 from arena import figures
+from arena.figures.calibration import SOURCES as FIGURE_SOURCES
 from dashboard import queries, widgets
 
-SOURCES = {
-    "both": "All",
-    "implied": "Implied by bet size (fa)",
-    "implied_kelly": "Implied by bet size (kelly)",
-    "stated": "Stated probabilities",
-}
+# The sources in the words the charts' legend uses (``arena.figures.calibration.SOURCES``).
+SOURCES = {"both": "All", **{key: label.capitalize() for key, (_, _, label) in FIGURE_SOURCES.items()}}
 EXPLAIN = (
     "Forecasts are grouped in ten bins by what they said (0–10%, 10–20%, …). A calibrated agent's "
     "points sit on the diagonal: of the things it called 70% likely, about 70% happened. Above the "
@@ -46,7 +43,7 @@ st.plotly_chart(figures.reliability_diagrams(shown, widgets.styles(ctx)))
 st.markdown(EXPLAIN)
 table = summary.select(
     pl.col("agent").alias("Agent"),
-    pl.col("source").alias("Forecasts"),
+    pl.col("source").replace_strict(SOURCES).alias("Forecasts"),
     pl.col("brier").alias("Brier"),
     pl.col("ece").alias("ECE"),
     pl.col("reliability").alias("Reliability"),

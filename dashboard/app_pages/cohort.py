@@ -5,12 +5,29 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+import polars as pl
 import streamlit as st
 
 from arena import figures
+from arena.cohorts.export import config_toml
+from arena.figures.activity import STATUS_COLOURS
 from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import money
 from dashboard import queries, tables, widgets
+
+STATUS_WORDS = {"done": "valid", "rejected": "rejected", "error": "errors", "missed": "missed",
+                "claimed": "still deciding"}  # fmt: skip
+
+
+def rounds_alike(rounds: pl.DataFrame) -> str | None:
+    """One line when every round ended the same way (how many agents in each outcome), else None."""
+    counted = [c for c in STATUS_COLOURS if c in rounds.columns]
+    if len(rounds) < 2 or rounds.select(counted).unique().height != 1:
+        return None
+    first = rounds.row(0, named=True)
+    parts = [f"{first[c]} {STATUS_WORDS[c]}" for c in counted if first[c]]
+    return f"Decisions per round: the same in all {len(rounds)} rounds, {', '.join(parts) or 'none'} each."
+
 
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
@@ -57,7 +74,11 @@ st.subheader("Rounds")
 if rounds.is_empty():
     st.info("No round has run yet.", icon=":material/hourglass_top:")
 else:
-    st.plotly_chart(figures.round_outcomes(rounds))
+    alike = rounds_alike(rounds)
+    if alike:
+        st.caption(alike)  # eight identical bars say less than this line
+    else:
+        st.plotly_chart(figures.round_outcomes(rounds))
     view, column_config = tables.rounds(rounds)
     widgets.table(view, column_config=column_config)
 
@@ -66,7 +87,9 @@ failures, column_config = tables.errors(queries.decisions(ctx.url, cohort_id, ct
 if failures.is_empty():
     st.success("Every decision so far was valid.")
 else:
-    widgets.table(failures, column_config=column_config)
+    widgets.table(failures, column_config=column_config, row_height=widgets.WRAPPED_ROW)
 
 with st.expander("Frozen configuration (secrets redacted)"):
-    st.json(config, expanded=False)
+    # The same TOML text `arena cohort export` prints: `arena replay` of it reruns the cohort.
+    header = [f"cohort {cohort_id}, frozen config (secrets redacted)"]
+    st.code(config_toml(config, header=header), language="toml", wrap_lines=True)

@@ -39,6 +39,21 @@ def _by_shared_markets(stances: pl.DataFrame, first: str, others: list[str]) -> 
     return sorted(others, key=lambda name: -counts.get(name, 0))
 
 
+STATED = ("stated_", "log_score", "rel_log_score")  # key prefixes of the scores of stated forecasts
+
+
+def is_stated(key: str) -> bool:
+    """A score of stated probabilities (as stated, imputed or adjusted; Brier or log score)."""
+    return key.startswith(STATED)
+
+
+def shown_panels(rows: pl.DataFrame, keys: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """``keys`` split into those some agent of ``rows`` has a value of, and the empty ones (an
+    empty panel would leave a blank band in the chart)."""
+    drawn = [k for k in keys if any(v is not None and v == v for v in rows[k])]  # NaN != NaN
+    return drawn, [k for k in keys if k not in drawn]
+
+
 ctx = widgets.context()
 cohort_id = widgets.single_cohort(ctx)
 st.title("Compare two agents")
@@ -69,27 +84,43 @@ else:
     st.plotly_chart(figures.equity_curves(marks, styles, title=f"Portfolio value: {first} and {second}"))
 
 st.subheader("Scores")
-keys = (
+keys: tuple[str, ...] = (
     "return_pct",
     suffixed("brier", implied),
     suffixed("bss_market", implied),
     "stated_brier_imputed",
     "log_score",
 )
-panels = [Panel(k, BY_KEY[k].axis_title(implied), BY_KEY[k].reference) for k in keys]
 pair_rows = scores.filter(pl.col("agent").is_in([first, second]))
-st.plotly_chart(paired_intervals(pair_rows.sort(pl.col("agent") != first), panels, styles))
-view, config = view_tables.comparison(
-    view_queries.pair(ctx.url, ctx.ids, ctx.data, first, second), first, second, implied
-)
+stated_by = set(queries.stated(ctx.url, ctx.ids, ctx.data)["agent"].unique())
+neither_stated = not {first, second} & stated_by
+if neither_stated:  # imputed scores would compare market prices with market prices
+    keys = tuple(k for k in keys if not is_stated(k))
+drawn, empty = shown_panels(pair_rows, keys)
+panels = [Panel(k, BY_KEY[k].axis_title(implied), BY_KEY[k].reference) for k in drawn]
+if panels:
+    st.plotly_chart(paired_intervals(pair_rows.sort(pl.col("agent") != first), panels, styles))
+if neither_stated:
+    st.caption(
+        f"Neither {streamlit_literal(first)} nor {streamlit_literal(second)} stated a probability: "
+        "their stated forecasts cannot be compared."
+    )
+if empty:
+    titles = ", ".join(BY_KEY[k].display_label(implied) for k in empty)
+    st.caption(f"Not drawn: {titles}: neither agent has that score yet.")
+pair = view_queries.pair(ctx.url, ctx.ids, ctx.data, first, second)
+if neither_stated:
+    pair = pair.filter(~pl.col("metric").is_in([k for k in pair["metric"] if is_stated(k)]))
+view, config = view_tables.comparison(pair, first, second, implied)
 widgets.table(view, column_config=config)
 st.caption(EXPLAIN)
 
 st.subheader("Across all cohorts, adjusted for market difficulty")
 pooled = queries.scores(ctx.url, None, ctx.data, "return_pct").filter(pl.col("agent").is_in([first, second]))
 adjusted = (suffixed("brier_adjusted", implied), suffixed("brier_adjusted", other), "stated_brier_adjusted")
-if any(pooled[key].null_count() < len(pooled) for key in adjusted):
-    panels = [Panel(k, BY_KEY[k].axis_title(implied), BY_KEY[k].reference) for k in adjusted]
+drawn, _ = shown_panels(pooled, adjusted)
+if drawn:
+    panels = [Panel(k, BY_KEY[k].axis_title(implied), BY_KEY[k].reference) for k in drawn]
     st.plotly_chart(paired_intervals(pooled.sort(pl.col("agent") != first), panels, styles))
 st.caption(ADJUSTED)
 for note in adjusted_notes(list(pooled.iter_rows(named=True))):

@@ -7,11 +7,11 @@ from typing import cast
 import polars as pl
 import streamlit as st
 
-from arena import figures
 from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import adjusted_notes, stated_notes
 from arena.scoring import SORTABLE
+from arena.scoring.board.notes import LEGEND as LEGEND_LINE
 from arena.scoring.board.notes import chart_flags, leaderboard_notes
 from arena.scoring.metrics.registry import BY_KEY
 from dashboard import queries, tables, widgets
@@ -67,14 +67,18 @@ LEGEND = """
   may already know how they ended, so its scores may not be forecasts at all.
 - **95% interval** — the range the score would plausibly take on another draw of markets
   (bootstrap over markets). Wide intervals, or fewer than 30 resolved markets, mean: too early to tell.
-- **Status** — *FAILED: not ranked* when too few of the agent's answers were valid (its scores
-  say nothing about skill); the flags, whose notes under the table say why: *¶* a bet reading
-  that contradicts the bets, *¤ stated selectively* (its as-stated scores average what it chose),
-  *! hidden price seen* (it stated prices it was not shown); *baseline* for a reference bot, then
-  the return and Brier in words. Sorted by a metric a flag concerns, flagged agents rank below.
+- **Role** — *agent* for a contestant, *baseline* for a reference bot, *external* for imported
+  forecasts, *FAILED* when too few of the agent's answers were valid (not ranked: its scores say
+  nothing about skill; *Valid answers* is under *Every metric*). The signs beside it, whose notes
+  under the table say why: *¤* stated selectively (its as-stated scores average what it chose),
+  *!* stated prices it was not shown. Sorted by a metric a flag concerns, flagged agents rank below.
+- **Return reads**, **Brier reads** — the figure to their left in words, from Excellent to Very
+  Poor (*Fair*: at or near random); *¶* marks a Brier whose bet reading contradicts the bets.
 - **Baselines** (thin dashed lines, ◆) are simple reference bots: an LLM should beat them before
   claiming skill. The table shows the key figures; every other metric is under *Every metric*.
 """
+
+IMPUTED_PREFIX = "Stated imputed"  # how the shared note names the column the table titles in full
 
 ctx = widgets.context()
 st.title("Leaderboard")
@@ -99,7 +103,11 @@ cols[0].metric(
     leader["agent"],
     help=f"Best {_label(by).lower()} (sorted {'up' if not SORTABLE[by] else 'down'})",
 )
-cols[1].metric("Leader's P/L", signed_money(leader["pnl"]), percent(leader["return_pct"], signed=True))
+cols[1].metric(
+    "Leader's P/L",
+    signed_money(leader["pnl"]),
+    **widgets.signed_delta(leader["return_pct"], percent(leader["return_pct"], signed=True)),
+)
 cols[2].metric(
     "Agents", len(table), f"{int(table['baseline'].sum())} baselines", delta_color="off", delta_arrow="off"
 )
@@ -119,33 +127,44 @@ elif bool(table["few_markets"].any()):
 
 # A select box, not a row of buttons: eight metric names never fit beside "Rank by".
 metric = right.selectbox("Chart", list(CHARTED), format_func=_label, key="leaderboard_chart")
+chart = st.empty()  # drawn after the table (its figure and plotly come last), shown above it
+
+view, config = tables.leaderboard(table, implied, by)
+st.caption(
+    "**Role**: agent, baseline (a reference bot), external (imported forecasts) or FAILED (not "
+    "ranked). **Return reads**, **Brier reads**: the figure to their left in words. Signs: "
+    + streamlit_literal(LEGEND_LINE)
+)
+widgets.table(view, column_config=config)
+rows = list(table.iter_rows(named=True))
+notes = [n.replace(IMPUTED_PREFIX, _label("stated_brier_imputed"), 1) for n in stated_notes(rows)]
+if ctx.choice == widgets.ALL:  # within one cohort nothing is adjusted, and every row would say so
+    notes += adjusted_notes(rows)
+notes += ["Note: " + n for n in leaderboard_notes(table, implied)]
+everything, everything_config = tables.every_metric(table, implied)
+here, there = tables.place_notes(notes, view.columns, everything.columns)
+for note in here:
+    st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
+with st.expander("Every metric", expanded=False):
+    widgets.table(everything, column_config=everything_config)
+    for note in there:
+        st.caption(streamlit_literal(note))
+with st.expander("What these numbers mean", expanded=False):
+    st.markdown(LEGEND)
+
 chosen = BY_KEY[str(metric)]
 if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
-    st.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
+    chart.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
 else:
-    axis = chosen.axis_title(implied)
-    st.plotly_chart(
+    from arena import figures  # plotly, imported once the table is on its way
+
+    chart.plotly_chart(
         figures.leaderboard_intervals(
             table,
             chosen.key,
             widgets.styles(ctx),
-            axis=axis,
+            axis=chosen.axis_title(implied),
             reference=chosen.reference,
             flags=chart_flags(table, chosen.key),
         )
     )
-
-view, config = tables.leaderboard(table, implied, by)
-widgets.table(view, column_config=config)
-for note in stated_notes(list(table.iter_rows(named=True))):
-    st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
-if ctx.choice == widgets.ALL:  # within one cohort nothing is adjusted, and every row would say so
-    for note in adjusted_notes(list(table.iter_rows(named=True))):
-        st.caption(streamlit_literal(note))
-for note in leaderboard_notes(table, implied):
-    st.caption("Note: " + streamlit_literal(note))
-with st.expander("Every metric", expanded=False):
-    everything, everything_config = tables.every_metric(table, implied)
-    widgets.table(everything, column_config=everything_config)
-with st.expander("What these numbers mean", expanded=False):
-    st.markdown(LEGEND)

@@ -33,13 +33,12 @@ listed = listed.with_columns(state=status).join(counts, on="market_id", how="lef
 listed = listed.with_columns(pl.col("trades").fill_null(0)).sort(
     ["trades", "question"], descending=[True, False]
 )
-c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+known = sorted(listed["category"].drop_nulls().unique().to_list())
+c1, c2, c3, *c4 = st.columns([2, 1, 1, 1] if known else [2, 1, 1])  # no category: no filter for it
 text = c1.text_input("Search questions", key="markets_search", placeholder="e.g. Bitcoin")
 venues = c2.multiselect("Venue", sorted(listed["venue"].unique().to_list()), key="markets_venue")
 states = c3.multiselect("Status", list(STATUSES), format_func=STATUSES.__getitem__, key="markets_state")
-categories = c4.multiselect(
-    "Category", sorted(listed["category"].drop_nulls().unique().to_list()), key="markets_category"
-)
+categories = c4[0].multiselect("Category", known, key="markets_category") if known else []
 shown = listed
 if text:
     shown = shown.filter(

@@ -61,8 +61,8 @@ def test_every_page_renders_in_a_real_browser(served: str) -> None:
 
 
 KEY_HEADERS = [
-    "#", "Agent", "Status", "Return %", "Brier (bets)", "Brier (stated, imputed)", "Tournament take",
-    "Valid answers", "Model cost",
+    "#", "Agent", "Role", "Return %", "Return reads", "Brier (bets)", "Brier reads",
+    "Brier (stated, imputed)", "Tournament take",
 ]  # fmt: skip
 # Widgets and text of the main column reaching past its right edge, and sidebar inputs whose
 # text is wider than the box (a cut name). Tables scroll inside their own frame: checked apart.

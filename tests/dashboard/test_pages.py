@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -40,17 +41,19 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     # broken-bot never answered validly: failed, not ranked, listed after the working agents.
     assert table["Agent"].tolist() == ["gpt-4o", "market", "random", "claude", "broken-bot"]
     assert table.set_index("Agent")["#"].isna().tolist() == [False, False, False, False, True]
-    status = table.set_index("Agent")["Status"].to_dict()
-    assert status["broken-bot"].startswith("FAILED: not ranked")
-    assert status["market"].startswith("baseline")
-    # random's small bets read as less likely than their prices (fa): flagged first, label marked.
-    assert status["random"].startswith("¶ bets read incoherently (fa) · baseline")
-    assert status["random"].endswith("¶")
-    assert not status["gpt-4o"].startswith(("baseline", "FAILED"))
-    # The headline verdicts, in reading order; return and Brier share a cell with their interval.
+    role = table.set_index("Agent")["Role"].to_dict()
+    assert (role["broken-bot"], role["market"], role["random"], role["gpt-4o"]) == (
+        "FAILED", "baseline", "baseline", "agent",
+    )  # fmt: skip
+    # random's small bets read as less likely than their prices (fa): its Brier verdict is marked.
+    words = table.set_index("Agent")[["Return reads", "Brier reads"]]
+    assert words.loc["random", "Brier reads"].endswith(" ¶")
+    assert words.loc["gpt-4o"].tolist() == ["Good", "Very Poor ¶"]
+    # The headline verdicts, in reading order; return and Brier share a cell with their interval,
+    # each followed by its verdict in words.
     assert list(table.columns) == [
-        "#", "Agent", "Status", "Return %", "Brier (bets)", "Brier (stated, imputed)", "Tournament take",
-        "Valid answers", "Model cost",
+        "#", "Agent", "Role", "Return %", "Return reads", "Brier (bets)", "Brier reads",
+        "Brier (stated, imputed)", "Tournament take",
     ]  # fmt: skip
     assert table.set_index("Agent").loc["gpt-4o", "Return %"] == "+5.3% [0.3, 11.0]"
     assert [m.value for m in app.metric][:2] == ["gpt-4o", "+$525.42"]
@@ -58,13 +61,23 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     assert len(app.get("plotly_chart")) == 1
     assert "What these numbers mean" in [e.label for e in app.expander]
     # gpt-4o and claude are LLMs of a replay cohort without knowledge_cutoff; market is a baseline.
-    assert "leakage guard: off" in status["gpt-4o"] and "leakage guard" not in status["market"]
     captions = [c.value.replace("\\", "").replace(WORD_JOINER, "") for c in app.caption]  # escaped
     assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
+    # Notes name the columns as the table titles them, and only columns it shows.
+    assert any(c.startswith("Brier (stated, imputed): stated Brier over every") for c in captions)
+    assert not any(c.startswith("Stated imputed") for c in captions)
     every = app.dataframe[1].value.set_index("Agent")  # the "Every metric" table
     assert every.loc["market", "Imputed share"] == 0.0  # it states every market
     assert every.loc["gpt-4o", "Return % 95% CI"] == "[0.26, 10.96]" and every.loc["market", "Baseline"]
     assert round(every.loc["gpt-4o", "Value"], 2) == 10525.42
+
+
+def test_leaderboard_ranked_by_another_metric_shows_it_in_place_of_the_take(page: Runner) -> None:
+    app = page("leaderboard", cohort=REPLAY, leaderboard_by="stated_brier")
+    _clean(app)
+    columns = list(app.dataframe[0].value.columns)
+    assert columns[-1] == "Brier (stated)" and "Tournament take" not in columns
+    assert app.dataframe[0].value.set_index("Agent").loc["market", "Brier (stated)"].count("[") == 1
 
 
 def test_leaderboard_can_rank_by_brier(page: Runner) -> None:
@@ -129,14 +142,14 @@ def test_cohort_page_asks_for_one_cohort_when_all_are_pooled(page: Runner) -> No
 
 
 def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> None:
-    app = page("agent", cohort=REPLAY, agent_name="gpt-4o", agent_raw=True)
+    app = page("agent", cohort=REPLAY, agent="gpt-4o", agent_raw=True)
     text = _clean(app)
 
     assert app.title[0].value == "Agent"
     assert app.metric[0].value == "$10,525.42"
     open_positions, closed = app.dataframe[0].value, app.dataframe[1].value
     assert open_positions["Market"].tolist() == ["Will the incumbent win the election?"]
-    assert open_positions["Outcome"].tolist() == ["open"]
+    assert "Outcome" not in open_positions.columns and open_positions["Side"].tolist() == ["YES"]
     assert open_positions["Venue"].tolist() == ["https://example.org/election"]
     assert sorted(zip(closed["Side"], closed["Status"], closed["Outcome"], strict=True)) == [
         ("NO", "settled", "NO"),
@@ -175,7 +188,7 @@ def test_agent_page_shows_positions_decisions_and_forecasts(page: Runner) -> Non
 
 
 def test_agent_with_only_errors_gets_empty_states_not_tracebacks(page: Runner) -> None:
-    app = page("agent", cohort=REPLAY, agent_name="broken-bot", agent_raw=True)
+    app = page("agent", cohort=REPLAY, agent="broken-bot", agent_raw=True)
     text = _clean(app)
 
     assert [i.value for i in app.info] == ["No positions: this agent has not placed a valid bet yet."]
@@ -210,7 +223,13 @@ def test_calibration_page_draws_reliability_diagrams_per_agent(page: Runner) -> 
     for agent in ("claude", "gpt-4o", "market", "random"):
         assert f'"text":"{agent}"' in spec.replace(" ", "")
     summary = app.dataframe[0].value
-    assert sorted(set(summary["Forecasts"])) == ["implied", "implied_kelly", "stated"]
+    assert sorted(set(summary["Forecasts"])) == [  # in words, as the legend names them
+        "Implied by bet size (fa)", "Implied by bet size (kelly)", "Stated probability",
+    ]  # fmt: skip
+    # "All" draws each source in its own colour, each named once in the legend.
+    traces = json.loads(spec)["data"]
+    legend = {t["name"]: t["line"]["color"] for t in traces if t.get("showlegend") is not False}
+    assert len(legend) == 3 and len(set(legend.values())) == 3
 
 
 def test_calibration_without_resolved_forecasts_explains_why(page: Runner) -> None:
@@ -233,7 +252,7 @@ def test_no_live_cohort_means_no_auto_refresh(dashboard: Dashboard, world_url: s
 
 
 def test_a_baseline_that_calls_no_model_gets_no_cost_chart(page: Runner) -> None:
-    app = page("agent", cohort=REPLAY, agent_name="random")
+    app = page("agent", cohort=REPLAY, agent="random")
     text = _clean(app)
     assert "No model calls (no tokens, no cost)" in text
     assert len(app.get("plotly_chart")) < 3  # no cost and latency chart for a bot that calls no model
@@ -241,7 +260,7 @@ def test_a_baseline_that_calls_no_model_gets_no_cost_chart(page: Runner) -> None
 
 
 @pytest.mark.parametrize(
-    ("name", "widgets"), [("cohort", {}), ("agent", {"agent_name": "gpt-4o", "agent_raw": True})]
+    ("name", "widgets"), [("cohort", {}), ("agent", {"agent": "gpt-4o", "agent_raw": True})]
 )
 def test_secrets_an_older_config_held_in_headers_and_urls_never_reach_the_screen(
     dashboard: Dashboard, world_url: str, tmp_path: Path, name: str, widgets: dict[str, object]

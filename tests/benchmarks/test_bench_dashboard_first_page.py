@@ -1,0 +1,121 @@
+"""Benchmark: time to the first table in Chromium, the dashboard next to a bare Streamlit app.
+
+Both servers run side by side in the same run, started the way a user starts them: ``arena
+dashboard`` on the demo database (made by ``arena demo``), and ``streamlit run`` with the same
+flags on a bare app that shows one table of the same size and nothing else (the floor: Streamlit's
+own start, its frontend and one grid). Each repetition starts both servers afresh and opens the
+first page in a new headless Chromium page, timing from navigation to the grid's drawn header:
+"fresh server" is what a user waits for after ``arena dashboard``; "second visit" opens the page
+again on the same server (a new session, the dashboard's caches warm). Medians are recorded with
+the ratio to the floor; nothing is asserted on the times.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from arena.commands.dashboard import APP, streamlit_command
+from dashboard.serving import ARGS, CHROMIUM, ROOT, dashboard, free_port, healthy
+from tests.benchmarks.results import Figure, record
+
+pytestmark = [
+    pytest.mark.benchmark,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium"),
+]
+
+RUNS = 5
+TARGET = 1.3  # the dashboard's first table within 1.3x the bare app's
+# The grid has drawn its header: the table is on screen.
+TABLE_DRAWN = "() => document.querySelectorAll('[data-testid=stDataFrame] [role=columnheader]').length > 0"
+BARE_APP = """
+import pyarrow as pa
+import streamlit as st
+
+st.title("Leaderboard")
+st.dataframe(pa.table({f"c{i}": [float(r) for r in range(ROWS)] for i in range(COLUMNS)}), hide_index=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, int]:
+    """The demo database made by ``arena demo``: its URL, cohort id and number of agents."""
+    path = tmp_path_factory.mktemp("demo") / "arena.db"
+    url = f"sqlite:///{path}"
+    command = [sys.executable, "-m", "arena.cli", "demo", "--no-report", "--database-url", url]
+    subprocess.run(
+        command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, check=True
+    )
+    with sqlite3.connect(path) as connection:
+        (cohort,) = connection.execute("SELECT id FROM cohort").fetchone()
+        (agents,) = connection.execute("SELECT count(*) FROM agent").fetchone()
+    return url, cohort, agents
+
+
+@contextmanager
+def bare(folder: Path, rows: int, columns: int) -> Iterator[str]:
+    """``streamlit run`` of the bare one-table app with the dashboard's flags; yields its base URL."""
+    app = folder / "bare.py"
+    app.write_text(BARE_APP.replace("ROWS", str(rows)).replace("COLUMNS", str(columns)), encoding="utf-8")
+    port = free_port()
+    command = [str(app) if part == str(APP) else part for part in streamlit_command("127.0.0.1", port)]
+    process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert healthy(base), "the bare app did not start"
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def time_to_table(browser: object, url: str) -> float:
+    """Seconds from navigating a new 1400 x 900 page to ``url`` until its first grid is drawn."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
+    started = time.perf_counter()
+    page.goto(url)
+    page.wait_for_function(TABLE_DRAWN, timeout=120_000, polling=20)
+    elapsed = time.perf_counter() - started
+    page.close()
+    return elapsed
+
+
+def test_bench_dashboard_first_page(demo: tuple[str, str, int], tmp_path: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    url, cohort, agents = demo
+    times: dict[str, list[float]] = {k: [] for k in ("bare", "bare again", "dashboard", "dashboard again")}
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        for run in range(RUNS):
+            order = ("bare", "dashboard") if run % 2 == 0 else ("dashboard", "bare")  # neither always first
+            for which in order:
+                serving = bare(tmp_path, agents, 9) if which == "bare" else dashboard(url)
+                with serving as base:
+                    address = f"{base}/?cohort={cohort}" if which == "dashboard" else base
+                    times[which].append(time_to_table(browser, address))
+                    times[f"{which} again"].append(time_to_table(browser, address))
+        browser.close()
+    figures = []
+    for what, which in (("fresh server", "dashboard"), ("second visit", "dashboard again")):
+        value, floor = (
+            statistics.median(times[which]),
+            statistics.median(times[which.replace("dashboard", "bare")]),
+        )
+        target = f"≤ {TARGET}x bare app"
+        figures.append(Figure(what, value, "s", floor=floor, target=target, met=value <= TARGET * floor))
+    record(
+        "dashboard_first_page",
+        measures=f"time to the leaderboard table in Chromium on the demo cohort, median of {RUNS}",
+        command="pytest tests/benchmarks/test_bench_dashboard_first_page.py -s -m benchmark",
+        figures=figures,
+    )
