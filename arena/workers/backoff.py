@@ -7,6 +7,7 @@ a bad statement or a missing table is a bug and raises at once.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -36,6 +37,16 @@ def is_connection_error(exc: BaseException) -> bool:
 def unreachable_reason(exc: DBAPIError) -> str:
     """The driver's first line about a lost connection (no statement, no parameters)."""
     return str(exc.orig).strip().splitlines()[0] if exc.orig and str(exc.orig).strip() else type(exc).__name__
+
+
+def log_renewal_failure(logger: logging.Logger, what: str, exc: Exception) -> None:
+    """Log a lease renewal that raised ``exc``: one warning line for a lost connection (an
+    outage: the next renewal retries, and a cut longer than the lease ends in a takeover), the
+    traceback for anything else (a bug)."""
+    if isinstance(exc, DBAPIError) and is_connection_error(exc):
+        logger.warning("%s failed: database unreachable (%s)", what, unreachable_reason(exc))
+    else:
+        logger.error("%s failed", what, exc_info=exc)
 
 
 class Backoff:

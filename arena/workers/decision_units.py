@@ -27,6 +27,7 @@ from arena.engine.runtime.agent_http import AgentHttpClients
 from arena.engine.runtime.cohort import CohortRuntime, load_runtime
 from arena.engine.store.claims import new_token
 from arena.workers import queue, roster
+from arena.workers.backoff import log_renewal_failure
 from arena.workers.fence import LeaseLost, UnitFence
 from arena.workers.host import UnitHost
 from arena.workers.queue import DECISION, Lease, Outcome
@@ -121,8 +122,8 @@ class _Batch:
                 kept = queue.renew_many(w.engine, list(held.values()), w.clock.now(), self.settings.lease_ttl)
                 first = next(iter(held.values()), None)
                 roster.beat(w.engine, w.name, w.clock.now(), first.unit_id if first else None)
-            except Exception:  # a database blip: the next renewal retries well within the lease
-                log.exception("renewing %d decision leases failed", len(held))
+            except Exception as exc:  # a database blip: the next renewal retries well within the lease
+                log_renewal_failure(log, f"renewing {len(held)} decision leases", exc)
                 continue
             for task, lease in held.items():
                 if lease.unit_id not in kept and not task.done():

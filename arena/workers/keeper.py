@@ -18,6 +18,7 @@ from sqlalchemy import Engine
 
 from arena.core.clock import Clock
 from arena.workers import queue, roster
+from arena.workers.backoff import log_renewal_failure
 from arena.workers.queue import Lease
 
 log = logging.getLogger(__name__)
@@ -57,8 +58,8 @@ class LeaseKeeper:
             try:
                 held = queue.renew(self._engine, self._lease, self._clock.now(), self._ttl)
                 roster.beat(self._engine, self._worker, self._clock.now(), self._lease.unit_id)
-            except Exception:  # a database blip: the next renewal retries well within the lease
-                log.exception("renewing the lease of unit %s failed", self._lease.unit_id)
+            except Exception as exc:  # a database blip: the next renewal retries well within the lease
+                log_renewal_failure(log, f"renewing the lease of unit {self._lease.unit_id}", exc)
                 continue
             if not held:
                 self.lost.set()

@@ -22,7 +22,7 @@ import asyncio
 from collections.abc import Callable
 
 from arena.engine.live import jobs as live
-from arena.engine.live.venue_sync import sync_one_venue
+from arena.engine.live.venue_sync import SyncStoredNothing, sync_one_venue
 from arena.engine.replay.runner import ReplayResult, replay_cohort
 from arena.workers import queue
 from arena.workers.decision_units import run_decision_units
@@ -79,8 +79,12 @@ def run_settle(ctx: UnitContext) -> Outcome:
 
 
 def run_sync(ctx: UnitContext) -> Outcome:
-    """Sync the venue; problems met while storing the rest make the unit done with a warning."""
-    summary = sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key))
+    """Sync the venue; problems met while storing the rest make the unit done with a warning, a
+    sync that stored nothing fails it (in one line: the venue's outage is not a worker's bug)."""
+    try:
+        summary = sync_one_venue(ctx.fenced, ctx.clock, Venue(ctx.lease.key))
+    except SyncStoredNothing as exc:
+        return Outcome(str(exc))
     return Outcome(None, summary, warning="; ".join(summary.warnings) or None)
 
 

@@ -104,7 +104,8 @@ def test_sync_then_rounds_then_a_round_overdue_past_the_grace_is_missed(
     missed = _decisions(engine, rounds[1].id)
     assert len(missed) == 2 and {d.status for d in missed} == {"missed"}
     assert all(d.decided_at is None and d.error_kind == "missed" for d in missed)
-    assert all("schedule.catch_up_grace" in (d.error or "") for d in missed)
+    reason = "round found 24.0 h after its time, more than schedule.catch_up_grace (1.0 h)"
+    assert all((d.error or "").startswith(reason) for d in missed)
     assert run_once(JOBS["rounds"], engine, clock) is False  # same minute: claimed already
 
     overview = cohort_overview(engine, cohort)
@@ -115,6 +116,20 @@ def test_sync_then_rounds_then_a_round_overdue_past_the_grace_is_missed(
 
     assert run_once(JOBS["marks"], engine, clock)
     assert _count(engine, PortfolioSnapshotRow, PortfolioSnapshotRow.cohort_id == cohort) >= 2
+
+
+def test_a_grace_of_seconds_is_named_in_seconds(engine: Engine, fake: FakePolymarket) -> None:
+    clock = SimulatedClock(START)
+    cohort = _launch(engine, clock, catch_up_grace="20s")
+    assert run_once(JOBS["sync"], engine, clock)
+    clock.advance(timedelta(seconds=45))
+    assert run_once(JOBS["rounds"], engine, clock)
+    (missed,) = _rounds(engine, cohort).values()
+    reasons = {d.error for d in _decisions(engine, missed.id)}
+    assert missed.status == "missed" and len(reasons) == 1
+    assert reasons.pop().startswith(
+        "round found 45 s after its time, more than schedule.catch_up_grace (20 s)"
+    )
 
 
 def test_a_wider_grace_catches_an_overdue_round_up(engine: Engine, fake: FakePolymarket) -> None:

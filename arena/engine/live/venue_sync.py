@@ -46,6 +46,11 @@ def sync_job(engine: Engine, clock: Clock) -> Summary:
     )
 
 
+class SyncStoredNothing(RuntimeError):
+    """A venue's sync met problems and stored nothing (the venue down, or answering garbage): the
+    sync fails, as an outage of the venue, not a bug of the arena."""
+
+
 def sync_one_venue(engine: Engine, clock: Clock, venue: Venue) -> Summary:
     """Sync ``venue`` with the process's sync settings (``ARENA_SYNC_TOP_N``...; the sync job's
     part per venue, in-process or as a worker's unit); a sync that stored nothing and met
@@ -57,7 +62,7 @@ def sync_one_venue(engine: Engine, clock: Clock, venue: Venue) -> Summary:
         engine, clock, venue, sync_settings(settings).limited_by(settings), urls=urls
     )
     if report.problems and report.selected + report.refreshed == 0:
-        raise RuntimeError(f"{venue}: sync stored nothing ({problems_line(report)})")
+        raise SyncStoredNothing(f"{venue}: sync stored nothing ({problems_line(report)})")
     wrote = report.markets_written + report.snapshots_written + report.resolutions_written
     warnings = [f"{venue}: {problems_line(report)}"] if report.problems else []
     text = f"{venue}: {report.selected} selected, {report.refreshed} refreshed, {wrote} rows written"

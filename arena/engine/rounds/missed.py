@@ -36,8 +36,8 @@ def miss_round(rt: CohortRuntime, index: int, at: datetime, late: timedelta) -> 
     done or lost to fencing); expired ones are missed too."""
     now = rt.lease_clock.now()
     reason = (
-        f"round found {_hours(late)} after its time, more than schedule.catch_up_grace "
-        f"({_hours(rt.config.schedule.catch_up_grace)}): not asked, so no answer uses hindsight"
+        f"round found {_span(late)} after its time, more than schedule.catch_up_grace "
+        f"({_span(rt.config.schedule.catch_up_grace)}): not asked, so no answer uses hindsight"
     )
     missed = {"status": MISSED, "error": reason, "error_kind": MISSED}  # also the claim token below
     with session_scope(rt.engine) as session:
@@ -62,6 +62,10 @@ def miss_round(rt: CohortRuntime, index: int, at: datetime, late: timedelta) -> 
     return close_round(rt, round_id, index, at)
 
 
-def _hours(delta: timedelta) -> str:
-    hours = delta.total_seconds() / 3600
-    return f"{hours:.1f} h"
+def _span(delta: timedelta) -> str:
+    """A lateness or a grace for a reader: in hours from an hour up, else minutes, else seconds
+    (a grace of seconds is as valid as one of days)."""
+    seconds = delta.total_seconds()
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 60:.1f} min" if seconds >= 60 else f"{seconds:.0f} s"
