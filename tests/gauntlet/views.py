@@ -139,11 +139,13 @@ class DashboardView(JsonView):
         return [(None if r != r else int(r), a) for r, a in zip(table["#"], table["Agent"], strict=True)]
 
     def status(self, agent: str) -> str:
+        """The row's words about the agent: its role (FAILED, flags) and how its figures read."""
         table = self.page().dataframe[0].value
-        return str(table.loc[table["Agent"] == agent, "Status"].iloc[0])
+        row = table.loc[table["Agent"] == agent].iloc[0]
+        return " · ".join(str(row[c]) for c in ("Role", "Return reads", "Brier reads"))
 
     def label(self, agent: str, key: str) -> str | None:
-        shown = self.row(agent).get(key)  # the Status column shows the labels in words
+        shown = self.row(agent).get(key)  # the reads columns show the labels in words
         return shown if shown is not None and shown in self.status(agent) else None
 
     def flagged(self, agent: str) -> bool:
