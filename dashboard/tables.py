@@ -368,7 +368,7 @@ def forecasts(stated: dict[str, object], names: pl.DataFrame) -> tuple[pl.DataFr
         pl.col("link").alias("Venue"),
         pl.col("market_id").alias("Id"),
     )
-    return view, {"Market": MARKET, "Venue": LINK}
+    return view, {"Market": MARKET, "Venue": LINK, "Id": None}  # the id stays in the data, not on screen
 
 
 def _probabilities(value: object) -> str:

@@ -41,13 +41,20 @@ def comparison(pair: pl.DataFrame, first: str, second: str, implied: Reading) ->
         .otherwise(pl.col("p_value_reason"))
         .alias("Note"),
     )
+    # Widths in pixels: the ten columns fit the main column of a 1400-px window.
     config: Config = {
-        f"First: {first}": THREE,
-        f"Second: {second}": THREE,
-        "First − second": THREE,
-        "p": THREE,
+        "Metric": st.column_config.TextColumn(width=140),
+        f"First: {first}": {**THREE, "width": 84},
+        f"Second: {second}": {**THREE, "width": 84},
+        "First − second": {**THREE, "width": 84},
+        "95% CI": st.column_config.TextColumn(width=108),
+        "p": {**THREE, "width": 44},
+        "First better on": {**SHARE, "width": 88},
+        "Ties": st.column_config.NumberColumn(width=40),
+        "Common markets": st.column_config.NumberColumn(width=96),
+        "Note": st.column_config.TextColumn(width=160),
     }
-    return view, config | {"First better on": SHARE}
+    return view, config
 
 
 def head_to_head(
@@ -61,10 +68,19 @@ def head_to_head(
         pl.col("resolution").fill_null("open").alias("Resolution"),
         pl.col("who_was_right").alias("Who was right"),
     )
-    config: Config = {}
-    for name in (first, second):
-        config |= {f"{name}: stake": DOLLARS, f"{name}: stated P(YES)": PROBABILITY, f"{name}: P/L": DOLLARS}
-    return view, config | {"Question": st.column_config.TextColumn(width="large")}
+    # Widths in pixels: the eleven columns fit the main column of a 1400-px window.
+    config: Config = {"Question": st.column_config.TextColumn(width=200)}
+    for name in (first, second):  # narrow columns: the full title shows on hover
+        config |= {
+            f"{name}: side": st.column_config.TextColumn(width=56, help=f"{name}: side"),
+            f"{name}: stake": {**DOLLARS, "width": 72, "help": f"{name}: stake"},
+            f"{name}: stated P(YES)": {**PROBABILITY, "width": 72, "help": f"{name}: stated P(YES)"},
+            f"{name}: P/L": {**DOLLARS, "width": 72, "help": f"{name}: P/L"},
+        }
+    return view, config | {
+        "Resolution": st.column_config.TextColumn(width=72),
+        "Who was right": st.column_config.TextColumn(width=88),
+    }
 
 
 def _agent_columns(which: str, name: str) -> list[pl.Expr]:

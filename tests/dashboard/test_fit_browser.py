@@ -58,7 +58,9 @@ def _fits(table: Any) -> list[str]:
     table.locator("[role=columnheader]").first.wait_for(state="attached", timeout=30_000)
     box = table.bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1400
-    assert not table.locator(".dvn-scroller").evaluate(SIDEWAYS), "the table scrolls sideways"
+    assert not table.locator(".dvn-scroller").evaluate(SIDEWAYS), table.locator(".dvn-scroller").evaluate(
+        "e => `the table scrolls sideways: ${e.scrollWidth} > ${e.clientWidth}`"
+    )
     return [str(h) for h in table.locator("[role=columnheader]").all_inner_texts()]
 
 
@@ -154,6 +156,25 @@ def test_compare_page_draws_no_empty_panel_and_says_when_neither_stated(served: 
     assert titles and not any("stated" in t or "Log score" in t for t in titles), titles
     # Every panel drawn holds a marker: no blank band.
     assert scores.locator(".scatterlayer .trace").count() >= len(titles)
+    page.close()
+
+
+def test_compare_and_decision_tables_fit(served: str, browser: Any) -> None:
+    page = _open(browser, f"{served}/compare?cohort={REPLAY}", "Compare two agents")
+    _choose(page, "First agent", "gpt-4o")
+    _choose(page, "Second agent", "claude")
+    tables = page.locator("[data-testid=stMainBlockContainer] [data-testid=stDataFrame]")
+    assert tables.count() >= 2, page.inner_text("[data-testid=stMainBlockContainer]")[-1500:]
+    assert _fits(tables.first)[:3] == ["Metric", "First: gpt-4o", "Second: claude"]
+    assert _fits(tables.last)[-2:] == ["Resolution", "Who was right"]
+    page.close()
+    page = _open(browser, f"{served}/agent?cohort={REPLAY}&agent=claude", "Agent")
+    for decision in page.locator("[data-testid=stExpander]").all():  # each round's decision
+        decision.locator("summary").click()
+        page.wait_for_timeout(300)
+        for table in decision.locator("[data-testid=stDataFrame]").all():
+            headers = _fits(table)
+            assert "Stated probability" not in headers or "Id" not in headers  # markets by question
     page.close()
 
 
