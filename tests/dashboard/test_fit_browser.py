@@ -162,7 +162,12 @@ def test_compare_page_draws_no_empty_panel_and_says_when_neither_stated(served: 
 def test_compare_and_decision_tables_fit(served: str, browser: Any) -> None:
     page = _open(browser, f"{served}/compare?cohort={REPLAY}", "Compare two agents")
     _choose(page, "First agent", "gpt-4o")
+    page.wait_for_timeout(1_500)  # the first pick may rerun the page once more, resetting the second
+    page.wait_for_function(IDLE, timeout=60_000)
     _choose(page, "Second agent", "claude")
+    page.locator("[role=columnheader]", has_text="Second: claude").first.wait_for(
+        state="attached", timeout=30_000
+    )
     tables = page.locator("[data-testid=stMainBlockContainer] [data-testid=stDataFrame]")
     assert tables.count() >= 2, page.inner_text("[data-testid=stMainBlockContainer]")[-1500:]
     assert _fits(tables.first)[:3] == ["Metric", "First: gpt-4o", "Second: claude"]
