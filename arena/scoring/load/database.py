@@ -12,10 +12,11 @@ frames it returns. What it decides, and why:
   cohorts", with its one-line reason for the caller to show, and an error when asked for by id,
   so one poisoned cohort never breaks the views of the others.
 - ``baseline`` marks the deterministic reference bettors (``BASELINE_KINDS``).
-- A decision's time is its round's ``scheduled_at``: the snapshot time it was made against.
-  Decisions never answered (no ``decided_at``: still claimed, or *missed* because a live round
-  was found too late, ``arena.engine.rounds.missed``) are left out, so a missed round never
-  counts as an invalid answer; ``error_kind`` is null exactly when the decision had no error.
+- Decisions are read by ``arena.scoring.load.decisions``. A decision's time is its round's
+  ``scheduled_at``: the snapshot time it was made against. Decisions never answered (no
+  ``decided_at``: still claimed, or *missed* because a live round was found too late,
+  ``arena.engine.rounds.missed``) are left out, so a missed round never counts as an invalid
+  answer; ``error_kind`` is null exactly when the decision had no error.
 - Stated probabilities come from decisions without error, and from external forecasters'
   imported forecasts (``arena.scoring.load.external``); other than binary markets (one YES
   row), a market keeps one row per outcome stated.
@@ -42,28 +43,22 @@ from sqlalchemy.engine import Connection
 from agents.baselines import BASELINE_KINDS
 from arena.cohorts.config import MAX_SEED, RulesConfig
 from arena.cohorts.sections import ScoringConfig
-from arena.core.decisions import INVALID_ACTIONS
 from arena.db.columnar import read_frame
 from arena.db.read_tables import (
     agent,
     cohort,
     decision,
     fill,
-    llm_charge,
     market,
     portfolio_close,
     portfolio_snapshot,
-    round_,
 )
 from arena.scoring.load import markets as load_markets
 from arena.scoring.load import rounds as load_rounds
+from arena.scoring.load.decisions import read_decisions
 from arena.scoring.load.external import external_forecasts, with_external
-from arena.scoring.load.frames import (
-    DECISIONS,
-    Reading,
-    ScoringFrames,
-)
-from arena.scoring.load.rows import LoadError, frame_of
+from arena.scoring.load.frames import Reading, ScoringFrames
+from arena.scoring.load.rows import LoadError
 
 
 @dataclass(frozen=True)
@@ -136,7 +131,7 @@ def load_frames(
         cohorts = _cohorts(connection, cohort_ids)
         agents = _agents(connection, cohorts)
         fills = _fills(connection, list(cohorts))
-        decisions, stated = _decisions(connection, list(cohorts))
+        decisions, stated = read_decisions(connection, list(cohorts))
         forecasts = with_external(stated, external_forecasts(connection, list(cohorts)))
         shown = load_rounds.shown(connection, list(cohorts))
         involved = sorted(
@@ -265,99 +260,6 @@ def _fills(connection: Connection, cohort_ids: list[str]) -> pl.DataFrame:
         # Only a bet reads its decision's cash (the Kelly reading's φ); sells share decisions.
         pl.when(pl.col("kind") == "buy").then(pl.col("cash_at_start")),
     )
-
-
-def _decisions(connection: Connection, cohort_ids: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The decisions frame and the raw stated probabilities (one row per market and outcome)."""
-    query = (
-        select(
-            decision.c.id,
-            decision.c.cohort_id,
-            agent.c.name,
-            round_.c.scheduled_at,
-            decision.c.error,
-            decision.c.error_kind,
-            decision.c.prompt_tokens,
-            decision.c.completion_tokens,
-            decision.c.cost_usd,
-            decision.c.latency_s,
-            decision.c.probabilities_json,
-        )
-        .select_from(decision)
-        .join(agent, agent.c.id == decision.c.agent_id)
-        .join(round_, round_.c.id == decision.c.round_id)
-        .where(decision.c.cohort_id.in_(cohort_ids), decision.c.decided_at.is_not(None))
-        .order_by(decision.c.id)
-    )
-    return _decision_frames(connection.execute(query).all(), _unstored_charges(connection, cohort_ids))
-
-
-def _unstored_charges(connection: Connection, cohort_ids: list[str]) -> dict[int, Decimal]:
-    """Per decision, what its attempts that never stored it paid the provider (``llm_charge``:
-    a killed worker's, a decision given up on at its timeout): part of the decision's cost."""
-    query = (
-        select(llm_charge.c.decision_id, func.sum(llm_charge.c.cost_usd))
-        .join(decision, decision.c.id == llm_charge.c.decision_id)
-        .where(decision.c.cohort_id.in_(cohort_ids))
-        .group_by(llm_charge.c.decision_id)
-    )
-    return {decision_id: cost for decision_id, cost in connection.execute(query).all()}
-
-
-def _decision_frames(rows: Sequence[Any], charges: dict[int, Decimal]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    decisions = [
-        (
-            r.cohort_id,
-            r.name,
-            r.scheduled_at,
-            None if r.error is None else (r.error_kind or "error"),
-            r.prompt_tokens + r.completion_tokens,
-            r.cost_usd + charges[r.id] if r.id in charges else r.cost_usd,
-            r.latency_s,
-        )
-        for r in rows
-    ]
-    frame = frame_of(decisions, DECISIONS)
-    # A cohort's decisions state thousands of probabilities: each is kept as (market, outcome, p)
-    # and the index of its decision, whose seat and time are then gathered as columns of ``frame``.
-    index: list[int] = []
-    stated: list[tuple[str, str, float]] = []
-    for i, r in enumerate(rows):
-        if states_forecasts(r.error, r.error_kind) and r.probabilities_json:
-            own = [
-                (market_id, outcome, _probability(r.id, market_id, outcome, p))
-                for market_id, by_outcome in r.probabilities_json.items()
-                for outcome, p in by_outcome.items()
-            ]
-            index += [i] * len(own)
-            stated += own
-    markets, outcomes, probabilities = zip(*stated, strict=True) if stated else ((), (), ())
-    forecasts = frame[index].select(
-        "cohort_id",
-        "agent",
-        pl.Series("market_id", markets, dtype=pl.String),
-        pl.Series("outcome", outcomes, dtype=pl.String),
-        pl.Series("p", probabilities, dtype=pl.Float64),
-        stated_at="decided_at",
-    )
-    return frame, forecasts
-
-
-def states_forecasts(error: str | None, error_kind: str | None) -> bool:
-    """Whether a decision's stated probabilities count as its forecasts: a valid decision's, and
-    those of a decision whose actions alone the ledger refused (``invalid_actions``: the
-    probabilities passed their own check, and a bet's leg is not a forecast's). Any other error
-    left the decision with no usable answer."""
-    return error is None or error_kind == INVALID_ACTIONS
-
-
-def _probability(decision_id: int, market_id: str, outcome: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise LoadError(
-            f"decision {decision_id}: probabilities_json[{market_id!r}][{outcome!r}] must be a number "
-            f"in [0, 1], got {value!r}"
-        )
-    return float(value)
 
 
 def _snapshots(connection: Connection, cohort_ids: list[str], until: datetime | None) -> pl.DataFrame:
