@@ -7,6 +7,7 @@ Each function turns a frame from ``dashboard.queries`` into ``(frame, column_con
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from typing import Any
 
 import polars as pl
@@ -67,8 +68,8 @@ def _column(metric: Metric, implied: Reading) -> tuple[list[pl.Expr], Config]:
 # their intervals, as the CLI prints them, each followed by its verdict in words.
 KEY_FIGURES = ("return_pct", "brier", "stated_brier_imputed", "tournament_take")
 WITH_INTERVAL = ("return_pct", "brier")
-# Without a key figure's room, the column of the metric ranked by takes the last key figure's place.
-MAKES_ROOM = "tournament_take"
+# The table holds four key figures: the metric ranked by, if not among them, takes the last place.
+SHOWN = 4
 # Widths in pixels, wide enough for their headers and texts: a row adds up to ~930, what the main
 # column holds beside the sidebar in a 1400-px window.
 WIDTHS = {
@@ -78,7 +79,7 @@ WIDTHS = {
     "words": 84,
     "percent": 150,  # −97.8% [−100.0, −31.2]
     "score": 136,  # 0.589 [0.558, 0.617]
-    "plain": 150,  # "Brier (stated, imputed)"
+    "plain": 144,  # "Brier (stated, imputed)", "Brier (stated, adjusted)"
     "share": 110,  # "Tournament take"
     "cost": 82,
 }
@@ -95,16 +96,19 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
     its role, return and the headline Brier each with its interval as one text cell (as the CLI
     prints them) and its verdict in words beside it, the stated Brier imputed and the tournament
     take; the metric ranked ``by`` takes the tournament take's place when it is not one of those
-    (valid answers and cost are under "Every metric"; a FAILED role says too few were valid)."""
+    (valid answers and cost are under "Every metric"; a FAILED role says too few were valid).
+    Pooled cohorts drew different markets: their difficulty-adjusted Briers (null within one
+    cohort) take the places of the stated imputed Brier and the take."""
     brier = suffixed("brier", implied)
     keys = [brier if k == "brier" else k for k in KEY_FIGURES]
-    # Pooled cohorts: the difficulty-adjusted Briers beside the raw one (null within one cohort).
-    keys += [
+    adjusted = [
         k for k in (suffixed("brier_adjusted", implied), "stated_brier_adjusted") if _any_value(table, k)
     ]
+    if adjusted:
+        keys = [*keys[:2], *adjusted]
     boxed = {brier if k == "brier" else k for k in WITH_INTERVAL}
     if by not in keys:  # the metric ranked by, with its interval
-        keys[keys.index(MAKES_ROOM)] = by
+        keys = [*keys[: SHOWN - 1], by]
         boxed.add(by)
     words = {"return_pct": pl.col("return_label"), brier: _brier_words(implied)}
     exprs = [pl.col("rank").alias("#"), pl.col("agent").alias("Agent"), _role().alias("Role")]
@@ -134,13 +138,19 @@ def leaderboard(table: pl.DataFrame, implied: Reading, by: str) -> tuple[pl.Data
     return table.select(exprs), config
 
 
-def place_notes(notes: list[str], compact: list[str], every: list[str]) -> tuple[list[str], list[str]]:
+def place_notes(
+    notes: list[str], compact: list[str], every: list[str], pinned: Collection[str] = ()
+) -> tuple[list[str], list[str]]:
     """Notes under the compact table (every column they name is in it) and under "Every metric"
-    (they name one only that table has); a note naming no column stays under the compact table."""
+    (they name one only that table has); a note naming no column, and a ``pinned`` one (the
+    reason for a sign the compact table shows), stays under the compact table."""
     titles = sorted({*compact, *every} - {"#", "Agent"}, key=len, reverse=True)
     here: list[str] = []
     there: list[str] = []
     for note in notes:
+        if note in pinned:
+            here.append(note)
+            continue
         named, rest = [], note
         for title in titles:  # longest first: "Brier (bets) (kelly)" before "Brier (bets)"
             if title in rest:

@@ -34,7 +34,7 @@ def demo_database(directory: Path) -> str:
 
 
 def capture(database_url: str, out: Path) -> None:
-    """Open the leaderboard, wait for its chart, and save the page down to its table."""
+    """Open the leaderboard, wait for its table, and save the page down to the table's end."""
     from playwright.sync_api import sync_playwright
 
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -43,8 +43,8 @@ def capture(database_url: str, out: Path) -> None:
         page = browser.new_page(viewport={"width": WIDTH, "height": HEIGHT})
         page.goto(base)
         page.wait_for_selector("h1:has-text('Leaderboard')", timeout=LOAD_MS)
-        page.wait_for_function(settled(1), timeout=LOAD_MS)
-        page.wait_for_timeout(1_500)  # plotly's transitions end
+        page.wait_for_function(settled(0), timeout=LOAD_MS)
+        page.wait_for_timeout(1_500)  # the grid draws its canvas
         table = page.locator("[data-testid=stDataFrame]").first.bounding_box()
         if table is None:
             raise SystemExit("screenshot: the leaderboard shows no table")

@@ -49,9 +49,14 @@ def dashboard_command(
 
 
 def streamlit_command(host: str, port: int) -> list[str]:
-    """The Streamlit command line for the dashboard (headless: the user opens the URL)."""
+    """The dashboard's server command: ``streamlit run`` through ``dashboard.launch``, which
+    imports the pages' modules while Streamlit starts."""
+    return [sys.executable, "-m", "dashboard.launch", "run", str(APP), *streamlit_flags(host, port)]
+
+
+def streamlit_flags(host: str, port: int) -> list[str]:
+    """The flags ``streamlit run`` gets for the dashboard (headless: the user opens the URL)."""
     return [
-        sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.address", host,
         "--server.port", str(port),
         "--server.headless", "true",

@@ -11,8 +11,8 @@ from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import percent, signed_money
 from arena.reports.notes import adjusted_notes, stated_notes
 from arena.scoring import SORTABLE
+from arena.scoring.board.notes import FLAGS, chart_flags, marked_notes
 from arena.scoring.board.notes import LEGEND as LEGEND_LINE
-from arena.scoring.board.notes import chart_flags, leaderboard_notes
 from arena.scoring.metrics.registry import BY_KEY
 from dashboard import queries, tables, widgets
 
@@ -83,7 +83,7 @@ IMPUTED_PREFIX = "Stated imputed"  # how the shared note names the column the ta
 ctx = widgets.context()
 st.title("Leaderboard")
 widgets.cohort_caption(ctx)
-left, right = st.columns(2)
+left, _ = st.columns(2)
 implied = queries.scoring_choice(ctx.url, ctx.ids, ctx.data).implied
 
 
@@ -125,46 +125,56 @@ elif bool(table["few_markets"].any()):
         "Some agents have fewer than 30 resolved markets: their intervals are wide, rankings tentative."
     )
 
-# A select box, not a row of buttons: eight metric names never fit beside "Rank by".
-metric = right.selectbox("Chart", list(CHARTED), format_func=_label, key="leaderboard_chart")
-chart = st.empty()  # drawn after the table (its figure and plotly come last), shown above it
-
-view, config = tables.leaderboard(table, implied, by)
-st.caption(
-    "**Role**: agent, baseline (a reference bot), external (imported forecasts) or FAILED (not "
-    "ranked). **Return reads**, **Brier reads**: the figure to their left in words. Signs: "
-    + streamlit_literal(LEGEND_LINE)
-)
-widgets.table(view, column_config=config)
+# The chart is a tab of its own, run only when opened: the browser spends over a second parsing
+# Plotly's script (4.7 MB), and a table sent beside a chart is drawn only after that.
+table_tab, chart_tab = st.tabs(["Table", "Chart"], key="leaderboard_view", on_change="rerun")
 rows = list(table.iter_rows(named=True))
 notes = [n.replace(IMPUTED_PREFIX, _label("stated_brier_imputed"), 1) for n in stated_notes(rows)]
 if ctx.choice == widgets.ALL:  # within one cohort nothing is adjusted, and every row would say so
     notes += adjusted_notes(rows)
-notes += ["Note: " + n for n in leaderboard_notes(table, implied)]
+marked = marked_notes(table, implied)
+notes += ["Note: " + n for _, n in marked]
+signs = {flag.mark for flag in FLAGS}  # shown in the Role column: their reasons stay in view
+pinned = {"Note: " + n for mark, n in marked if mark in signs}
+view, config = tables.leaderboard(table, implied, by)
 everything, everything_config = tables.every_metric(table, implied)
-here, there = tables.place_notes(notes, view.columns, everything.columns)
-for note in here:
-    st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
-with st.expander("Every metric", expanded=False):
-    widgets.table(everything, column_config=everything_config)
-    for note in there:
-        st.caption(streamlit_literal(note))
-with st.expander("What these numbers mean", expanded=False):
-    st.markdown(LEGEND)
-
-chosen = BY_KEY[str(metric)]
-if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
-    chart.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
-else:
-    from arena import figures  # plotly, imported once the table is on its way
-
-    chart.plotly_chart(
-        figures.leaderboard_intervals(
-            table,
-            chosen.key,
-            widgets.styles(ctx),
-            axis=chosen.axis_title(implied),
-            reference=chosen.reference,
-            flags=chart_flags(table, chosen.key),
-        )
+here, there = tables.place_notes(notes, view.columns, everything.columns, pinned)
+with table_tab:
+    st.caption(
+        "**Role**: agent, baseline (a reference bot), external (imported forecasts) or FAILED (not "
+        "ranked). **Return reads**, **Brier reads**: the figure to their left in words. Signs: "
+        + streamlit_literal(LEGEND_LINE)
     )
+    widgets.table(view, column_config=config)
+    for note in here:
+        st.caption(streamlit_literal(note))  # notes name agents: data, shown as written
+    every = st.expander("Every metric", key="leaderboard_every", on_change="rerun")
+    if every.open:
+        with every:
+            widgets.table(everything, column_config=everything_config)
+            for note in there:
+                st.caption(streamlit_literal(note))
+    with st.expander("What these numbers mean", expanded=False):
+        st.markdown(LEGEND)
+
+if chart_tab.open:
+    with chart_tab:
+        # A select box, not a row of buttons: eight metric names never fit in a row.
+        picker, _ = st.columns(2)
+        metric = picker.selectbox("Metric", list(CHARTED), format_func=_label, key="leaderboard_chart")
+        chosen = BY_KEY[str(metric)]
+        if table.filter(pl.col(chosen.key).is_not_null()).is_empty():
+            st.caption(f"No agent has a {_label(chosen.key).lower()} score yet.")
+        else:
+            from arena import figures  # plotly: imported only when the chart is shown
+
+            st.plotly_chart(
+                figures.leaderboard_intervals(
+                    table,
+                    chosen.key,
+                    widgets.styles(ctx),
+                    axis=chosen.axis_title(implied),
+                    reference=chosen.reference,
+                    flags=chart_flags(table, chosen.key),
+                )
+            )

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.commands.dashboard import APP, streamlit_command
+from arena.commands.dashboard import streamlit_flags
 from dashboard.serving import ARGS, CHROMIUM, ROOT, dashboard, free_port, healthy
 from tests.benchmarks.results import Figure, record
 
@@ -67,7 +67,7 @@ def bare(folder: Path, rows: int, columns: int) -> Iterator[str]:
     app = folder / "bare.py"
     app.write_text(BARE_APP.replace("ROWS", str(rows)).replace("COLUMNS", str(columns)), encoding="utf-8")
     port = free_port()
-    command = [str(app) if part == str(APP) else part for part in streamlit_command("127.0.0.1", port)]
+    command = [sys.executable, "-m", "streamlit", "run", str(app), *streamlit_flags("127.0.0.1", port)]
     process = subprocess.Popen(command, cwd=folder, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -46,7 +46,7 @@ def test_all_cohorts_leave_out_a_pending_one_and_say_so(
 
     pooled = run("leaderboard", cohort="__all__")
     assert [e.value for e in pooled.exception] == []
-    agents = set(pooled.dataframe[1].value["Agent"])
+    agents = set(pooled.dataframe[0].value["Agent"])
     assert "ghost" not in agents and {"gpt-4o", "hold"} <= agents
     captions = [c.value for c in pooled.caption]
     pooled_ids = ", ".join(sorted([LIVE, REPLAY]))

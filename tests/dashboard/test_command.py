@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import typer
@@ -12,7 +15,7 @@ from arena.commands import dashboard
 
 def test_streamlit_runs_the_app_headless_on_loopback_by_default() -> None:
     command = dashboard.streamlit_command("127.0.0.1", 8501)
-    assert command[1:4] == ["-m", "streamlit", "run"] and Path(command[4]) == dashboard.APP
+    assert command[1:4] == ["-m", "dashboard.launch", "run"] and Path(command[4]) == dashboard.APP
     assert dashboard.APP.is_file()
     options = dict(zip(command[5::2], command[6::2], strict=True))
     assert options["--server.address"] == "127.0.0.1" and options["--server.port"] == "8501"
@@ -37,3 +40,20 @@ def test_a_bad_database_url_is_a_one_line_error() -> None:
         result.output.strip()
         == "error: database URL mysql://u:***@host/db: expected a sqlite:// or postgresql:// URL"
     )
+
+
+def test_the_preload_imports_the_pages_modules_once_streamlit_runs_and_not_pandas() -> None:
+    """``dashboard.launch`` imports what the first page needs; pandas (most of a second) is not.
+    The modules declaring Streamlit caches wait for Streamlit's runtime (before it, each would
+    log a warning)."""
+    script = (
+        "import sys; from dashboard import launch\n"
+        "launch.RUNTIME_WAIT_SECONDS = 0; launch.preload(); print(sorted(sys.modules))\n"
+        "launch.preload(lambda: True); print(sorted(sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after = (set(ast.literal_eval(line)) for line in done.stdout.splitlines())
+    assert {"arena.scoring", "sqlalchemy", "polars", "pyarrow"} <= before
+    assert "dashboard.queries" not in before and {"dashboard.queries", "dashboard.widgets"} <= after
+    assert "pandas" not in after

@@ -83,11 +83,42 @@ def test_leaderboard_ranked_by_the_stated_brier_still_fits(served: str, browser:
     headers = _fits(page.locator("[data-testid=stDataFrame]").first)
     assert headers[2:7] == ["Role", "Return %", "Return reads", "Brier (bets)", "Brier reads"]
     _choose(page, "Rank by", "Brier (stated)")
-    headers = _fits(page.locator("[data-testid=stDataFrame]").first)
+    table = page.locator("[data-testid=stDataFrame]").first
+    ranked = table.locator("[role=columnheader]", has_text=re.compile(r"^Brier \(stated\)$"))
+    ranked.wait_for(state="attached", timeout=30_000)  # the grid redraws its header after the rerun
+    headers = _fits(table)
     assert headers[-1] == "Brier (stated)"
     # Notes name columns as the table titles them.
     text = page.inner_text("[data-testid=stMainBlockContainer]").replace(WORD_JOINER, "")
     assert "Brier (stated, imputed): stated Brier" in text and "Stated imputed" not in text
+    page.close()
+
+
+def test_leaderboard_opens_on_its_table_without_plotly_and_draws_the_chart_on_demand(
+    served: str, browser: Any
+) -> None:
+    """The first page loads no chart script (it parses for seconds and holds the table back);
+    the Chart tab draws the chart inside the window, and the Table tab brings the table back."""
+    page = _open(browser, f"{served}/?cohort={REPLAY}", "Leaderboard")
+    _fits(page.locator("[data-testid=stDataFrame]").first)
+    loaded = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
+    assert not [name for name in loaded if "PlotlyChart" in name]
+    page.get_by_role("tab", name="Chart").click()
+    chart = page.locator("[data-testid=stPlotlyChart]").first
+    chart.locator(".main-svg").first.wait_for(timeout=60_000)
+    box = chart.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 1400
+    assert "gpt-4o" in chart.inner_text()
+    page.get_by_role("tab", name="Table").click()
+    page.wait_for_function(IDLE, timeout=60_000)
+    assert _fits(page.locator("[data-testid=stDataFrame]:visible").first)[1] == "Agent"
+    page.close()
+
+
+def test_pooled_leaderboard_fits_with_its_adjusted_columns(served: str, browser: Any) -> None:
+    page = _open(browser, f"{served}/?cohort=__all__", "Leaderboard")
+    headers = _fits(page.locator("[data-testid=stDataFrame]").first)
+    assert {"Brier (bets, adjusted)", "Brier (stated, adjusted)"} <= set(headers), headers
     page.close()
 
 

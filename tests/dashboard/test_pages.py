@@ -58,18 +58,32 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     assert table.set_index("Agent").loc["gpt-4o", "Return %"] == "+5.3% [0.3, 11.0]"
     assert [m.value for m in app.metric][:2] == ["gpt-4o", "+$525.42"]
     assert any("fewer than 30 resolved markets" in w.value for w in app.warning)
-    assert len(app.get("plotly_chart")) == 1
-    assert "What these numbers mean" in [e.label for e in app.expander]
+    # The chart and every metric run only once opened: the first page sends one table, no Plotly.
+    assert len(app.get("plotly_chart")) == 0 and len(app.dataframe) == 1
+    assert [e.label for e in app.expander] == ["Every metric", "What these numbers mean"]
     # gpt-4o and claude are LLMs of a replay cohort without knowledge_cutoff; market is a baseline.
     captions = [c.value.replace("\\", "").replace(WORD_JOINER, "") for c in app.caption]  # escaped
     assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
     # Notes name the columns as the table titles them, and only columns it shows.
     assert any(c.startswith("Brier (stated, imputed): stated Brier over every") for c in captions)
     assert not any(c.startswith("Stated imputed") for c in captions)
-    every = app.dataframe[1].value.set_index("Agent")  # the "Every metric" table
+    app.session_state["leaderboard_every"] = True  # the user opens "Every metric"
+    app.run()
+    every = app.dataframe[1].value.set_index("Agent")
     assert every.loc["market", "Imputed share"] == 0.0  # it states every market
     assert every.loc["gpt-4o", "Return % 95% CI"] == "[0.26, 10.96]" and every.loc["market", "Baseline"]
     assert round(every.loc["gpt-4o", "Value"], 2) == 10525.42
+
+
+def test_leaderboard_chart_tab_draws_the_chosen_metric_for_every_scored_agent(page: Runner) -> None:
+    app = page("leaderboard", cohort=REPLAY, leaderboard_view="Chart", leaderboard_chart="brier")
+    _clean(app)
+    (chart,) = app.get("plotly_chart")
+    figure = json.loads(chart.proto.spec)
+    assert figure["layout"]["title"]["text"] == "Brier by agent, with 95% intervals"
+    drawn = " ".join(str(name) for trace in figure["data"] for name in trace.get("y", []))
+    assert all(agent in drawn for agent in ("gpt-4o", "claude", "random (baseline)"))
+    assert "market" not in drawn  # it never bet: no Brier of bets to draw
 
 
 def test_leaderboard_ranked_by_another_metric_shows_it_in_place_of_the_take(page: Runner) -> None:
@@ -112,7 +126,7 @@ def test_live_cohort_without_resolved_bets_explains_the_empty_scores(page: Runne
 
 
 def test_all_cohorts_pool_an_agent_across_its_seats(page: Runner) -> None:
-    app = page("leaderboard", cohort="__all__")
+    app = page("leaderboard", cohort="__all__", leaderboard_every=True)
     _clean(app)
     table = app.dataframe[1].value.set_index("Agent")  # every metric
     assert len(table) == 6 and round(table.loc["gpt-4o", "Value"], 2) == 20532.70  # two seats, summed

@@ -51,6 +51,10 @@ def test_dashboard_and_report_show_hostile_text_as_text(
             page.wait_for_selector(f"h1:has-text('{heading}')", timeout=60_000)
             page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget]')")
             check(page, path or "leaderboard")
+            if not path:  # agent names in the chart too
+                page.get_by_role("tab", name="Chart").click()
+                page.wait_for_selector("[data-testid=stPlotlyChart] .main-svg", timeout=60_000)
+                check(page, "leaderboard-chart")
             if path == "cohort":  # the name, shown as written
                 title = page.locator("h1:has-text('Cohort')")
                 assert "![n](" + tracker.url in title.inner_text().replace(WORD_JOINER, "")
