@@ -2,9 +2,10 @@
 
 It is ``streamlit`` itself (the same command line), with one addition: while Streamlit starts
 and the browser loads its frontend, a background thread imports what the pages import (the
-scoring package, SQLAlchemy, polars, pyarrow: over a second on this project's machines), so
-the first visitor's page does not wait for those imports. The thread only imports modules; it
-calls nothing of Streamlit's, whose API belongs to the script threads.
+scoring package, SQLAlchemy, polars, pyarrow: over a second on this project's machines) and
+computes the latest cohort's leaderboard (``dashboard.warmup``), so the first visitor's page
+waits for neither. The thread calls nothing of Streamlit's, whose API belongs to the script
+threads.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ RUNTIME_WAIT_SECONDS = 60
 
 def preload(runtime_ready: Callable[[], bool] | None = None) -> None:
     """Import every module of ``PRELOADED``, then of ``WITH_CACHES`` once ``runtime_ready()``
-    (default: Streamlit's runtime exists), or none of those if not within a minute. Python's
-    import lock makes a page that imports one meanwhile wait for it, not import it twice."""
+    (default: Streamlit's runtime exists), or none of those if not within a minute; then warm
+    the first page's answers (``dashboard.warmup``). Python's import lock makes a page that
+    imports one meanwhile wait for it, not import it twice."""
     if runtime_ready is None:
         from streamlit import runtime
 
@@ -38,6 +40,10 @@ def preload(runtime_ready: Callable[[], bool] | None = None) -> None:
         time.sleep(0.02)
     for name in WITH_CACHES:
         importlib.import_module(name)
+    from arena.core.settings import Settings
+    from dashboard import warmup
+
+    warmup.warm(Settings().db_url)
 
 
 def main() -> None:

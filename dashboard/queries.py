@@ -31,6 +31,7 @@ from arena.scoring import ScoringFrames, calibration_summary, calibration_table,
 from arena.scoring.board.tables import SOURCES
 from arena.scoring.load.database import CohortScoring, cohort_scoring, unscorable
 from arena.scoring.rules.bets import scored_bets
+from dashboard import warmup
 
 TTL = timedelta(minutes=10)  # a string would make Streamlit import pandas to parse it
 Cohorts = tuple[str, ...] | None  # None: every cohort
@@ -86,6 +87,9 @@ def cohort_config(url: str, cohort_id: str, data: Version) -> dict[str, object]:
 @st.cache_resource(ttl=TTL, max_entries=4, show_spinner="Loading the cohort log…")
 def frames(url: str, ids: Cohorts, data: Version) -> ScoringFrames:
     """Scoring frames (immutable, so shared across sessions without copying)."""
+    warm = warmup.take("frames", url, ids, data)
+    if warm is not None:
+        return warm  # type: ignore[no-any-return]
     with _read(url) as connection:
         return load_frames(connection, None if ids is None else list(ids))
 
@@ -99,6 +103,9 @@ def scoring_choice(url: str, ids: Cohorts, data: Version) -> CohortScoring:
 
 @st.cache_data(ttl=TTL, max_entries=32, show_spinner="Scoring…")
 def scores(url: str, ids: Cohorts, data: Version, by: str) -> pl.DataFrame:
+    warm = warmup.take("scores", url, ids, data, by)
+    if warm is not None:
+        return warm  # type: ignore[no-any-return]
     return leaderboard(frames(url, ids, data), by=by, seed=scoring_choice(url, ids, data).seed)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -42,7 +43,7 @@ def test_a_bad_database_url_is_a_one_line_error() -> None:
     )
 
 
-def test_the_preload_imports_the_pages_modules_once_streamlit_runs_and_not_pandas() -> None:
+def test_the_preload_imports_the_pages_modules_once_streamlit_runs_and_not_pandas(tmp_path: Path) -> None:
     """``dashboard.launch`` imports what the first page needs; pandas (most of a second) is not.
     The modules declaring Streamlit caches wait for Streamlit's runtime (before it, each would
     log a warning)."""
@@ -51,7 +52,10 @@ def test_the_preload_imports_the_pages_modules_once_streamlit_runs_and_not_panda
         "launch.RUNTIME_WAIT_SECONDS = 0; launch.preload(); print(sorted(sys.modules))\n"
         "launch.preload(lambda: True); print(sorted(sys.modules))"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "ARENA_DATABASE_URL": f"sqlite:///{tmp_path / 'none.db'}"}  # nothing to warm
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     before, after = (set(ast.literal_eval(line)) for line in done.stdout.splitlines())
     assert {"arena.scoring", "sqlalchemy", "polars", "pyarrow"} <= before
