@@ -5,7 +5,7 @@ and the browser loads its frontend, a background thread imports what the pages i
 scoring package, SQLAlchemy, polars, pyarrow: over a second on this project's machines) and
 computes the latest cohort's leaderboard (``dashboard.warmup``), so the first visitor's page
 waits for neither. The thread calls nothing of Streamlit's, whose API belongs to the script
-threads.
+threads. Why: docs/design/dashboard-first-page.md.
 """
 
 from __future__ import annotations
