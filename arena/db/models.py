@@ -219,11 +219,6 @@ class ResolutionRow(ArenaTable, table=True):
     venue_answer_json: Any = _json(None)
 
 
-FINISHED_ROUND_STATUSES = ("done", "failed", "missed", "empty")
-"""A round in one of these is over: ``missed`` when no agent was asked (a live round found too
-late), ``empty`` when no agent was asked because it offered nothing to trade."""
-
-
 class RoundRow(ArenaTable, table=True):
     """Round ``round_index`` of a cohort, run on the snapshot as of ``scheduled_at`` (hash kept).
 

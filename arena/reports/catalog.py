@@ -13,22 +13,22 @@ from typing import Any
 import polars as pl
 from sqlalchemy import CompoundSelect, Select, func, select
 from sqlalchemy.engine import Connection
-from sqlmodel import col
+from sqlalchemy.sql.expression import TableClause
 
 from arena.db.columnar import read_frame
-from arena.db.models import (
-    FINISHED_ROUND_STATUSES,
-    AgentRow,
-    CohortRow,
-    DecisionRow,
-    FillRow,
-    MarketRow,
-    MarketSnapshotRow,
-    PortfolioSnapshotRow,
-    ResolutionRow,
-    RoundMarketRow,
-    RoundRow,
+from arena.db.read_tables import (
+    agent,
+    cohort,
+    decision,
+    fill,
+    market,
+    market_snapshot,
+    portfolio_snapshot,
+    resolution,
+    round_,
+    round_market,
 )
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 from arena.scoring.load.markets import ROUND_SOURCE
 
 ACTIVE = ("pending", "running")
@@ -36,33 +36,29 @@ ACTIVE = ("pending", "running")
 
 def cohorts(connection: Connection) -> pl.DataFrame:
     """Every cohort, newest first, with its agent count and finished rounds."""
-    agents = (
-        select(col(AgentRow.cohort_id), func.count().label("agents"))
-        .group_by(col(AgentRow.cohort_id))
-        .subquery()
-    )
+    agents = select(agent.c.cohort_id, func.count().label("agents")).group_by(agent.c.cohort_id).subquery()
     done = (
-        select(col(RoundRow.cohort_id), func.count().label("rounds_done"))
-        .where(col(RoundRow.status).in_(FINISHED_ROUND_STATUSES))
-        .group_by(col(RoundRow.cohort_id))
+        select(round_.c.cohort_id, func.count().label("rounds_done"))
+        .where(round_.c.status.in_(FINISHED_ROUND_STATUSES))
+        .group_by(round_.c.cohort_id)
         .subquery()
     )
     query: Select[*tuple[Any, ...]] = (
         select(
-            col(CohortRow.id).label("cohort_id"),
-            col(CohortRow.name),
-            col(CohortRow.mode),
-            col(CohortRow.status),
-            col(CohortRow.seed),
-            col(CohortRow.config_hash),
-            col(CohortRow.created_at),
-            col(CohortRow.started_at),
-            col(CohortRow.finished_at),
+            cohort.c.id.label("cohort_id"),
+            cohort.c.name,
+            cohort.c.mode,
+            cohort.c.status,
+            cohort.c.seed,
+            cohort.c.config_hash,
+            cohort.c.created_at,
+            cohort.c.started_at,
+            cohort.c.finished_at,
             func.coalesce(agents.c.agents, 0).label("agents"),
             func.coalesce(done.c.rounds_done, 0).label("rounds_done"),
         )
-        .outerjoin(agents, agents.c.cohort_id == col(CohortRow.id))
-        .outerjoin(done, done.c.cohort_id == col(CohortRow.id))
+        .outerjoin(agents, agents.c.cohort_id == cohort.c.id)
+        .outerjoin(done, done.c.cohort_id == cohort.c.id)
     )
     return read_frame(connection, query).sort(["created_at", "cohort_id"], descending=True)
 
@@ -74,7 +70,7 @@ def live_cohorts(frame: pl.DataFrame) -> list[str]:
 
 def cohort_config(connection: Connection, cohort_id: str) -> dict[str, object]:
     """The frozen config of a cohort (parsed JSON)."""
-    text = read_frame(connection, select(col(CohortRow.config_json)).where(col(CohortRow.id) == cohort_id))
+    text = read_frame(connection, select(cohort.c.config_json).where(cohort.c.id == cohort_id))
     return dict(json.loads(text["config_json"][0])) if len(text) else {}
 
 
@@ -83,40 +79,38 @@ def data_version(connection: Connection) -> tuple[object, ...]:
     a decision, round or cohort changes status, so views cached on it are never stale and are not
     recomputed while nothing happens."""
     newest = [
-        select(func.max(col(model.id))).scalar_subquery()
-        for model in (DecisionRow, FillRow, PortfolioSnapshotRow, ResolutionRow, MarketSnapshotRow, RoundRow)
+        select(func.max(model.c.id)).scalar_subquery()
+        for model in (decision, fill, portfolio_snapshot, resolution, market_snapshot, round_)
     ]
-    decided = select(func.count()).where(col(DecisionRow.decided_at).is_not(None)).scalar_subquery()
-    closed = select(func.count()).where(col(RoundRow.status).in_(FINISHED_ROUND_STATUSES)).scalar_subquery()
+    decided = select(func.count()).where(decision.c.decided_at.is_not(None)).scalar_subquery()
+    closed = select(func.count()).where(round_.c.status.in_(FINISHED_ROUND_STATUSES)).scalar_subquery()
     counts = connection.execute(select(*newest, decided, closed)).one()
-    statuses = connection.execute(
-        select(col(CohortRow.id), col(CohortRow.status)).order_by(col(CohortRow.id))
-    ).all()
+    statuses = connection.execute(select(cohort.c.id, cohort.c.status).order_by(cohort.c.id)).all()
     return (*counts, *(tuple(row) for row in statuses))
 
 
 def market_description(connection: Connection, market_id: str) -> str:
     """The market's description as its venue wrote it ("" when it has none or is unknown)."""
-    found = connection.execute(select(col(MarketRow.description)).where(col(MarketRow.id) == market_id))
+    found = connection.execute(select(market.c.description).where(market.c.id == market_id))
     return str(found.scalar() or "")
 
 
 def markets(connection: Connection, cohort_id: str | None = None) -> pl.DataFrame:
     """Markets (all, or those a cohort offered or traded) with their resolution and latest price."""
     query: Select[*tuple[Any, ...]] = select(
-        col(MarketRow.id).label("market_id"),
-        col(MarketRow.venue),
-        col(MarketRow.question),
-        col(MarketRow.category),
-        col(MarketRow.outcomes_json),
-        col(MarketRow.volume),
-        col(MarketRow.close_time),
-        col(MarketRow.url),
-        col(ResolutionRow.kind).label("resolution"),
-        col(ResolutionRow.resolved_at),
-    ).outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(MarketRow.id))
+        market.c.id.label("market_id"),
+        market.c.venue,
+        market.c.question,
+        market.c.category,
+        market.c.outcomes_json,
+        market.c.volume,
+        market.c.close_time,
+        market.c.url,
+        resolution.c.kind.label("resolution"),
+        resolution.c.resolved_at,
+    ).outerjoin(resolution, resolution.c.market_id == market.c.id)
     if cohort_id is not None:
-        query = query.where(col(MarketRow.id).in_(cohort_market_ids(cohort_id)))
+        query = query.where(market.c.id.in_(cohort_market_ids(cohort_id)))
     table = read_frame(connection, query)
     return table.join(_latest_prices(connection), on="market_id", how="left").sort("market_id")
 
@@ -125,39 +119,39 @@ def cohort_market_ids(cohort_id: str) -> CompoundSelect[str]:
     """Ids of the markets a cohort offered in a round or traded (a market may be traded after it
     left the offered universe, e.g. sold while closing)."""
     offered = (
-        select(col(RoundMarketRow.market_id))
-        .join(RoundRow, col(RoundRow.id) == col(RoundMarketRow.round_id))
-        .where(col(RoundRow.cohort_id) == cohort_id)
+        select(round_market.c.market_id)
+        .join(round_, round_.c.id == round_market.c.round_id)
+        .where(round_.c.cohort_id == cohort_id)
     )
     traded = (
-        select(col(FillRow.market_id))
-        .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
-        .where(col(AgentRow.cohort_id) == cohort_id)
+        select(fill.c.market_id)
+        .join(agent, agent.c.id == fill.c.agent_id)
+        .where(agent.c.cohort_id == cohort_id)
     )
     return offered.union(traded)
 
 
 def _latest_prices(connection: Connection) -> pl.DataFrame:
     """Latest observed YES price per market, from synced snapshots and the prices rounds showed."""
-    latest = [_latest(connection, MarketSnapshotRow), _latest(connection, RoundMarketRow)]
+    latest = [_latest(connection, market_snapshot), _latest(connection, round_market)]
     frame = pl.concat(latest).sort("market_id", "last_price_at", "round").unique("market_id", keep="last")
     return frame.select("market_id", "last_price_at", last_price=_yes_price(pl.col("prices_json")))
 
 
-def _latest(connection: Connection, model: type[MarketSnapshotRow] | type[RoundMarketRow]) -> pl.DataFrame:
+def _latest(connection: Connection, model: TableClause) -> pl.DataFrame:
     newest = (
-        select(col(model.market_id), func.max(col(model.observed_at)).label("observed_at"))
-        .group_by(col(model.market_id))
+        select(model.c.market_id, func.max(model.c.observed_at).label("observed_at"))
+        .group_by(model.c.market_id)
         .subquery()
     )
     query: Select[*tuple[Any, ...]] = select(
-        col(model.market_id), col(model.observed_at).label("last_price_at"), col(model.prices_json)
+        model.c.market_id, model.c.observed_at.label("last_price_at"), model.c.prices_json
     ).join(
         newest,
-        (newest.c.market_id == col(model.market_id)) & (newest.c.observed_at == col(model.observed_at)),
+        (newest.c.market_id == model.c.market_id) & (newest.c.observed_at == model.c.observed_at),
     )
     frame = read_frame(connection, query).unique("market_id", keep="first", maintain_order=True)
-    return frame.with_columns(round=pl.lit(model is RoundMarketRow))
+    return frame.with_columns(round=pl.lit(model is round_market))
 
 
 def price_history(connection: Connection, market_id: str) -> pl.DataFrame:
@@ -165,10 +159,10 @@ def price_history(connection: Connection, market_id: str) -> pl.DataFrame:
     showed (source ``round``). At one instant the round's price wins (it is what agents saw), as
     in ``arena.scoring.load.database``."""
     synced = select(
-        col(MarketSnapshotRow.observed_at), col(MarketSnapshotRow.source), col(MarketSnapshotRow.prices_json)
-    ).where(col(MarketSnapshotRow.market_id) == market_id)
-    shown = select(col(RoundMarketRow.observed_at), col(RoundMarketRow.prices_json)).where(
-        col(RoundMarketRow.market_id) == market_id
+        market_snapshot.c.observed_at, market_snapshot.c.source, market_snapshot.c.prices_json
+    ).where(market_snapshot.c.market_id == market_id)
+    shown = select(round_market.c.observed_at, round_market.c.prices_json).where(
+        round_market.c.market_id == market_id
     )
     rounds = (
         read_frame(connection, shown)

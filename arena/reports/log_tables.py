@@ -14,40 +14,39 @@ from typing import Any
 import polars as pl
 from sqlalchemy import Label, Select, select
 from sqlalchemy.engine import Connection
-from sqlmodel import col
 
 from agents.baselines import BASELINE_KINDS
 from arena.db.columnar import read_frame
-from arena.db.models import (
-    AgentRow,
-    DecisionRow,
-    FillRow,
-    LLMRequestRow,
-    MarketRow,
-    PortfolioSnapshotRow,
-    PositionRow,
-    ResolutionRow,
-    RoundRow,
-    ToolCallRow,
+from arena.db.read_tables import agent as agent_table
+from arena.db.read_tables import (
+    decision,
+    fill,
+    llm_request,
+    market,
+    portfolio_snapshot,
+    position,
+    resolution,
+    round_,
+    tool_call,
 )
 from arena.reports.catalog import cohort_market_ids
 
-AGENT: Label[str] = col(AgentRow.name).label("agent")
-QUESTION: Label[str] = col(MarketRow.question).label("question")
+AGENT: Label[str] = agent_table.c.name.label("agent")
+QUESTION: Label[str] = market.c.question.label("question")
 DECISION_STATUSES = ("done", "rejected", "error", "missed", "claimed")
 
 
 def agents(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """The cohort's seats: id, name, kind, model, whether it is a baseline, settings (JSON text)."""
     query = select(
-        col(AgentRow.id).label("agent_id"),
-        col(AgentRow.cohort_id),
+        agent_table.c.id.label("agent_id"),
+        agent_table.c.cohort_id,
         AGENT,
-        col(AgentRow.kind),
-        col(AgentRow.model_id),
-        col(AgentRow.settings_json),
-        col(AgentRow.created_at),
-    ).where(col(AgentRow.cohort_id) == cohort_id)
+        agent_table.c.kind,
+        agent_table.c.model_id,
+        agent_table.c.settings_json,
+        agent_table.c.created_at,
+    ).where(agent_table.c.cohort_id == cohort_id)
     frame = read_frame(connection, query).sort("agent")
     return frame.with_columns(baseline=pl.col("kind").is_in(sorted(BASELINE_KINDS))).select(
         "agent_id", "cohort_id", "agent", "kind", "baseline", "model_id", "settings_json", "created_at"
@@ -57,21 +56,19 @@ def agents(connection: Connection, cohort_id: str) -> pl.DataFrame:
 def rounds(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """One row per round with how its decisions ended (done, rejected, error, missed, still claimed)."""
     query: Select[*tuple[Any, ...]] = select(
-        col(RoundRow.id).label("round_id"),
-        col(RoundRow.round_index),
-        col(RoundRow.scheduled_at),
-        col(RoundRow.status),
-        col(RoundRow.market_count),
-        col(RoundRow.snapshot_hash),
-        col(RoundRow.started_at),
-        col(RoundRow.finished_at),
-    ).where(col(RoundRow.cohort_id) == cohort_id)
+        round_.c.id.label("round_id"),
+        round_.c.round_index,
+        round_.c.scheduled_at,
+        round_.c.status,
+        round_.c.market_count,
+        round_.c.snapshot_hash,
+        round_.c.started_at,
+        round_.c.finished_at,
+    ).where(round_.c.cohort_id == cohort_id)
     table = read_frame(connection, query)
     outcomes = read_frame(
         connection,
-        select(col(DecisionRow.round_id), col(DecisionRow.status)).where(
-            col(DecisionRow.cohort_id) == cohort_id
-        ),
+        select(decision.c.round_id, decision.c.status).where(decision.c.cohort_id == cohort_id),
     )
     counts = outcomes.group_by("round_id").agg(
         pl.len().alias("decisions"), *((pl.col("status") == s).sum().alias(s) for s in DECISION_STATUSES)
@@ -86,33 +83,33 @@ def decisions(
     """Every decision (of ``agent``, or all) with outcome, reasoning, usage and, if ``prompts``,
     the raw prompt and response."""
     columns = [
-        col(DecisionRow.id).label("decision_id"),
-        col(RoundRow.round_index),
-        col(RoundRow.scheduled_at),
+        decision.c.id.label("decision_id"),
+        round_.c.round_index,
+        round_.c.scheduled_at,
         AGENT,
-        col(DecisionRow.status),
-        col(DecisionRow.error_kind),
-        col(DecisionRow.error),
-        col(DecisionRow.reasoning),
-        col(DecisionRow.actions_json),
-        col(DecisionRow.probabilities_json),
-        col(DecisionRow.cash_at_start),
-        col(DecisionRow.max_bet),
-        col(DecisionRow.prompt_tokens),
-        col(DecisionRow.completion_tokens),
-        col(DecisionRow.cost_usd),
-        col(DecisionRow.latency_s),
-        col(DecisionRow.attempts),
-        col(DecisionRow.prompt_version),
-        col(DecisionRow.prompt_hash),
-        col(DecisionRow.claimed_at),
-        col(DecisionRow.decided_at),
+        decision.c.status,
+        decision.c.error_kind,
+        decision.c.error,
+        decision.c.reasoning,
+        decision.c.actions_json,
+        decision.c.probabilities_json,
+        decision.c.cash_at_start,
+        decision.c.max_bet,
+        decision.c.prompt_tokens,
+        decision.c.completion_tokens,
+        decision.c.cost_usd,
+        decision.c.latency_s,
+        decision.c.attempts,
+        decision.c.prompt_version,
+        decision.c.prompt_hash,
+        decision.c.claimed_at,
+        decision.c.decided_at,
     ]
     if prompts:
-        columns += [col(DecisionRow.raw_prompt), col(DecisionRow.raw_response)]
+        columns += [decision.c.raw_prompt, decision.c.raw_response]
     query = _in_cohort(select(*columns), cohort_id)
     if agent is not None:
-        query = query.where(col(AgentRow.name) == agent)
+        query = query.where(agent_table.c.name == agent)
     return read_frame(connection, query).sort("round_index", "agent", "decision_id")
 
 
@@ -120,9 +117,9 @@ def _in_cohort(query: Select[*tuple[Any, ...]], cohort_id: str) -> Select[*tuple
     """``query`` (over decisions, or rows joined to their decision) limited to the cohort, with
     each decision's round and agent joined for the ``round_index`` and ``agent`` columns."""
     return (
-        query.join(RoundRow, col(RoundRow.id) == col(DecisionRow.round_id))
-        .join(AgentRow, col(AgentRow.id) == col(DecisionRow.agent_id))
-        .where(col(DecisionRow.cohort_id) == cohort_id)
+        query.join(round_, round_.c.id == decision.c.round_id)
+        .join(agent_table, agent_table.c.id == decision.c.agent_id)
+        .where(decision.c.cohort_id == cohort_id)
     )
 
 
@@ -133,24 +130,24 @@ def tool_calls(
     arguments and result as the text stored (NULL past the stored limit: sha256 and size then).
     Without ``texts`` (a report without prompts) only their sizes and digests are kept."""
     query: Select[*tuple[Any, ...]] = select(
-        col(ToolCallRow.decision_id),
-        col(RoundRow.round_index),
+        tool_call.c.decision_id,
+        round_.c.round_index,
         AGENT,
-        col(ToolCallRow.seq),
-        col(ToolCallRow.step),
-        col(ToolCallRow.name).label("tool"),
-        col(ToolCallRow.is_error),
-        col(ToolCallRow.latency_s),
-        col(ToolCallRow.arguments),
-        col(ToolCallRow.arguments_chars),
-        col(ToolCallRow.arguments_sha256),
-        col(ToolCallRow.result),
-        col(ToolCallRow.result_chars),
-        col(ToolCallRow.result_sha256),
-    ).join(DecisionRow, col(DecisionRow.id) == col(ToolCallRow.decision_id))
+        tool_call.c.seq,
+        tool_call.c.step,
+        tool_call.c.name.label("tool"),
+        tool_call.c.is_error,
+        tool_call.c.latency_s,
+        tool_call.c.arguments,
+        tool_call.c.arguments_chars,
+        tool_call.c.arguments_sha256,
+        tool_call.c.result,
+        tool_call.c.result_chars,
+        tool_call.c.result_sha256,
+    ).join(decision, decision.c.id == tool_call.c.decision_id)
     query = _in_cohort(query, cohort_id)
     if agent is not None:
-        query = query.where(col(AgentRow.name) == agent)
+        query = query.where(agent_table.c.name == agent)
     frame = read_frame(connection, query).sort("round_index", "agent", "decision_id", "seq")
     return frame if texts else frame.drop("arguments", "result")
 
@@ -159,16 +156,16 @@ def llm_requests(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Every provider request of the cohort's decisions: the per-request rows whose sums are the
     decision's tokens, cost and attempts."""
     query: Select[*tuple[Any, ...]] = select(
-        col(LLMRequestRow.decision_id),
-        col(RoundRow.round_index),
+        llm_request.c.decision_id,
+        round_.c.round_index,
         AGENT,
-        col(LLMRequestRow.seq),
-        col(LLMRequestRow.outcome),
-        col(LLMRequestRow.prompt_tokens),
-        col(LLMRequestRow.completion_tokens),
-        col(LLMRequestRow.cost_usd),
-        col(LLMRequestRow.latency_s),
-    ).join(DecisionRow, col(DecisionRow.id) == col(LLMRequestRow.decision_id))
+        llm_request.c.seq,
+        llm_request.c.outcome,
+        llm_request.c.prompt_tokens,
+        llm_request.c.completion_tokens,
+        llm_request.c.cost_usd,
+        llm_request.c.latency_s,
+    ).join(decision, decision.c.id == llm_request.c.decision_id)
     return read_frame(connection, _in_cohort(query, cohort_id)).sort(
         "round_index", "agent", "decision_id", "seq"
     )
@@ -178,26 +175,26 @@ def fills(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Every buy, sell and settlement of the cohort's agents, in the order they happened."""
     query: Select[*tuple[Any, ...]] = (
         select(
-            col(FillRow.id).label("fill_id"),
-            col(FillRow.filled_at),
+            fill.c.id.label("fill_id"),
+            fill.c.filled_at,
             AGENT,
-            col(FillRow.kind),
-            col(FillRow.market_id),
+            fill.c.kind,
+            fill.c.market_id,
             QUESTION,
-            col(FillRow.outcome),
-            col(FillRow.position_id),
-            col(FillRow.amount),
-            col(FillRow.price),
-            col(FillRow.shares),
-            col(FillRow.fee),
-            col(FillRow.realized_pnl),
-            col(FillRow.max_bet),
-            col(FillRow.decision_id),
-            col(FillRow.leg_index),
+            fill.c.outcome,
+            fill.c.position_id,
+            fill.c.amount,
+            fill.c.price,
+            fill.c.shares,
+            fill.c.fee,
+            fill.c.realized_pnl,
+            fill.c.max_bet,
+            fill.c.decision_id,
+            fill.c.leg_index,
         )
-        .join(AgentRow, col(AgentRow.id) == col(FillRow.agent_id))
-        .join(MarketRow, col(MarketRow.id) == col(FillRow.market_id))
-        .where(col(AgentRow.cohort_id) == cohort_id)
+        .join(agent_table, agent_table.c.id == fill.c.agent_id)
+        .join(market, market.c.id == fill.c.market_id)
+        .where(agent_table.c.cohort_id == cohort_id)
     )
     return read_frame(connection, query).sort("filled_at", "fill_id")
 
@@ -207,26 +204,26 @@ def positions(connection: Connection, cohort_id: str) -> pl.DataFrame:
     query = (
         select(
             AGENT,
-            col(PositionRow.position_id),
-            col(PositionRow.market_id),
+            position.c.position_id,
+            position.c.market_id,
             QUESTION,
-            col(PositionRow.outcome),
-            col(PositionRow.status),
-            col(PositionRow.shares),
-            col(PositionRow.cost_basis),
-            col(PositionRow.realized_pnl),
-            col(PositionRow.last_price),
-            col(PositionRow.last_marked_at),
-            col(PositionRow.stale),
-            col(PositionRow.opened_at),
-            col(PositionRow.closed_at),
-            col(ResolutionRow.kind).label("resolution"),
-            col(ResolutionRow.resolved_at),
+            position.c.outcome,
+            position.c.status,
+            position.c.shares,
+            position.c.cost_basis,
+            position.c.realized_pnl,
+            position.c.last_price,
+            position.c.last_marked_at,
+            position.c.stale,
+            position.c.opened_at,
+            position.c.closed_at,
+            resolution.c.kind.label("resolution"),
+            resolution.c.resolved_at,
         )
-        .join(AgentRow, col(AgentRow.id) == col(PositionRow.agent_id))
-        .join(MarketRow, col(MarketRow.id) == col(PositionRow.market_id))
-        .outerjoin(ResolutionRow, col(ResolutionRow.market_id) == col(PositionRow.market_id))
-        .where(col(AgentRow.cohort_id) == cohort_id)
+        .join(agent_table, agent_table.c.id == position.c.agent_id)
+        .join(market, market.c.id == position.c.market_id)
+        .outerjoin(resolution, resolution.c.market_id == position.c.market_id)
+        .where(agent_table.c.cohort_id == cohort_id)
     )
     return read_frame(connection, query).sort("agent", "opened_at", "position_id")
 
@@ -257,17 +254,17 @@ def portfolio_snapshots(connection: Connection, cohort_id: str) -> pl.DataFrame:
     query = (
         select(
             AGENT,
-            col(PortfolioSnapshotRow.marked_at),
-            col(PortfolioSnapshotRow.cash),
-            col(PortfolioSnapshotRow.positions_value),
-            col(PortfolioSnapshotRow.total_value),
-            col(PortfolioSnapshotRow.realized_pnl),
-            col(PortfolioSnapshotRow.unrealized_pnl),
-            col(PortfolioSnapshotRow.open_positions),
-            col(PortfolioSnapshotRow.stale_count),
+            portfolio_snapshot.c.marked_at,
+            portfolio_snapshot.c.cash,
+            portfolio_snapshot.c.positions_value,
+            portfolio_snapshot.c.total_value,
+            portfolio_snapshot.c.realized_pnl,
+            portfolio_snapshot.c.unrealized_pnl,
+            portfolio_snapshot.c.open_positions,
+            portfolio_snapshot.c.stale_count,
         )
-        .join(AgentRow, col(AgentRow.id) == col(PortfolioSnapshotRow.agent_id))
-        .where(col(PortfolioSnapshotRow.cohort_id) == cohort_id)
+        .join(agent_table, agent_table.c.id == portfolio_snapshot.c.agent_id)
+        .where(portfolio_snapshot.c.cohort_id == cohort_id)
     )
     return read_frame(connection, query).sort("agent", "marked_at")
 
@@ -276,16 +273,16 @@ def resolutions(connection: Connection, cohort_id: str) -> pl.DataFrame:
     """Resolutions of every market the cohort offered in a round or traded."""
     query = (
         select(
-            col(ResolutionRow.market_id),
+            resolution.c.market_id,
             QUESTION,
-            col(ResolutionRow.kind),
-            col(ResolutionRow.payouts_json),
-            col(ResolutionRow.resolved_at),
-            col(ResolutionRow.detected_at),
-            col(ResolutionRow.source),
-            col(ResolutionRow.override_note),
+            resolution.c.kind,
+            resolution.c.payouts_json,
+            resolution.c.resolved_at,
+            resolution.c.detected_at,
+            resolution.c.source,
+            resolution.c.override_note,
         )
-        .join(MarketRow, col(MarketRow.id) == col(ResolutionRow.market_id))
-        .where(col(ResolutionRow.market_id).in_(cohort_market_ids(cohort_id)))
+        .join(market, market.c.id == resolution.c.market_id)
+        .where(resolution.c.market_id.in_(cohort_market_ids(cohort_id)))
     )
     return read_frame(connection, query).sort("market_id")

@@ -16,7 +16,6 @@ from sqlmodel import Session, col, select
 
 from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.models import (
-    FINISHED_ROUND_STATUSES,
     AgentRow,
     CohortRow,
     DecisionRow,
@@ -28,6 +27,7 @@ from arena.db.models import (
     RoundRow,
     WorkUnitRow,
 )
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 from arena.engine.books.completion import StalePosition, finished_rounds, waiting_since
 from arena.engine.store.charges import charges_by_agent
 from arena.reports.errors import ERROR_STATUSES

@@ -19,7 +19,7 @@ from typing import Any
 import polars as pl
 
 from arena.cohorts.export import config_toml
-from arena.db.models import FINISHED_ROUND_STATUSES
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 from arena.reports.content import ReportContent
 from arena.reports.formatting import MISSING, metric_text, money, number, percent, share, signed_money
 from arena.reports.notes import IMPUTED_NOTE, adjusted_notes, stated_notes

@@ -30,7 +30,6 @@ from sqlmodel import col
 
 from arena.db.engine import session_scope
 from arena.db.models import (
-    FINISHED_ROUND_STATUSES,
     JobRunRow,
     MarketRow,
     MarketSnapshotRow,
@@ -42,6 +41,7 @@ from arena.db.models import (
     WorkerRow,
     WorkUnitRow,
 )
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 from arena.scheduling.timetable import JOB_HELP
 
 BATCH = 5_000  # rows a delete transaction removes at most

@@ -16,7 +16,6 @@ from sqlmodel import Session, col, select
 from arena.cohorts.config import CohortConfig, config_from_frozen
 from arena.db.engine import session_scope
 from arena.db.models import (
-    FINISHED_ROUND_STATUSES,
     AgentRow,
     CohortRow,
     MarketRow,
@@ -24,6 +23,7 @@ from arena.db.models import (
     ResolutionRow,
     RoundRow,
 )
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 
 ROUNDS_RUN = ("pending", "running")  # a paused cohort runs no rounds: none of them is late
 POSITIONS_HELD = (*ROUNDS_RUN, "paused")

@@ -7,7 +7,7 @@ models must fail here, not as a wrong or failing leaderboard.
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import JSON, Column, Date, Float, Integer, String, column, table
+from sqlalchemy import JSON, Boolean, Column, Date, Float, Integer, String, column, table
 from sqlalchemy.sql.expression import TableClause
 from sqlalchemy.types import TypeDecorator
 
@@ -31,7 +31,7 @@ def _same_type(light: object, model: object) -> bool:
         return isinstance(model, UTCDateTime)
     if isinstance(model, TypeDecorator):  # sqlmodel's AutoString is a String underneath
         model = model.impl_instance
-    for kind in (JSON, Date, Float, Integer, String):
+    for kind in (JSON, Boolean, Date, Float, Integer, String):
         if isinstance(light, kind):
             return isinstance(model, kind)
     return False

@@ -16,7 +16,8 @@ from sqlalchemy import func, update
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import FINISHED_ROUND_STATUSES, CohortRow, MarketRow, RoundRow
+from arena.db.models import CohortRow, MarketRow, RoundRow
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 
 if TYPE_CHECKING:  # a type only: the runtime imports every bettor and market source, which
     # `arena cohort list` (through ``arena.reports.overview``) never needs

@@ -22,7 +22,6 @@ from arena.core.clock import Clock
 from arena.core.summary import Summary
 from arena.db.engine import session_scope
 from arena.db.models import (
-    FINISHED_ROUND_STATUSES,
     AgentRow,
     CohortRow,
     PositionRow,
@@ -30,6 +29,7 @@ from arena.db.models import (
     RoundMarketRow,
     RoundRow,
 )
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 from arena.engine.books.completion import complete_if_done, stale_positions
 from arena.engine.books.marks import mark_rows, marked_in_bucket, persist_marks, unmarked_agents
 from arena.engine.books.settlement import settle

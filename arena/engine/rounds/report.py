@@ -16,8 +16,9 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from arena.db.engine import session_scope
-from arena.db.models import FINISHED_ROUND_STATUSES, DecisionRow, RoundRow
+from arena.db.models import DecisionRow, RoundRow
 from arena.db.pipeline import read_after_sent, send_statement
+from arena.db.statuses import FINISHED_ROUND_STATUSES
 from arena.engine.runtime.cohort import CohortRuntime
 from arena.engine.store.claims import ERROR, FINAL_STATUSES, MISSED
 from arena.engine.store.round_store import ROUND_AT_INDEX
