@@ -10,7 +10,9 @@ threads. Why: docs/design/dashboard-first-page.md.
 
 from __future__ import annotations
 
+import gc
 import importlib
+import inspect
 import threading
 import time
 from collections.abc import Callable
@@ -40,10 +42,20 @@ def preload(runtime_ready: Callable[[], bool] | None = None) -> None:
         time.sleep(0.02)
     for name in WITH_CACHES:
         importlib.import_module(name)
+    settle()
     from arena.core.settings import Settings
     from dashboard import warmup
 
     warmup.warm(Settings().db_url)
+
+
+def settle() -> None:
+    """Do now the one-time work that would otherwise fall on the first page's run, for the
+    modules imported so far: Streamlit collects garbage after every run (they are kept for the
+    life of the server, so they are frozen out of it), and walks the call stack with ``inspect``
+    on a page's first element (its file-to-module cache is filled here)."""
+    gc.freeze()
+    inspect.stack()
 
 
 def main() -> None:

@@ -202,7 +202,9 @@ def signed_delta(value: float | Decimal | None, text: str) -> dict[str, Any]:
 def table(frame: pl.DataFrame, where: Any = st, **options: Any) -> None:
     """Show ``frame`` as a sortable table in ``where`` (the page, a tab, a column...).
 
-    It goes to Streamlit as an Arrow table, which Streamlit sends as is; any other frame is
-    converted through pandas, whose import alone costs most of a second on a cold dashboard.
+    It goes to Streamlit as an Arrow table, sent whole (``lazy=False``), which Streamlit sends
+    as is. Any other frame is converted through pandas, and Streamlit's lazy delivery imports
+    pandas to inspect an Arrow table: pandas' import alone costs most of a second on a cold
+    dashboard, and the dashboard's tables are small enough to send whole.
     """
-    where.dataframe(frame.to_arrow(), hide_index=True, placeholder="—", **options)
+    where.dataframe(frame.to_arrow(), hide_index=True, placeholder="—", lazy=False, **options)

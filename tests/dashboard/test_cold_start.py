@@ -9,6 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.dashboard.server import ARGS, CHROMIUM, dashboard
 from tests.dashboard.world import REPLAY
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,3 +34,35 @@ def test_no_page_imports_pandas(world_url: str) -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     pages = [line.split() for line in result.stdout.splitlines()]
     assert pages == [[p, "False"] for p in ("leaderboard", "cohort", "agent", "markets", "calibration")]
+
+
+def _server_maps(port: str) -> str:
+    """The memory map of the Streamlit process serving ``port``: the shared libraries it loaded."""
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"dashboard.launch" in argv and port.encode() in argv:
+            return (proc / "maps").read_text()
+    raise AssertionError(f"no dashboard.launch process serves port {port}")
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")
+def test_the_served_first_page_loads_no_pandas(world_url: str) -> None:
+    """Beyond AppTest: a real server, whose Arrow tables Streamlit would inspect with pandas if
+    they were sent lazily (AppTest always sends them whole)."""
+    from playwright.sync_api import sync_playwright
+
+    with dashboard(world_url) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.goto(f"{base}/?cohort={REPLAY}")
+        page.locator("[data-testid=stDataFrame] [role=columnheader]").first.wait_for(
+            state="attached", timeout=60_000
+        )
+        maps = _server_maps(base.rsplit(":", 1)[1])
+        browser.close()
+    assert "/pyarrow/" in maps  # the control: the map does show what the server loaded
+    assert "/pandas/" not in maps
