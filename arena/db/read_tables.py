@@ -95,6 +95,7 @@ round_ = table(
 
 round_market = table(
     "round_market",
+    column("id", Integer),
     column("round_id", Integer),
     column("market_id", String),
     column("observed_at", UTCDateTime),

@@ -1,4 +1,4 @@
-"""The loader's row plumbing: chunked ``IN`` queries, rows to frames, prices per outcome, errors.
+"""The loader's row plumbing: chunked ``IN`` queries (rows or a frame), rows to frames, prices, errors.
 
 Shared by ``arena.scoring.load.database`` (bets, decisions, prices, marks) and ``arena.scoring.load.rounds``
 (listings, tournament windows, offers, guards), which both read rows and hand them to a frame spec.
@@ -13,6 +13,7 @@ from typing import Any
 import polars as pl
 from sqlalchemy.engine import Connection
 
+from arena.db.columnar import read_frame
 from arena.scoring.load.frame_spec import FrameSpec
 
 _CHUNK = 500  # ids per IN (...) list, well under every backend's parameter limit
@@ -39,6 +40,14 @@ def chunked(connection: Connection, ids: list[str], query: Any) -> list[Any]:
     for start in range(0, len(ids), _CHUNK):
         rows.extend(connection.execute(query(ids[start : start + _CHUNK])).all())
     return rows
+
+
+def chunked_frame(connection: Connection, ids: list[str], query: Any) -> pl.DataFrame:
+    """``chunked``, read column-wise (``read_frame``): the rows of every chunk as one frame.
+
+    No ids is one query of no ids, so the frame still has its columns and their dtypes."""
+    starts = range(0, max(len(ids), 1), _CHUNK)
+    return pl.concat([read_frame(connection, query(ids[start : start + _CHUNK])) for start in starts])
 
 
 def frame_of(rows: Iterable[Sequence[Any]], spec: FrameSpec) -> pl.DataFrame:
