@@ -12,8 +12,7 @@ import streamlit as st
 
 from dashboard.widgets import sidebar
 
-# A Material icon, not an emoji: an emoji makes Streamlit load its emoji catalogue on the first page.
-st.set_page_config(page_title="Bettor Arena", page_icon=":material/target:", layout="wide")
+st.set_page_config(page_title="Bettor Arena", page_icon="🎯", layout="wide")
 
 PAGES = [
     st.Page("app_pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),

@@ -50,19 +50,25 @@ def _server_maps(port: str) -> str:
 
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian chromium at /usr/bin/chromium")
-def test_the_served_first_page_loads_no_pandas(world_url: str) -> None:
+def test_the_served_first_page_loads_no_pandas_and_asks_nothing_of_the_internet(world_url: str) -> None:
     """Beyond AppTest: a real server, whose Arrow tables Streamlit would inspect with pandas if
-    they were sent lazily (AppTest always sends them whole)."""
+    they were sent lazily (AppTest always sends them whole). The page, its favicon included
+    (a Material icon's would come from Google), is served by the dashboard alone."""
     from playwright.sync_api import sync_playwright
 
     with dashboard(world_url) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
         page.goto(f"{base}/?cohort={REPLAY}")
         page.locator("[data-testid=stDataFrame] [role=columnheader]").first.wait_for(
             state="attached", timeout=60_000
         )
+        icons = page.eval_on_selector_all("link[rel~=icon]", "links => links.map(link => link.href)")
         maps = _server_maps(base.rsplit(":", 1)[1])
         browser.close()
     assert "/pyarrow/" in maps  # the control: the map does show what the server loaded
     assert "/pandas/" not in maps
+    assert icons and requested  # the controls: the page has a favicon, and requests were seen
+    assert [url for url in [*icons, *requested] if not url.startswith((base, "data:"))] == []
