@@ -100,7 +100,9 @@ def test_a_killed_workers_paid_request_is_recorded_and_counted(
     first = start_worker(db_url, tmp_path / "first.log")
     second = None
     try:
-        _wait(lambda: bool(_charges(pg)), "the first answer's charge")  # the correction is under way
+        _wait(lambda: bool(_charges(pg)), "the first answer's charge")
+        # The kill lands while the correction is held by the provider, not before it was sent.
+        _wait(lambda: len(server.requests) == 2, "the correction request")
         first.send_signal(signal.SIGKILL)
         first.wait()
         answers.hurry.set()
