@@ -12,6 +12,8 @@ import streamlit as st
 
 from dashboard.widgets import sidebar
 
+# An emoji favicon is drawn by the page itself; without one, or with a Material icon, browsers
+# fetch the icon from Google.
 st.set_page_config(page_title="Bettor Arena", page_icon="🎯", layout="wide")
 
 PAGES = [

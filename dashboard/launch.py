@@ -19,9 +19,7 @@ from collections.abc import Callable
 
 # The modules the first page imports, heaviest chains first. Those that declare Streamlit caches
 # wait for Streamlit's runtime: declared before it exists, each logs a warning to the terminal.
-# streamlit.emojis is the catalogue the page's emoji favicon is checked against (a tenth of a
-# second); a Material icon would spare it, but the browser fetches those favicons from Google.
-PRELOADED = ("arena.scoring", "arena.reports.catalog", "arena.reports.notes", "pyarrow", "streamlit.emojis")
+PRELOADED = ("arena.scoring", "arena.reports.catalog", "arena.reports.notes", "pyarrow")
 WITH_CACHES = ("dashboard.queries", "dashboard.tables", "dashboard.widgets")
 RUNTIME_WAIT_SECONDS = 60
 
