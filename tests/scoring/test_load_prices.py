@@ -18,11 +18,12 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.engine import Connection
 
 from arena.db.engine import session_scope
-from arena.db.models import CohortRow, MarketRow, MarketSnapshotRow, RoundMarketRow, RoundRow
+from arena.db.models import CohortRow, MarketSnapshotRow, RoundMarketRow, RoundRow
 from arena.db.read_tables import market_snapshot, round_market
 from arena.scoring.load.frames import PRICES
 from arena.scoring.load.markets import binary_markets, prices
-from arena.scoring.load.rows import LoadError, chunked, frame_of
+from arena.scoring.load.rows import LoadError, chunked, frame_of, outcome_prices
+from tests.scoring.stored import _market
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 
@@ -58,21 +59,9 @@ def reference_prices(connection: Connection, market_ids: list[str], binary: set[
     )
     rows: dict[tuple[str, str, Any], float] = {}
     for market_id, _source, observed_at, stated in observations:
-        for outcome, price in _outcome_prices(market_id, stated, market_id in binary).items():
+        for outcome, price in outcome_prices(market_id, stated, market_id in binary).items():
             rows.setdefault((market_id, outcome, observed_at), price)
     return PRICES.conform(frame_of([(m, o, at, p) for (m, o, at), p in rows.items()], PRICES))
-
-
-def _outcome_prices(market_id: str, stated: dict[str, Any], binary: bool) -> dict[str, float]:
-    try:
-        values = {outcome: float(Decimal(str(v))) for outcome, v in stated.items()}
-    except ArithmeticError:
-        raise LoadError(f"price of {market_id!r}: prices_json {stated} holds a non-number") from None
-    if not binary:
-        return values
-    if "YES" in values:
-        return {"YES": values["YES"]}
-    return {"YES": 1.0 - values["NO"]} if "NO" in values else {}
 
 
 class Arena:
@@ -97,18 +86,7 @@ class Arena:
     def markets(self, outcomes: list[str], *market_ids: str) -> None:
         with session_scope(self.engine) as session:
             for market_id in market_ids:
-                venue, venue_id = market_id.split(":", 1)
-                session.add(
-                    MarketRow(
-                        id=market_id,
-                        venue=venue,
-                        venue_id=venue_id,
-                        question="?",
-                        outcomes_json=outcomes,
-                        first_seen_at=T0,
-                        updated_at=T0,
-                    )
-                )
+                session.add(_market(market_id, outcomes))
 
     def round(self) -> int:
         """A new round of the cohort; its id."""
