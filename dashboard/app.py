@@ -8,13 +8,16 @@ a new tab would run the page without this entry file (no sidebar, no page setup)
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from dashboard.widgets import sidebar
 
-# An emoji favicon is drawn by the page itself; without one, or with a Material icon, browsers
-# fetch the icon from Google.
-st.set_page_config(page_title="Bettor Arena", page_icon="🎯", layout="wide")
+# A local SVG goes into the page as a data: URL. Without an icon, or with a Material one, browsers
+# fetch it from Google; an emoji costs Streamlit's emoji catalogue on the first page.
+FAVICON = Path(__file__).with_name("favicon.svg")
+st.set_page_config(page_title="Bettor Arena", page_icon=FAVICON, layout="wide")
 
 PAGES = [
     st.Page("app_pages/leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),

@@ -61,6 +61,8 @@ def streamlit_flags(host: str, port: int) -> list[str]:
         "--server.port", str(port),
         "--server.headless", "true",
         "--server.runOnSave", "false",
+        # No source watching: each new session would walk every loaded module to watch its file.
+        "--server.fileWatcherType", "none",
         "--browser.gatherUsageStats", "false",
         "--client.toolbarMode", "minimal",
         "--theme.base", "light",

@@ -21,6 +21,7 @@ def test_streamlit_runs_the_app_headless_on_loopback_by_default() -> None:
     options = dict(zip(command[5::2], command[6::2], strict=True))
     assert options["--server.address"] == "127.0.0.1" and options["--server.port"] == "8501"
     assert options["--server.headless"] == "true" and options["--browser.gatherUsageStats"] == "false"
+    assert options["--server.fileWatcherType"] == "none"  # no per-session walk of every loaded module
 
 
 def test_default_host_is_loopback() -> None:
