@@ -4,8 +4,9 @@
 frames and its leaderboard ranked the default way, as the first visitor's page will ask for
 them. ``dashboard.queries`` calls ``take()`` before computing either: an answer for exactly its
 arguments (same database, cohorts, data version and ranking) is handed over once, waiting for
-it if it is still being computed; anything else is computed as usual. Nothing here touches
-Streamlit: its caches keep what the page gets.
+it if it is still being computed; anything else is computed as usual. The first ask of a kind
+ends the offer of that kind, so an answer no page wanted is not kept for the server's life.
+Nothing here touches Streamlit: its caches keep what the page gets.
 """
 
 from __future__ import annotations
@@ -55,10 +56,12 @@ def warm(url: str) -> None:
         engine.dispose()
 
 
-def take(*key: Any) -> Any | None:
-    """The warm answer for ``key`` (waiting for it if it is being computed), once; else None."""
+def take(kind: str, *arguments: Any) -> Any | None:
+    """The warm answer of ``kind`` for ``arguments`` (waiting for it if it is being computed),
+    else None. Every warm answer of ``kind`` is dropped on the first ask, matched or not."""
     with _lock:
-        future = _answers.pop(key, None)
+        offered = {key: _answers.pop(key) for key in [k for k in _answers if k[0] == kind]}
+    future = offered.get((kind, *arguments))
     return None if future is None else future.result()
 
 
