@@ -33,7 +33,8 @@ from arena.core.clock import SystemClock
 from arena.db.engine import session_scope
 from arena.db.market_rows import recorded_data
 from arena.db.market_source import ACCOUNTING_SOURCES, HISTORY_SOURCES
-from arena.sync.run import SyncDeadlineExceeded, SyncReport, SyncSettings
+from arena.sync.run import SyncDeadlineExceeded
+from arena.sync.types import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.placement import PlacementRefused
 from markets.replay.format import DatasetError, DatasetInfo

@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from arena.core.clock import Clock
-from arena.sync.run import (
+from arena.sync.types import (
     Filters,
     Listed,
     Observation,

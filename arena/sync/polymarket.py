@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.core.clock import Clock
 from arena.sync.listing_facts import ListingFacts, listing_facts, new_sync
-from arena.sync.run import (
+from arena.sync.types import (
     Filters,
     Observation,
     Progress,

@@ -17,7 +17,8 @@ from arena.core.clock import Clock
 from arena.core.tls import tls_context
 from arena.sync.manifold import ManifoldCollector
 from arena.sync.polymarket import PolymarketCollector
-from arena.sync.run import Progress, SyncReport, SyncSettings, run_sync
+from arena.sync.run import run_sync
+from arena.sync.types import Progress, SyncReport, SyncSettings
 from markets.endpoints import CLOB_URL, GAMMA_URL, MANIFOLD_URL
 from markets.http import JsonApi, RetryPolicy
 from markets.manifold.client import ManifoldClient

@@ -54,7 +54,7 @@ from datetime import datetime
 from arena.core.clock import SimulatedClock
 from arena.db.engine import make_engine
 from arena.db.migrate import upgrade
-from arena.sync.run import SyncSettings
+from arena.sync.types import SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.types import Venue
 

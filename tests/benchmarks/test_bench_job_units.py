@@ -32,7 +32,7 @@ from arena.db.migrate import upgrade
 from arena.engine.live import jobs as live
 from arena.engine.runtime.cohort import load_runtime
 from arena.engine.runtime.sources import open_source
-from arena.sync.run import SyncSettings
+from arena.sync.types import SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from arena.workers import queue
 from arena.workers.host import UnitContext

@@ -36,7 +36,7 @@ from sqlmodel import Session, select
 from arena.core.clock import SimulatedClock
 from arena.db.market_source import DbMarketSource
 from arena.db.models import MarketRow, MarketSnapshotRow
-from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.types import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.types import Venue
 from tests.benchmarks.own_process import run_measured

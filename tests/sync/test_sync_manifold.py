@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from arena.core.clock import SimulatedClock
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
-from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.types import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
 from markets.types import Venue

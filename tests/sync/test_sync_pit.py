@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from arena.core.clock import SimulatedClock
 from arena.db.market_source import DbMarketSource
 from arena.db.models import MarketSnapshotRow
-from arena.sync.run import SyncSettings
+from arena.sync.types import SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
 from markets.replay.point_in_time import check_point_in_time, find_violations, probe_times

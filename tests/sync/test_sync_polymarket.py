@@ -17,7 +17,7 @@ from arena.core.clock import SimulatedClock
 from arena.db.engine import session_scope
 from arena.db.market_rows import market_row, write_markets
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
-from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.types import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy
 from markets.types import Market, Venue

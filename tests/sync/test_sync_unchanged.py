@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 from arena.core.clock import SimulatedClock
 from arena.db.models import MarketRow, MarketSnapshotRow, ResolutionRow
 from arena.sync.polymarket import _entry
-from arena.sync.run import SyncReport, SyncSettings, Tracked
+from arena.sync.types import SyncReport, SyncSettings, Tracked
 from arena.sync.unchanged import digest
 from arena.sync.venues import VenueUrls, sync_venue
 from markets.http import RetryPolicy

@@ -18,7 +18,7 @@ from arena.core.settings import Settings
 from arena.core.summary import Summary
 from arena.db.models import CohortRow
 from arena.engine.live.jobs import awaiting_resolutions, live_cohorts
-from arena.sync.run import SyncReport, SyncSettings
+from arena.sync.types import SyncReport, SyncSettings
 from arena.sync.venues import VenueUrls, sync_venue_blocking
 from markets.types import Venue
 
