@@ -40,7 +40,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 @dataclass(frozen=True)
 class Entry:
     """Where a command lives. A group module exposes a ``typer.Typer`` named ``app``; any other
-    module has ``register(app)``, which adds its commands (``run``: replay and demo)."""
+    module has ``register(app)``, which adds its commands (``serve``: serve and status)."""
 
     module: str
     help: str
@@ -53,7 +53,7 @@ COMMANDS: dict[str, Entry] = {
         "Replay a cohort through its dataset in simulated time, then print the leaderboard.",
     ),
     "demo": Entry(
-        "arena.commands.run",
+        "arena.commands.demo",
         "The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled "
         "dataset, offline: launch, replay to the end, print the leaderboard, write the report.",
     ),

@@ -1,18 +1,16 @@
-"""`arena demo` and `arena replay`: run replay cohorts to their end, with a progress bar.
+"""`arena replay`: run a replay cohort to its end, with a progress bar.
 
 `arena replay CONFIG.toml` launches a cohort from a config and runs it; `arena replay --cohort ID`
 runs (or resumes, after a crash or a pause) a cohort already launched. Exit code 1 when a round
 failed for every agent, so a broken key or a dead endpoint is never reported as success.
+``launch_cohort``, ``run_to_end``, ``finish_run`` and ``exit_if_failed`` are the steps of a run,
+which ``arena demo`` (``arena.commands.demo``) takes too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
-import re
-import sqlite3
-import tomllib
-from contextlib import closing
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
@@ -23,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sqlalchemy import Engine
 
 from agents.registry import AgentConfigError
-from arena.cohorts.config import CohortConfig, ConfigError, load_config, parse_config
+from arena.cohorts.config import CohortConfig, ConfigError, load_config
 from arena.cohorts.launch import launch
 from arena.commands.cohort_views import print_launched
 from arena.commands.leaderboard_table import EachReplicateOption, WideOption, print_leaderboard
@@ -36,7 +34,6 @@ from arena.commands.options import (
 )
 from arena.commands.terminal import echo, one_line, plain_console, plural
 from arena.core.clock import SystemClock
-from arena.core.settings import Settings
 from arena.db.engine import database_gone
 from arena.engine.replay.lease import CohortBusy
 from arena.engine.replay.runner import CohortNotRunnable, ReplayResult, replay_cohort
@@ -47,13 +44,9 @@ from arena.engine.runtime.sources import open_source
 from arena.reports.errors import agent_errors
 from arena.reports.overview import cohort_mode
 from arena.scoring.rules.health import FailedAgent, failed_agents
-from markets.replay.load import BUNDLED_DATASET_DIR
 from markets.types import MarketSource
 
 console = plain_console()
-DEMO_CONFIG = Path(__file__).resolve().parents[2] / "data" / "configs" / "demo-baselines.toml"
-DEMO_LLM_MODEL = "openai/gpt-4o-mini"
-DEMO_LLM_CUTOFF = "2023-10-01"  # its published training cutoff
 AllowFailures = Annotated[
     bool,
     typer.Option(
@@ -64,9 +57,8 @@ AllowFailures = Annotated[
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``arena demo`` and ``arena replay`` to ``app``."""
+    """Add ``arena replay`` to ``app``."""
     app.command("replay")(replay_command)
-    app.command("demo")(demo_command)
 
 
 def replay_command(
@@ -117,21 +109,21 @@ def replay_command(
         if queue:
             from arena.commands.worker import queue_replays
 
-            queue_replays(engine, configs, cohort_id, launch=_launch)
+            queue_replays(engine, configs, cohort_id, launch=launch_cohort)
             return
         source = None
         if configs or from_report is not None:
             try:
                 config = load_config(configs[0]) if configs else _report_config(from_report)
                 source = open_source(config, engine)  # read once: the cohort launches and replays from it
-                cohort_id = _launch(engine, config, source)
+                cohort_id = launch_cohort(engine, config, source)
             except ConfigError as exc:
                 fail(str(exc))
     assert cohort_id is not None
-    result = _run(engine, cohort_id, source=source, by_workers=by_workers)
+    result = run_to_end(engine, cohort_id, source=source, by_workers=by_workers)
     del source  # replayed: scoring and the leaderboard need not keep the dataset in memory
-    failed = _finish(engine, result, wide=wide, each_replicate=each_replicate)
-    _exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
+    failed = finish_run(engine, result, wide=wide, each_replicate=each_replicate)
+    exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
 
 
 def _report_config(folder: Path | None) -> CohortConfig:
@@ -142,152 +134,7 @@ def _report_config(folder: Path | None) -> CohortConfig:
     return config_from_report(folder)
 
 
-def demo_command(
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="Start from an empty local SQLite database.")
-    ] = False,
-    llm_base_url: Annotated[
-        str | None, typer.Option(help="Add an LLM agent served at this OpenAI-compatible URL.")
-    ] = None,
-    model: Annotated[str | None, typer.Option(help="Model id for the LLM agent.")] = None,
-    knowledge_cutoff: Annotated[
-        str | None,
-        typer.Option(
-            help="The LLM's training cutoff (YYYY-MM-DD): markets closing on or before that day "
-            "(resolving, without a close time) are left out."
-        ),
-    ] = None,
-    with_mock_llm: Annotated[
-        bool,
-        typer.Option(
-            "--with-mock-llm",
-            help="Add a mock LLM agent (in-process, seeded, tools on): an LLM cohort with no key, no server.",
-        ),
-    ] = False,
-    report: Annotated[bool, typer.Option("--report/--no-report", help="Write the cohort's report.")] = True,
-    allow_agent_failures: AllowFailures = False,
-    wide: WideOption = False,
-    database_url: DatabaseOption = None,
-) -> None:
-    """The baselines (and an LLM when OPENROUTER_API_KEY or --llm-base-url is given) on the bundled
-    dataset, offline: launch, replay to the end, print the leaderboard, write the report."""
-    url = database_url or Settings().db_url
-    if fresh:
-        _remove_sqlite(url)
-    with launching(url) as engine:
-        _import_demo_corpus(engine)
-        try:
-            data = _demo_config(llm_base_url, model, knowledge_cutoff)
-            config = parse_config(_with_mock_llm(data) if with_mock_llm else data, source=str(DEMO_CONFIG))
-            source = open_source(config, engine)
-            cohort_id = _launch(engine, config, source)
-        except ConfigError as exc:
-            fail(str(exc))
-    result = _run(engine, cohort_id, source=source)
-    del source  # replayed: scoring and the report need not keep the dataset in memory
-    failed = _finish(engine, result, wide=wide)
-    if report:  # written even when an agent failed: the report is where a failure is studied
-        _write_report(engine, cohort_id)
-    console.print("\nOpen the dashboard with [bold]arena dashboard[/] to explore the cohort.")
-    _exit_if_failed(failed, cohort_id, allow=allow_agent_failures)
-
-
-def _import_demo_corpus(engine: Engine) -> None:
-    """The bundled markets' texts as corpus ``forecastbench-markets``, once per database, so a
-    cohort with ``[tools] corpus`` (data/configs/researcher.toml) can search right after the demo."""
-    from arena.corpus.documents import CorpusError
-    from arena.corpus.market_texts import BUNDLED_CORPUS, CORPUS_FILE
-    from arena.corpus.store import import_if_absent
-
-    try:
-        info, imported = import_if_absent(engine, BUNDLED_DATASET_DIR / CORPUS_FILE, BUNDLED_CORPUS)
-    except (CorpusError, OSError) as exc:
-        fail(f"importing the bundled corpus: {exc}", code=1)
-    done = "imported" if imported else "already imported"
-    console.print(f"Corpus [bold]{info.name}[/]: {info.documents:,} market texts ({done})")
-
-
-def _write_report(engine: Engine, cohort_id: str) -> None:
-    """The cohort's report folder (HTML, Markdown, tables) under ``$ARENA_HOME/reports``."""
-    from arena.reports.bundle import build_report
-    from arena.reports.content import ReportError
-    from markets.placement import PlacementRefused
-
-    out = Settings().home / "reports" / cohort_id
-    try:
-        report = build_report(
-            engine, cohort_id, out, clock=SystemClock(), environ=os.environ, make_zip=False, replace=True
-        )
-    except (ReportError, PlacementRefused, OSError) as exc:
-        fail(f"writing the report: {exc}", code=1)
-    console.print(f"Report written to {report.folder} (open report.html; `arena report` for more).")
-
-
-def agent_name_for(model: str) -> str:
-    """An agent name from a model id, so the leaderboard says which model it was: the id's last
-    path part (``openai/gpt-4o-mini`` → ``gpt-4o-mini``) in the characters agent names allow."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", model.rsplit("/", 1)[-1]).strip("-._")[:64]
-    return name or "llm"
-
-
-def _demo_config(llm_base_url: str | None, model: str | None, cutoff: str | None) -> dict[str, Any]:
-    """The example config, plus an LLM agent if a key or a local server is available."""
-    data = tomllib.loads(DEMO_CONFIG.read_text(encoding="utf-8"))
-    llm: dict[str, Any] = {"kind": "llm"}
-    if llm_base_url is not None:
-        llm |= {"model": model or "local-model", "base_url": llm_base_url}
-    elif os.environ.get("OPENROUTER_API_KEY"):
-        llm |= {"model": model or DEMO_LLM_MODEL, "knowledge_cutoff": DEMO_LLM_CUTOFF}
-    else:
-        return data
-    llm["name"] = agent_name_for(llm["model"])
-    if cutoff is not None:
-        llm["knowledge_cutoff"] = cutoff
-    data["agents"].append(llm)
-    return data
-
-
-MOCK_LLM_AGENT = {
-    "name": "mock-llm",
-    "kind": "llm",
-    "provider": "mock",
-    "model": "seeded",
-    "prompt_version": "v2",
-    "tools": {"enabled": True, "max_calls": 2},
-    "mock": {"tool_calls": 2},
-}
-
-
-def _with_mock_llm(data: dict[str, Any]) -> dict[str, Any]:
-    """The demo config with the mock LLM agent, researching the bundled markets' texts."""
-    from arena.corpus.market_texts import BUNDLED_CORPUS
-
-    return {**data, "tools": {"corpus": BUNDLED_CORPUS}, "agents": [*data["agents"], MOCK_LLM_AGENT]}
-
-
-def _remove_sqlite(url: str) -> None:
-    """``--fresh``: delete the SQLite database, only if it is an arena database (any file named
-    by mistake, ``--database-url sqlite:///notes.db``, stays)."""
-    if not url.startswith("sqlite:///"):
-        fail("--fresh only resets the local SQLite database; use a new ARENA_DATABASE_URL for other servers")
-    path = Path(url.removeprefix("sqlite:///"))
-    if path.is_symlink() or (path.exists() and not _holds_arena_schema(path)):
-        fail(f"--fresh deletes only an arena database, and {path} is not one; nothing was deleted")
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-
-
-def _holds_arena_schema(path: Path) -> bool:
-    """``path`` is a SQLite file with the arena's schema-revision table (read only, never created)."""
-    query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
-    try:
-        with closing(sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)) as connection:
-            return connection.execute(query).fetchone() is not None
-    except sqlite3.Error:  # not a SQLite file at all
-        return False
-
-
-def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> str:
+def launch_cohort(engine: Engine, config: Any, source: MarketSource | None = None) -> str:
     """Launch a cohort of ``config`` on ``source`` (default: the market source it names)."""
     if source is None:
         source = open_source(config, engine)
@@ -297,11 +144,13 @@ def _launch(engine: Engine, config: Any, source: MarketSource | None = None) -> 
     return launched.cohort_id
 
 
-def _run(
+def run_to_end(
     engine: Engine, cohort_id: str, *, source: MarketSource | None = None, by_workers: bool = False
 ) -> ReplayResult:
-    """Replay the cohort to its end; ``source``: the dataset it was just launched on, so a command
-    that launches and replays reads and validates it once (default: loaded from its config)."""
+    """Replay the cohort to its end under a progress bar.
+
+    ``source``: the dataset it was just launched on, so a command that launches and replays reads
+    and validates it once (default: loaded from its config)."""
     mode = cohort_mode(engine, cohort_id)  # the runtime parses the frozen config, once
     if mode is None:
         fail(unknown_cohort(cohort_id))
@@ -345,12 +194,14 @@ def _run(
 AGENT_FAILURES_EXIT = 3
 
 
-def _finish(
+def finish_run(
     engine: Engine, result: ReplayResult, *, wide: bool, each_replicate: bool = False
 ) -> list[FailedAgent]:
-    """Say how the run ended and print the leaderboard; exit 1 when every agent failed in some
-    round, or when the database file vanished during the run (nothing of it was kept). Returns
-    the agents that failed over the cohort (see ``_exit_if_failed``)."""
+    """Say how the run ended and print the leaderboard.
+
+    Exits 1 when every agent failed in some round, or when the database file vanished during the
+    run (nothing of it was kept). Returns the agents that failed over the cohort (see
+    ``exit_if_failed``)."""
     gone = database_gone(engine)
     if gone is not None:
         fail(gone, code=1)
@@ -379,7 +230,7 @@ def _finish(
     return failed
 
 
-def _exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
+def exit_if_failed(failed: list[FailedAgent], cohort_id: str, *, allow: bool) -> None:
     """The last lines of a run: one warning per failed agent, then exit 3 unless allowed."""
     for agent in failed:
         echo(f"warning: {one_line(agent.describe())}; see `arena cohort errors {cohort_id}`", err=True)

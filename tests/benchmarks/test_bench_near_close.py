@@ -24,7 +24,7 @@ from sqlmodel import Session, col, create_engine, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.commands.run import DEMO_CONFIG
+from arena.commands.demo import DEMO_CONFIG
 from arena.db.models import AgentRow, CohortRow, FillRow, MarketRow, ResolutionRow
 from tests.benchmarks.results import Figure, record
 

@@ -27,7 +27,7 @@ import polars as pl
 import pytest
 from sqlalchemy import URL, create_engine
 
-from arena.commands.run import DEMO_CONFIG
+from arena.commands.demo import DEMO_CONFIG
 from markets.replay import load_dataset
 from tests.benchmarks.own_process import compile_repository
 from tests.benchmarks.replay_world import in_subprocess as _in_subprocess

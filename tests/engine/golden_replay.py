@@ -30,7 +30,7 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.commands.run import DEMO_CONFIG
+from arena.commands.demo import DEMO_CONFIG
 from arena.db.models import CohortRow
 from arena.reports.bundle import CSV_TIME
 from arena.reports.content import gather

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cohorts.config import load_config
-from arena.commands.run import agent_name_for
+from arena.commands.demo import agent_name_for
 from arena.corpus.market_texts import BUNDLED_CORPUS
 from arena.corpus.store import list_corpora
 from arena.db.engine import make_engine

@@ -8,7 +8,7 @@ from sqlmodel import Session, col, func, select
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.commands.run import DEMO_CONFIG
+from arena.commands.demo import DEMO_CONFIG
 from arena.db.models import FillRow, MarketRow, RoundMarketRow, RoundRow
 
 

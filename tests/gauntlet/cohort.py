@@ -11,7 +11,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.commands.run import DEMO_CONFIG
+from arena.commands.demo import DEMO_CONFIG
 from tests.gauntlet import strategies as s
 
 POSITIVE = "informed"

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.commands import run
+from arena.commands import demo
 from arena.db.migrate import upgrade
 from markets import placement
 from markets.placement import PlacementRefused, staged_file, staged_folder
@@ -260,5 +260,5 @@ def test_demo_fresh_deletes_only_an_arena_database(tmp_path: Path, content: byte
 def test_demo_fresh_deletes_an_arena_database(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     upgrade(url)
-    run._remove_sqlite(url)
+    demo._remove_sqlite(url)
     assert list(tmp_path.iterdir()) == []
