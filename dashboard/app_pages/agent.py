@@ -12,7 +12,7 @@ import streamlit as st
 from arena import figures
 from arena.reports.escaping import streamlit_literal, visible_controls
 from arena.reports.formatting import MISSING, money, number, percent, share, signed_money
-from dashboard import queries, tables, widgets
+from dashboard import log_tables, queries, widgets
 
 AGENT_KEY = "agent"
 PAGE_SIZE = 20
@@ -112,7 +112,7 @@ if not marks.is_empty():
 st.subheader("Positions")
 held = queries.positions(ctx.url, cohort_id, ctx.data).filter(pl.col("agent") == agent)
 listed = queries.markets(ctx.url, cohort_id, ctx.data)
-listed_names = tables.market_names(listed)
+listed_names = log_tables.market_names(listed)
 if held.is_empty():
     st.info("No positions: this agent has not placed a valid bet yet.", icon=":material/info:")
 else:
@@ -121,7 +121,7 @@ else:
     if opened.is_empty():  # a finished agent: open on what it held, not on an empty tab
         parts.reverse()
     for tab, (_, part) in zip(st.tabs([label for label, _ in parts]), parts, strict=True):
-        view, config = tables.positions(part, listed_names, held=part is opened)
+        view, config = log_tables.positions(part, listed_names, held=part is opened)
         widgets.table(view, tab, column_config=config)
 
 decisions = queries.decisions(ctx.url, cohort_id, ctx.data, agent)
@@ -171,12 +171,12 @@ for d in newest.slice((page - 1) * PAGE_SIZE, PAGE_SIZE).iter_rows(named=True):
         st.markdown("**Reasoning**")
         st.text(visible_controls(d["reasoning"] or MISSING))  # the model's words: never Markdown
         if actions:
-            view, config = tables.actions(actions, listed_names, held)
+            view, config = log_tables.actions(actions, listed_names, held)
             widgets.table(view, column_config=config)
         stated_now = json.loads(d["probabilities_json"] or "{}")
         if stated_now:
             st.caption("Stated probabilities")
-            view, config = tables.forecasts(stated_now, listed_names)
+            view, config = log_tables.forecasts(stated_now, listed_names)
             widgets.table(view, column_config=config)
         tokens = d["prompt_tokens"] + d["completion_tokens"]
         cost = f"${Decimal(str(d['cost_usd'])):,.6f}"

@@ -13,7 +13,7 @@ from arena.cohorts.export import config_toml
 from arena.figures.activity import STATUS_COLOURS
 from arena.reports.escaping import streamlit_literal
 from arena.reports.formatting import money
-from dashboard import queries, tables, widgets
+from dashboard import log_tables, queries, widgets
 
 STATUS_WORDS = {"done": "valid", "rejected": "rejected", "error": "errors", "missed": "missed",
                 "claimed": "still deciding"}  # fmt: skip
@@ -79,11 +79,11 @@ else:
         st.caption(alike)  # eight identical bars say less than this line
     else:
         st.plotly_chart(figures.round_outcomes(rounds))
-    view, column_config = tables.rounds(rounds)
+    view, column_config = log_tables.rounds(rounds)
     widgets.table(view, column_config=column_config)
 
 st.subheader("Errors and rejected decisions")
-failures, column_config = tables.errors(queries.decisions(ctx.url, cohort_id, ctx.data))
+failures, column_config = log_tables.errors(queries.decisions(ctx.url, cohort_id, ctx.data))
 if failures.is_empty():
     st.success("Every decision so far was valid.")
 else:

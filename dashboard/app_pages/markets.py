@@ -7,7 +7,7 @@ import streamlit as st
 
 from arena import figures
 from arena.reports.escaping import streamlit_literal, web_address
-from dashboard import queries, tables, widgets
+from dashboard import log_tables, queries, widgets
 
 STATUSES = {"open": "Open", "resolved": "Resolved", "VOID": "Voided"}
 
@@ -49,7 +49,7 @@ for column, chosen in (("venue", venues), ("state", states), ("category", catego
     if chosen:
         shown = shown.filter(pl.col(column).is_in(chosen))
 st.caption(f"{len(shown)} of {len(listed)} markets")
-view, config = tables.markets(shown)
+view, config = log_tables.markets(shown)
 widgets.table(view, column_config=config, height=min(420, 38 + 35 * len(shown)))
 if shown.is_empty():
     widgets.stop_with("No market matches these filters.")
