@@ -25,7 +25,7 @@ from arena.commands.terminal import plain_console
 from arena.reports.notes import adjusted_notes, stated_notes
 from arena.scoring.board.notes import CONFLICT_MARK, LEGEND, flags_of, marked_notes
 from arena.scoring.load.cohort_choice import cohort_line
-from arena.scoring.load.frames import READINGS, Reading, suffixed
+from arena.scoring.load.frames import READING_RULES, READINGS, Reading, suffixed
 from arena.scoring.metrics.registry import BY_KEY
 
 BASELINE_MARK = "†"
@@ -268,6 +268,11 @@ def _status(agent: dict[str, Any]) -> str:
     return "external" if agent["external"] else "ok"
 
 
+def _sort_label(key: str, implied: Reading) -> str:
+    """The ranking metric's label as the table's columns show it (its key if it has none)."""
+    return BY_KEY[key].display_label(implied) if key in BY_KEY else key
+
+
 def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
     boot, agents, implied = document["bootstrap"], document["agents"], document["implied"]
     return (
@@ -284,8 +289,9 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
             f"events still open. {WIDE_HINT}\n"
         )
         + f"Intervals: {level}% market-clustered bootstrap, "
-        f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) read as {document['implied']} "
-        f"(see docs/scoring.md). Sorted by {document['sort_by']}."
+        f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) is the {implied} reading "
+        f"({READING_RULES[implied]}; see docs/scoring.md). "
+        f"Sorted by {_sort_label(document['sort_by'], implied)}."
         + (f" As of {document['as_of']}." if document["as_of"] else "")
         + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
         + (REPLICATES_NOTE if any((a.get("replicates") or 1) > 1 for a in agents) else "")

@@ -132,10 +132,13 @@ rows = list(table.iter_rows(named=True))
 notes = [n.replace(IMPUTED_PREFIX, _label("stated_brier_imputed"), 1) for n in stated_notes(rows)]
 if ctx.choice == widgets.ALL:  # within one cohort nothing is adjusted, and every row would say so
     notes += adjusted_notes(rows)
-marked = marked_notes(table, implied)
-notes += ["Note: " + n for _, n in marked]
-signs = {flag.mark for flag in FLAGS}  # shown in the Role column: their reasons stay in view
-pinned = {"Note: " + n for mark, n in marked if mark in signs}
+signs = {flag.mark for flag in FLAGS}  # shown in the table: their notes open with the sign, and stay in view
+flagged = [
+    (f"{mark} {n}" if mark in signs else f"Note: {n}", mark in signs)
+    for mark, n in marked_notes(table, implied)
+]
+notes += [note for note, _ in flagged]
+pinned = {note for note, sign in flagged if sign}
 view, config = tables.leaderboard(table, implied, by)
 everything, everything_config = tables.every_metric(table, implied)
 here, there = tables.place_notes(notes, view.columns, everything.columns, pinned)

@@ -64,6 +64,9 @@ def test_leaderboard_ranks_every_agent_with_intervals_and_marks_baselines(page: 
     # gpt-4o and claude are LLMs of a replay cohort without knowledge_cutoff; market is a baseline.
     captions = [c.value.replace("\\", "").replace(WORD_JOINER, "") for c in app.caption]  # escaped
     assert "leakage guard: off for gpt-4o (replay LLM without knowledge_cutoff)" in captions
+    # The ¶ of their verdicts opens one note, under the table, naming both with their figures.
+    (incoherent,) = [c for c in captions if c.startswith("¶ ")]
+    assert "(Brier, share of bets): gpt-4o (" in incoherent and "; random (" in incoherent
     # Notes name the columns as the table titles them, and only columns it shows.
     assert any(c.startswith("Brier (stated, imputed): stated Brier over every") for c in captions)
     assert not any(c.startswith("Stated imputed") for c in captions)

@@ -38,6 +38,12 @@ def _words(text: str) -> str:
     return " ".join(text.replace("\\", "").replace(WORD_JOINER, "").split())
 
 
+def _lists(note: str, agent: str) -> bool:
+    """Whether ``note`` lists ``agent`` as a flag's note does: after a colon or a semicolon, as
+    ``name (figures)``."""
+    return re.search(rf"(: |; ){re.escape(agent)} \(", note) is not None
+
+
 def _first_table(text: str) -> list[str]:
     """The lines of the first Markdown table in ``text`` (header and rule included)."""
     lines = text.splitlines()
@@ -77,7 +83,7 @@ class JsonView:
 
     def flagged(self, agent: str) -> bool:
         notes = self.document()["footnotes"]
-        return bool(self.row(agent)["failed"]) or any(n.startswith(f"{agent}:") for n in notes)
+        return bool(self.row(agent)["failed"]) or any(_lists(n, agent) for n in notes)
 
 
 class TableView(JsonView):
@@ -106,8 +112,10 @@ class TableView(JsonView):
 
     def flagged(self, agent: str) -> bool:
         marks = next(m for _, a, m, _ in self.rows() if a == agent)
-        note = re.search(rf"(^|\s)[^\w\s†‡] {re.escape(agent)}:", _words(self.text()))
-        return bool(self.row(agent)["failed"]) or (bool(marks.strip("†‡")) and note is not None)
+        # a note under a sign, listing the agent before the next sign's note begins
+        notes = re.findall(r"(?<!\S)[¶¤!§] [^¶¤!§]*", _words(self.text()))
+        listed = any(_lists(n, agent) for n in notes)
+        return bool(self.row(agent)["failed"]) or (bool(marks.strip("†‡")) and listed)
 
 
 class DashboardView(JsonView):
@@ -150,7 +158,7 @@ class DashboardView(JsonView):
 
     def flagged(self, agent: str) -> bool:
         notes = [_words(c.value) for c in self.page().caption]
-        return "FAILED" in self.status(agent) or any(f"{agent}:" in n for n in notes)
+        return "FAILED" in self.status(agent) or any(_lists(n, agent) for n in notes)
 
 
 class ReportView(JsonView):
@@ -198,4 +206,4 @@ class ReportView(JsonView):
 
     def flagged(self, agent: str) -> bool:
         notes = [_words(line) for line in self.markdown.splitlines() if line.startswith("- ")]
-        return any(f"{agent}:" in n for n in notes) or self.scores["failed"][agent] == "yes"
+        return any(_lists(n, agent) for n in notes) or self.scores["failed"][agent] == "yes"

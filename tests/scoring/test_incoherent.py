@@ -71,13 +71,17 @@ def test_the_tiny_loser_never_ranks_first_by_default_nor_by_its_brier() -> None:
 
 def test_every_view_carries_the_flag_and_its_reason() -> None:
     document = leaderboard_document(_frames(), Settings(replicates=50), cohorts=["c1"], as_of=None)
-    (note,) = [n for n in document["footnotes"] if n.startswith("tiny:")]
-    assert "reads 100% of its resolved bets as less likely than the price paid" in note
+    (note,) = [n for n in document["footnotes"] if "as less likely than the price paid" in n]
+    assert "(Brier, share of bets): tiny (0.000, 100%). Nobody buys" in note  # tiny alone is flagged
     console = Console(width=200, record=True)
     for wide in (False, True):
         console.print(render(document, wide=wide))
     text = console.export_text()
-    assert "tiny ‡¶" in text and "Excellent ¶" in text and "¶ tiny: Brier (bets) 0.000" in text
+    assert (
+        "tiny ‡¶" in text
+        and "Excellent ¶" in text
+        and "¶ Brier (bets) in the fa reading reads at least 50%" in text
+    )
     assert "sharp ‡ " in text and "sharp ‡¶" not in text  # few markets, coherent
     # Charts of a Brier (bets) metric name the flag beside the agent (dashboard and report alike).
     table = leaderboard(_frames(), replicates=50)

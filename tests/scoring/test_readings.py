@@ -72,7 +72,8 @@ def test_the_json_names_the_headline_reading_and_footnotes_every_disagreement() 
     # One line per reading whose labels disagree (each naming its agents), then fav's fa reading,
     # which contradicts its bet (0.2 < 0.80 paid).
     fa, kelly, incoherent = document["footnotes"]
-    assert incoherent.startswith("fav: Brier (bets) [fa] 0.640 reads 100% of its")
+    assert incoherent.startswith("Brier (bets) in the fa reading reads at least 50%")
+    assert "(Brier, share of bets): fav (0.640, 100%). Nobody" in incoherent  # dog's bets are coherent
     assert fa.startswith(
         "Brier (bets) [fa] and return disagree: fav 0.640 reads Very Poor, return +30.0% reads Excellent; "
         "dog "

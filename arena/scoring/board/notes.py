@@ -3,7 +3,8 @@ as skill for an agent (a bet reading contradicting its bets, selective statement
 seen), a tournament pool that only one agent covered.
 
 One wording, used by the JSON (``footnotes``), the CLI table, the report and the dashboard, so
-they cannot say different things. ``marked_notes`` gives every note with the sign the CLI puts
+they cannot say different things. A flag's note lists its agents after a colon, each as
+``name (figures)``, separated by semicolons. ``marked_notes`` gives every note with the sign the CLI puts
 on its agent's row (``FLAGS``); ``leaderboard_notes`` the sentences alone, in the same order.
 """
 
@@ -34,42 +35,44 @@ class Flag:
     mark: str
     words: str  # on the agent's row (dashboard status, report flags, charts)
     legend: str  # what the sign means, under a table
-    note: Callable[[Row, Reading], str]
+    note: Callable[[list[Row]], str]  # one note for every agent the flag concerns
 
 
 def _rows(table: Rows) -> list[Row]:
     return list(table.iter_rows(named=True) if isinstance(table, pl.DataFrame) else table)
 
 
-def _incoherent(reading: Reading) -> Callable[[Row, Reading], str]:
-    def note(row: Row, implied: Reading) -> str:
-        label = BY_KEY[suffixed("brier", reading)].display_label(implied)
-        share = row[suffixed("incoherent_share", reading)]
+def _incoherent(reading: Reading) -> Callable[[list[Row]], str]:
+    def note(rows: list[Row]) -> str:
+        brier, share = suffixed("brier", reading), suffixed("incoherent_share", reading)
+        each = "; ".join(f"{row['agent']} ({row[brier]:.3f}, {row[share]:.0%})" for row in rows)
         return (
-            f"{row['agent']}: {label} {row[suffixed('brier', reading)]:.3f} reads {share:.0%} of its "
-            f"resolved bets as less likely than the price paid ({reading} reading; flagged from "
-            f"{INCOHERENT_LIMIT:.0%}). Nobody buys at 0.85 what they believe 20% likely: the reading "
-            "contradicts these bets, so this Brier, its label and its skill scores say nothing about "
-            "them. Read the return and the other reading."
+            f"{BY_KEY[brier].label} in the {reading} reading reads at least "
+            f"{INCOHERENT_LIMIT:.0%} of these agents' resolved bets as less likely than the price paid "
+            f"(Brier, share of bets): {each}. Nobody buys at 0.85 what they believe 20% likely: the "
+            "reading contradicts these bets, so these Briers, their labels and their skill scores say "
+            "nothing about them. Read the return and the other reading."
         )
 
     return note
 
 
-def _selective(row: Row, _: Reading) -> str:
+def _selective(rows: list[Row]) -> str:
+    each = "; ".join(f"{row['agent']} ({row['unstated_share']:.0%})" for row in rows)
     return (
-        f"{row['agent']}: had no forecast standing on {row['unstated_share']:.0%} of the rounds and "
-        f"markets that showed it a price (flagged above {SELECTIVE_LIMIT:.0%}): its as-stated scores "
-        "(Brier (stated), log score) average only what it chose to state. The imputed reading scores "
-        "it on everything offered."
+        f"Stated selectively (flagged above {SELECTIVE_LIMIT:.0%}), no forecast standing on this share "
+        f"of the rounds and markets that showed them a price: {each}. Their as-stated scores (Brier "
+        "(stated), log score) average only what they chose to state; the imputed reading scores them "
+        "on everything offered."
     )
 
 
-def _hidden_price(row: Row, _: Reading) -> str:
+def _hidden_price(rows: list[Row]) -> str:
+    each = "; ".join(f"{row['agent']} ({row['hidden_price_share']:.0%})" for row in rows)
     return (
-        f"{row['agent']}: stated the very price its round hid in {row['hidden_price_share']:.0%} of "
-        f"its statements there (flagged from {HIDDEN_LIMIT:.0%}): the price reached it some other "
-        "way, so its tournament and stated standings say nothing about forecasting."
+        f"Stated the very price their round hid, in this share of their statements there (flagged "
+        f"from {HIDDEN_LIMIT:.0%}): {each}. The price reached them some other way, so their tournament "
+        "and stated standings say nothing about forecasting."
     )
 
 
@@ -98,11 +101,14 @@ def flags_of(row: Row) -> list[Flag]:
 
 
 def marked_notes(table: Rows, implied: Reading) -> list[tuple[str, str]]:
-    """Every footnote with its sign: label conflicts (§), then each flag's notes, then a lone
-    tournament (no sign: it concerns the pool, not a row)."""
+    """Every footnote with its sign: label conflicts (§), then one note per flag that some agent
+    carries, naming each such agent, then a lone tournament (no sign: it concerns the pool)."""
     rows = _rows(table)
     notes = [(CONFLICT_MARK, note) for note in label_notes(rows, implied)]
-    notes += [(flag.mark, flag.note(row, implied)) for flag in FLAGS for row in rows if row.get(flag.column)]
+    for flag in FLAGS:
+        flagged = [row for row in rows if row.get(flag.column)]
+        if flagged:
+            notes.append((flag.mark, flag.note(flagged)))
     return notes + [("", note) for note in tournament_notes(rows)]
 
 

@@ -38,6 +38,8 @@ RESOLUTION_KINDS = ("YES", "NO", "VOID", "5050", "OUTCOME")
 Reading = Literal["fa", "kelly"]
 """How a bet is read as a forecast: Forecaster Arena's bet size (``fa``) or the Kelly stake."""
 READINGS: tuple[Reading, ...] = ("fa", "kelly")
+READING_RULES: dict[Reading, str] = {"fa": "Forecaster Arena's bet-size rule", "kelly": "the Kelly stake"}
+"""Each reading's rule in words, for captions that name the reading."""
 
 
 def suffixed(key: str, reading: Reading) -> str:
