@@ -1,4 +1,5 @@
-"""Flag footnotes: one note per flag, naming every agent it concerns with its own figures."""
+"""Leaderboard footnotes: one note per flag, naming every agent it concerns with its own figures,
+and the lone tournament entrant named as an agent."""
 
 from __future__ import annotations
 
@@ -29,3 +30,12 @@ def test_agents_under_one_flag_share_one_note_each_with_its_figures() -> None:
 
 def test_no_flag_no_note() -> None:
     assert marked_notes([_row("a", brier=0.1, incoherent_share=0.0, brier_incoherent=False)], "fa") == []
+
+
+def test_a_tournament_one_agent_covered_names_it_as_an_agent() -> None:
+    rows = [
+        _row("half", coverage=0.99, tournament_take=0.0, tournament_score=-122.3),
+        _row("hold"),
+    ]
+    ((mark, note),) = marked_notes(rows, "fa")
+    assert mark == "" and note.startswith("Tournament: one agent alone, half, has coverage")

@@ -165,8 +165,8 @@ def tournament_notes(table: Rows) -> list[str]:
         return []
     alone = covered[0]
     return [
-        f"Tournament: only {alone['agent']} has coverage, so there was no contest to split: it is "
-        "paid what it would take against the reference itself (which covers every question, S = 1), "
+        f"Tournament: one agent alone, {alone['agent']}, has coverage, so there was no contest to split: "
+        "it is paid what it would take against the reference itself (which covers every question, S = 1), "
         f"S / (S + 1) = {alone['tournament_take']:.1%} of the pool (s = {alone['tournament_score']:+.2f}, "
         f"c = {alone['coverage']:.2f}); the rest is not paid."
     ]
