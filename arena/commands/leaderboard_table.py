@@ -268,11 +268,6 @@ def _status(agent: dict[str, Any]) -> str:
     return "external" if agent["external"] else "ok"
 
 
-def _sort_label(key: str, implied: Reading) -> str:
-    """The ranking metric's label as the table's columns show it (its key if it has none)."""
-    return BY_KEY[key].display_label(implied) if key in BY_KEY else key
-
-
 def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
     boot, agents, implied = document["bootstrap"], document["agents"], document["implied"]
     return (
@@ -291,7 +286,7 @@ def _caption(document: dict[str, Any], level: int, *, wide: bool) -> str:
         + f"Intervals: {level}% market-clustered bootstrap, "
         f"{boot['replicates']} replicates, seed {boot['seed']}. Brier (bets) is the {implied} reading "
         f"({READING_RULES[implied]}; see docs/scoring.md). "
-        f"Sorted by {_sort_label(document['sort_by'], implied)}."
+        f"Sorted by {BY_KEY[document['sort_by']].display_label(implied)}."  # a sortable metric's key
         + (f" As of {document['as_of']}." if document["as_of"] else "")
         + "".join(f"\n{mark} {note}".replace("\n ", "\n") for mark, note in marked_notes(agents, implied))
         + (REPLICATES_NOTE if any((a.get("replicates") or 1) > 1 for a in agents) else "")

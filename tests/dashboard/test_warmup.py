@@ -62,9 +62,8 @@ def test_a_first_ask_for_something_else_drops_that_kinds_warm_answer(world_url: 
     latest, version = _latest(world_url)
     kind, arguments = ASKED_INSTEAD[instead]
     assert warmup.take(kind, world_url, *arguments(latest, version)) is None
-    assert (
-        warmup.take(kind, world_url, *_asked(kind, latest, version)) is None
-    )  # not kept for the server's life
+    # The answer the page did not ask for first is gone: not kept for the server's life.
+    assert warmup.take(kind, world_url, *_asked(kind, latest, version)) is None
     other = "frames" if kind == "scores" else "scores"
     assert warmup.take(other, world_url, *_asked(other, latest, version)) is not None  # still offered
 

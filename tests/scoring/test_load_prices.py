@@ -8,7 +8,7 @@ The loader must give the same frame, rows in the same order, and the same error.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -18,14 +18,12 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.engine import Connection
 
 from arena.db.engine import session_scope
-from arena.db.models import CohortRow, MarketSnapshotRow, RoundMarketRow, RoundRow
+from arena.db.models import MarketSnapshotRow, RoundMarketRow, RoundRow
 from arena.db.read_tables import market_snapshot, round_market
 from arena.scoring.load.frames import PRICES
 from arena.scoring.load.markets import binary_markets, prices
 from arena.scoring.load.rows import LoadError, chunked, frame_of, outcome_prices
-from tests.scoring.stored import _market
-
-T0 = datetime(2025, 3, 1, tzinfo=UTC)
+from tests.scoring.stored import T0, _cohort, _market
 
 
 def reference_prices(connection: Connection, market_ids: list[str], binary: set[str]) -> pl.DataFrame:
@@ -71,17 +69,7 @@ class Arena:
         self.engine = engine
         self.rounds: list[int] = []
         with session_scope(engine) as session:
-            session.add(
-                CohortRow(
-                    id="c1",
-                    name="c1",
-                    mode="replay",
-                    status="running",
-                    config_json={},
-                    config_hash="h",
-                    created_at=T0,
-                )
-            )
+            session.add(_cohort("c1", {}))
 
     def markets(self, outcomes: list[str], *market_ids: str) -> None:
         with session_scope(self.engine) as session:
